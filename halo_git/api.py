@@ -1,0 +1,190 @@
+"""The Python API: one object over the store, the model and the diagnosis.
+
+The MCP server, the CLI and the site builder are thin shells over ``Halo``;
+scripts and tests use it directly::
+
+    from halo_git import Halo
+    h = Halo("/tmp/halo")
+    h.log("demo", "observe", "user asked for a 9:30 reminder", session="day1")
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Sequence
+
+from . import jsonl
+from .diagnosis import Diagnosis, diagnose
+from .errors import InvalidCall, NotFound
+from .model import (
+    Event,
+    check_agent_name,
+    check_call,
+    check_limit,
+    check_session,
+    logged_reply,
+    new_session_label,
+    now_iso,
+    resolve,
+    trace_text,
+)
+from .report import render_report
+from .screening import Screen, default_screen
+from .store import DEFAULT_BRANCH, EventLog, Store
+
+
+class Halo:
+    """HALO over one root folder.
+
+    Args:
+        root: the root folder (default: ``HALO_ROOT``, else ``~/.halo``).
+        branch: the branch events go to and tools read (default ``main``).
+        session: default session label for ``log`` (default: one new label per
+            ``Halo`` object, like one MCP connection).
+        screen: the secrets/personal-data screen applied to summaries
+            (``None`` disables it).
+        fsync: fsync every object before an append returns (durable against
+            power loss, not only process crashes; slower).
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        branch: str = DEFAULT_BRANCH,
+        session: str | None = None,
+        screen: Screen | None = default_screen,
+        fsync: bool = False,
+    ):
+        self.store = Store(root, fsync=fsync)
+        self.branch = branch
+        self.session = session or new_session_label()
+        self.screen = screen
+
+    @property
+    def root(self):
+        return self.store.root
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Halo":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing -------------------------------------------------------------
+
+    def log(
+        self,
+        agent: str | None,
+        kind: str,
+        summary: str,
+        uses: Sequence[str] | None = None,
+        session: str | None = None,
+        *,
+        branch: str | None = None,
+        time: str | None = None,
+        **fields: Any,
+    ) -> dict[str, str]:
+        """Log one event; returns the tools' reply dict. Raises ``HaloError``."""
+        args: dict[str, Any] = {"summary": summary, **fields}
+        if uses is not None:
+            args["uses"] = list(uses)
+        if session is not None:
+            args["session"] = session
+        if agent is not None:
+            args["agent"] = agent
+        return self.log_call(kind, args, branch=branch, time=time)
+
+    def log_call(
+        self,
+        kind: str,
+        args: Mapping[str, Any],
+        *,
+        default_agent: str | None = None,
+        default_session: str | None = None,
+        branch: str | None = None,
+        time: str | None = None,
+    ) -> dict[str, str]:
+        """Log one event from a tool call's raw arguments (validated here)."""
+        draft = check_call(kind, args, self.screen)
+        agent = draft.agent or default_agent
+        if agent is None:
+            raise InvalidCall(
+                "no agent name: pass 'agent' (e.g. \"demo\") or start the server with --agent NAME"
+            )
+        agent = check_agent_name(agent)
+        session = draft.session or default_session or self.session
+        when = time or now_iso()
+        repo = self.store.repo(agent)
+        committed = repo.append(
+            branch or self.branch,
+            lambda number, kind_of: resolve(draft, number, agent, session, when, kind_of),
+        )
+        return logged_reply(committed.event)
+
+    def import_lines(self, agent: str, lines, branch: str | None = None, session: str = "import") -> list[str]:
+        """Import JSONL events (see ``jsonl``); all or nothing. Returns the new ids."""
+        agent = check_agent_name(agent)
+        items = jsonl.parse_lines(lines, self.screen)
+        if not items:
+            return []
+        repo = self.store.repo(agent)
+        done = repo.append_many(
+            branch or self.branch,
+            lambda first, kind_of: jsonl.plan(items, first, agent, session, kind_of),
+        )
+        return [c.event.id for c in done]
+
+    def export_lines(self, agent: str, branch: str | None = None):
+        """The branch's events as JSONL lines (same fields as the YAML files)."""
+        return jsonl.export_lines(self.event_log(agent, branch).events)
+
+    # -- reading ---------------------------------------------------------------
+
+    def agents(self) -> list[str]:
+        return self.store.agents()
+
+    def event_log(self, agent: str, branch: str | None = None) -> EventLog:
+        """All events of the agent's branch with their commit ids."""
+        repo = self.store.repo(agent)
+        if not repo.exists:
+            return EventLog(branch or self.branch, None, [], [])
+        return repo.log(branch or self.branch)
+
+    def events(self, agent: str, branch: str | None = None) -> list[Event]:
+        return list(self.event_log(agent, branch).events)
+
+    def trace(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None) -> str:
+        """The ``halo_trace`` text: the most recent ``limit`` events, oldest first."""
+        check_agent_name(agent)
+        limit = check_limit(limit)
+        if session:
+            check_session(session)
+        repo = self.store.repo(agent)
+        if not repo.exists:
+            return trace_text([], agent, session)
+        if not session:
+            return trace_text(repo.tail(branch or self.branch, limit), agent)
+        picked = [e for e in reversed(repo.log(branch or self.branch).events) if e.session == session]
+        return trace_text(list(reversed(picked[:limit])), agent, session)
+
+    def diagnosis(self, agent: str, session: str = "", branch: str | None = None) -> Diagnosis:
+        """The pure diagnosis of the agent's branch head (or one session)."""
+        check_agent_name(agent)
+        if session:
+            check_session(session)
+        log = self.event_log(agent, branch)
+        if session and not any(e.session == session for e in log.events):
+            sessions = sorted({e.session for e in log.events})
+            shown = ", ".join(sessions[:10]) + (" …" if len(sessions) > 10 else "")
+            raise NotFound(
+                f"agent '{agent}' has no session '{session}'" + (f"; its sessions: {shown}" if sessions else "; it has no events yet")
+            )
+        return diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session)
+
+    def report(self, agent: str, session: str = "", branch: str | None = None) -> str:
+        """The ``halo_report`` Markdown."""
+        return render_report(self.diagnosis(agent, session, branch))

@@ -1,0 +1,20 @@
+"""``halo-git report``: the diagnosis Markdown (as halo_report)."""
+
+from __future__ import annotations
+
+import sys
+
+from . import add_common, open_halo
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("report", help="print the diagnosis of an agent's trace as Markdown (as halo_report)")
+    add_common(p)
+    p.add_argument("--session", default="", help="diagnose one session (default: the whole trace)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    with open_halo(args) as h:
+        sys.stdout.write(h.report(args.agent, session=args.session, branch=args.branch))
+    return 0

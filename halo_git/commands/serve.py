@@ -1,0 +1,35 @@
+"""``halo-git serve``: run the HALO MCP server (stdio by default, or HTTP)."""
+
+from __future__ import annotations
+
+import sys
+
+import anyio
+
+from . import add_common, open_halo
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("serve", help="run the HALO MCP server over stdio (default) or streamable HTTP")
+    add_common(p, agent=False)
+    p.add_argument("--agent", help="default agent name for calls that pass none (else the MCP client's name)")
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="stdio (default) or http")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765; 0 picks a free one)")
+    p.add_argument("--fsync", action="store_true", help="fsync objects before each reply (survives power loss; slower)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..server import HaloServer, serve_http, serve_stdio
+
+    with open_halo(args, fsync=args.fsync) as halo:
+        app = HaloServer(halo, agent=args.agent)
+        if args.transport == "stdio":
+            anyio.run(serve_stdio, app)
+        else:
+            def ready(port: int) -> None:
+                print(f"HALO MCP server on http://{args.host}:{port}/mcp (root {halo.root})", file=sys.stderr, flush=True)
+
+            anyio.run(lambda: serve_http(app, args.host, args.port, ready))
+    return 0

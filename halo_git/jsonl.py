@@ -1,0 +1,102 @@
+"""JSONL export and import of events: pure functions, no Git.
+
+Export writes one event per line with the same fields as its YAML file.
+Import reads that form (``id`` optional, ``category``/``channels``/``agent``
+recomputed), validates the whole file before anything is written, and renumbers
+events to continue the branch, remapping ``uses``/``about`` that name ids of
+the file itself. Ids a line names that are not in the file refer to events the
+branch already holds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+from .errors import InvalidCall
+from .model import KINDS, Draft, Event, check_call, normalize_time, now_iso, parse_id, resolve
+
+_RECOMPUTED = ("id", "kind", "category", "agent", "channels", "time")
+
+
+def export_lines(events: Iterable[Event]) -> Iterator[str]:
+    for e in events:
+        yield json.dumps(e.to_dict(), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class ImportItem:
+    line: int
+    file_id: str | None
+    draft: Draft
+    time: str
+
+
+def parse_lines(lines: Iterable[str], screen: Callable[[str], list[str]] | None = None) -> list[ImportItem]:
+    """Parse and validate every line; the first bad line refuses the file."""
+    items: list[ImportItem] = []
+    seen: set[str] = set()
+    for lineno, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            try:
+                obj = json.loads(raw)
+            except ValueError as e:
+                raise InvalidCall(f"not valid JSON ({e.msg})") from None
+            if not isinstance(obj, dict):
+                raise InvalidCall("each line must be one JSON object (an event)")
+            kind = obj.get("kind")
+            if kind not in KINDS:
+                raise InvalidCall(f"'kind' must be one of {', '.join(KINDS)}")
+            if "category" in obj and obj["category"] != KINDS[kind].category:
+                raise InvalidCall(f"'category' {obj['category']!r} does not match kind {kind!r} ({KINDS[kind].category})")
+            file_id = obj.get("id")
+            if file_id is not None:
+                parse_id(file_id, "id")
+                if file_id in seen:
+                    raise InvalidCall(f"id {file_id} appears twice in the file")
+                seen.add(file_id)
+            time = normalize_time(obj["time"]) if obj.get("time") is not None else now_iso()
+            call = {k: v for k, v in obj.items() if k not in _RECOMPUTED}
+            draft = check_call(kind, call, screen)
+        except InvalidCall as e:
+            raise InvalidCall(f"line {lineno}: {e}; nothing was imported") from None
+        items.append(ImportItem(lineno, file_id, draft, time))
+    return items
+
+
+def plan(items: list[ImportItem], first: int, agent: str, default_session: str, kind_of: Callable[[int], str]) -> list[Event]:
+    """Number the items from ``first`` and remap their references.
+
+    ``kind_of(n)`` gives the kind of existing event ``e<n>`` (n < first).
+    """
+    mapping = {it.file_id: f"e{first + i}" for i, it in enumerate(items) if it.file_id}
+    events: list[Event] = []
+
+    def kind(n: int) -> str:
+        return events[n - first].kind if n >= first else kind_of(n)
+
+    for i, it in enumerate(items):
+        number = first + i
+        try:
+            uses = tuple(dict.fromkeys(_remap(u, mapping, first, it) for u in it.draft.uses))
+            fields = dict(it.draft.fields)
+            if "about" in fields:
+                fields["about"] = _remap(fields["about"], mapping, first, it)
+            draft = Draft(it.draft.kind, it.draft.summary, uses, fields, it.draft.session, it.draft.agent)
+            events.append(resolve(draft, number, agent, it.draft.session or default_session, it.time, kind))
+        except InvalidCall as e:
+            raise InvalidCall(f"line {it.line}: {e}; nothing was imported") from None
+    return events
+
+
+def _remap(ref: str, mapping: dict[str, str], first: int, it: ImportItem) -> str:
+    if ref in mapping:
+        return mapping[ref]
+    if int(ref[1:]) >= first:
+        raise InvalidCall(
+            f"{ref} is neither an id in the file nor an event the branch already holds (e1..e{first - 1})"
+        )
+    return ref

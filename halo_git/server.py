@@ -1,0 +1,333 @@
+"""The HALO MCP server: nine tools over the ``Halo`` API.
+
+Built on the SDK's low-level ``Server`` rather than ``MCPServer`` because the
+contract needs HALO, not pydantic, to judge arguments: a missing or wrong-typed
+argument or an unknown parameter name must come back as ``{"error": ...}`` with
+isError set, and nothing may be dropped silently. The declared input schemas
+still carry types, enums and required fields for clients.
+
+Defaults per call: ``agent`` is the argument, else ``--agent``, else the MCP
+client's name (from ``initialize``, or the client info a 2026-07-28 request
+carries); ``session`` is the argument, else one label per connection (stdio:
+per process; HTTP with sessions: per ``Mcp-Session-Id``; stateless 2026-07-28
+requests: per client name and version within the server process).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from importlib import resources
+from typing import Any, Callable
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from .api import Halo
+from .errors import HaloError, InvalidCall
+from .model import (
+    AGENT_RULE,
+    ENUMS,
+    KINDS,
+    MAX_SESSION,
+    MAX_SUMMARY,
+    MAX_USES,
+    agent_name_from_client,
+    check_agent_name,
+    new_session_label,
+)
+
+GUIDE = resources.files("halo_git").joinpath("guide.md").read_text(encoding="utf-8").strip()
+
+_WRITE = types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+_READ = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+
+_ID_PATTERN = "^e[1-9][0-9]*$"
+_SHARED_PROPS: dict[str, Any] = {
+    "summary": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_SUMMARY,
+        "description": "What happened, in a few words, without secrets or raw personal data.",
+    },
+    "uses": {
+        "type": "array",
+        "items": {"type": "string", "pattern": _ID_PATTERN},
+        "maxItems": MAX_USES,
+        "default": [],
+        "description": 'Earlier events this step relied on, such as ["e3", "e7"].',
+    },
+    "session": {
+        "type": "string",
+        "maxLength": MAX_SESSION,
+        "description": "A label for the conversation or wake-up (default: this connection's session).",
+    },
+    "agent": {
+        "type": "string",
+        "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+        "description": f"The agent's name (default: the server's --agent, then the client's name); {AGENT_RULE}.",
+    },
+}
+
+_KIND_PROPS: dict[str, dict[str, Any]] = {
+    "act": {
+        "trigger": {
+            "type": "string",
+            "enum": list(ENUMS["trigger"]),
+            "description": "request if the user asked for it or set it up, including steps inside a run the user "
+            "requested or scheduled; self only if nothing the user asked or scheduled started it and the agent "
+            "decided on its own whether to act.",
+        },
+        "form": {
+            "type": "string",
+            "enum": list(ENUMS["form"]),
+            "default": "communication",
+            "description": "What kind of action it was.",
+        },
+    },
+    "outcome": {
+        "about": {"type": "string", "pattern": _ID_PATTERN, "description": "The earlier act event the outcome is about."},
+    },
+    "revise": {
+        "target": {"type": "string", "minLength": 1, "description": "What changed: a prompt, rule, skill, schedule policy, or similar."},
+        "made_by": {"type": "string", "enum": list(ENUMS["made_by"]), "description": "Who made the change."},
+        "governance": {
+            "type": "string",
+            "enum": list(ENUMS["governance"]),
+            "description": "approved if the user approved it, bounded if it stays within limits the user set, none if neither.",
+        },
+    },
+}
+
+_DESCRIPTIONS = {
+    "observe": "Sensing: something the agent takes in now. Include an earlier action in uses when that action made the agent look.",
+    "remember": "Memory: something the agent keeps for later interactions. Include what it keeps in uses: an observation, an action, or an outcome.",
+    "recall": "Memory: the agent looks up something it kept earlier. Include the remember events it retrieved in uses.",
+    "act": "Action: something the agent does for the user, or a decision to stay silent.",
+    "outcome": "Sensing: how one of the agent's earlier actions went.",
+    "revise": "Mechanism: a durable change to how the agent works, which later runs reuse.",
+}
+_REPLY_HINT = ' Replies with the new event, e.g. {"id": "e5", "agent": "demo", "session": "day2", "note": "Logged e5 (Action, act). Channels: S→A, M→A."}, or with {"error": ...} saying how to fix the call.'
+
+_READ_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
+    "halo_trace": (
+        "Lists the agent's recent events with their ids, oldest first, one line each, so later steps can name them in uses.",
+        {
+            "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 20, "description": "How many recent events (1 to 200)."},
+            "session": {"type": "string", "default": "", "description": "Only this session; empty for all."},
+            "agent": _SHARED_PROPS["agent"],
+        },
+    ),
+    "halo_report": (
+        "The diagnosis of the agent's trace, or of one session, as Markdown: boundary and evidence, channels, write side, "
+        "read-back, actions, outcomes, mechanism, behavioral-authority paths, findings, limitations.",
+        {
+            "session": {"type": "string", "default": "", "description": "Diagnose one session; empty for the whole trace."},
+            "agent": _SHARED_PROPS["agent"],
+        },
+    ),
+    "halo_guide": ("Returns the instructions for agents, the same text the server sends as its MCP instructions.", {}),
+}
+
+
+def tool_definitions() -> list[types.Tool]:
+    """The nine tools as MCP declares them."""
+    tools = []
+    for kind in KINDS.values():
+        props = dict(_SHARED_PROPS) | _KIND_PROPS.get(kind.name, {})
+        required = ["summary"] + [f for f in kind.fields if f != "form"]
+        tools.append(
+            types.Tool(
+                name=kind.tool,
+                description=_DESCRIPTIONS[kind.name] + _REPLY_HINT,
+                input_schema={"type": "object", "properties": props, "required": required, "additionalProperties": False},
+                annotations=_WRITE,
+            )
+        )
+    for name, (description, props) in _READ_TOOLS.items():
+        tools.append(
+            types.Tool(
+                name=name,
+                description=description,
+                input_schema={"type": "object", "properties": props, "additionalProperties": False},
+                annotations=_READ,
+            )
+        )
+    return tools
+
+
+_TOOL_KIND = {k.tool: k.name for k in KINDS.values()}
+
+
+class HaloServer:
+    """Maps MCP requests onto one ``Halo``; one instance per server process."""
+
+    def __init__(self, halo: Halo, agent: str | None = None):
+        if agent is not None:
+            check_agent_name(agent)
+        self.halo = halo
+        self.agent = agent
+        self._tools = tool_definitions()
+        self._sessions: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
+        self._client_sessions: dict[tuple[str, str], str] = {}
+        self._labels_lock = threading.Lock()
+        self.process_session = new_session_label()
+        self.server = Server(
+            "halo",
+            version=_version(),
+            title="HALO on Git",
+            instructions=GUIDE,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            get_tool_input_schema=self._input_schema,
+        )
+
+    # -- handlers --------------------------------------------------------------
+
+    async def _list_tools(self, ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self._tools)
+
+    def _input_schema(self, name: str):
+        for t in self._tools:
+            if t.name == name:
+                return t.input_schema
+        return None
+
+    async def _call_tool(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        args = params.arguments if params.arguments is not None else {}
+        try:
+            if not isinstance(args, dict):
+                raise InvalidCall("arguments must be a JSON object of named parameters")
+            handler = self._handler(params.name)
+            client_agent, session = self._defaults(ctx)
+            text = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+        except HaloError as e:
+            return _error(str(e))
+        except Exception as e:  # a bug must not kill the connection; say what happened
+            return _error(f"internal error ({type(e).__name__}); nothing was logged by this call, try again or report it")
+
+    def _handler(self, name: str) -> Callable[[dict, str | None, str], str]:
+        if name in _TOOL_KIND:
+            kind = _TOOL_KIND[name]
+            return lambda args, client_agent, session: json.dumps(
+                self.halo.log_call(kind, args, default_agent=self.agent or client_agent, default_session=session),
+                ensure_ascii=False,
+            )
+        if name == "halo_trace":
+            return self._trace
+        if name == "halo_report":
+            return self._report
+        if name == "halo_guide":
+            return self._guide
+        raise InvalidCall(f"unknown tool {name[:60]!r}; the tools are: {', '.join(t.name for t in self._tools)}")
+
+    def _trace(self, args: dict, client_agent: str | None, session: str) -> str:
+        _only(args, "halo_trace", ("limit", "session", "agent"))
+        return self.halo.trace(
+            self._agent(args, client_agent), limit=args.get("limit", 20), session=_label(args.get("session", ""))
+        )
+
+    def _report(self, args: dict, client_agent: str | None, session: str) -> str:
+        _only(args, "halo_report", ("session", "agent"))
+        return self.halo.report(self._agent(args, client_agent), session=_label(args.get("session", "")))
+
+    def _guide(self, args: dict, client_agent: str | None, session: str) -> str:
+        _only(args, "halo_guide", ())
+        return GUIDE
+
+    def _agent(self, args: dict, client_agent: str | None) -> str:
+        agent = args.get("agent")
+        if agent is None:
+            agent = self.agent or client_agent
+        if agent is None:
+            raise InvalidCall("no agent name: pass 'agent' (e.g. \"demo\") or start the server with --agent NAME")
+        return check_agent_name(agent)
+
+    # -- per-connection defaults ----------------------------------------------------
+
+    def _defaults(self, ctx) -> tuple[str | None, str]:
+        """(client-derived agent name, this connection's session label)."""
+        name, version = None, ""
+        params = ctx.session.client_params
+        if params is not None and params.client_info is not None:
+            name, version = params.client_info.name, params.client_info.version or ""
+        elif ctx.meta:
+            info = ctx.meta.get(types.CLIENT_INFO_META_KEY)
+            if isinstance(info, dict) and isinstance(info.get("name"), str):
+                name, version = info["name"], str(info.get("version", ""))
+        connection = getattr(ctx.session, "_connection", None)
+        with self._labels_lock:
+            if connection is not None and getattr(connection, "client_params", None) is not None and ctx.protocol_version not in _modern_versions():
+                label = self._sessions.get(connection)
+                if label is None:
+                    label = self._sessions[connection] = new_session_label()
+            else:
+                label = self._client_sessions.setdefault((name or "", version), new_session_label())
+        return agent_name_from_client(name), label
+
+
+def _only(args: dict, tool: str, allowed: tuple[str, ...]) -> None:
+    unknown = [k for k in args if k not in allowed]
+    if unknown:
+        names = ", ".join(repr(k[:40]) for k in unknown)
+        params = ", ".join(allowed) if allowed else "none"
+        raise InvalidCall(f"unknown parameter(s) {names} for {tool}; its parameters are: {params}")
+
+
+def _label(value: Any) -> str:
+    if not isinstance(value, str):
+        raise InvalidCall("'session' must be a string label; pass \"\" for all sessions")
+    return value
+
+
+def _error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps({"error": message}, ensure_ascii=False))],
+        is_error=True,
+    )
+
+
+def _modern_versions() -> frozenset[str]:
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return frozenset(MODERN_PROTOCOL_VERSIONS)
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+# -- transports -----------------------------------------------------------------------
+
+
+async def serve_stdio(app: HaloServer) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write):
+        await app.server.run(read, write, app.server.create_initialization_options())
+
+
+async def serve_http(app: HaloServer, host: str = "127.0.0.1", port: int = 8765, ready: Callable[[int], None] | None = None) -> None:
+    """Streamable HTTP at ``http://host:port/mcp``; ``ready`` gets the bound port."""
+    import uvicorn
+
+    starlette_app = app.server.streamable_http_app(host=host)
+    config = uvicorn.Config(starlette_app, host=host, port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    if ready is not None:
+        async def announce() -> None:
+            while not server.started:
+                await anyio.sleep(0.01)
+            sockets = [s for srv in server.servers for s in srv.sockets]
+            ready(sockets[0].getsockname()[1] if sockets else port)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(announce)
+            await server.serve()
+    else:
+        await server.serve()

@@ -1,0 +1,70 @@
+"""The only package that touches Git (through dulwich).
+
+``Store`` is a root folder holding one bare repository per agent
+(``<root>/<agent>.git``); ``AgentRepo`` appends and reads one agent's events.
+Everything above this package sees events, commit ids and branch names only.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from ..model import check_agent_name
+from .repo import DEFAULT_BRANCH, AgentRepo, Committed, EventLog, event_path
+
+__all__ = ["Store", "AgentRepo", "Committed", "EventLog", "DEFAULT_BRANCH", "event_path", "default_root"]
+
+
+def default_root() -> Path:
+    """``--root``, else ``HALO_ROOT``, else ``~/.halo`` (documented in the README)."""
+    env = os.environ.get("HALO_ROOT")
+    return Path(env) if env else Path.home() / ".halo"
+
+
+class Store:
+    """A HALO root folder: one bare Git repository per agent."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None, *, fsync: bool = False):
+        self.root = Path(root) if root is not None else default_root()
+        self.fsync = fsync
+        self._repos: dict[str, AgentRepo] = {}
+        self._lock = threading.Lock()
+
+    def repo(self, agent: str) -> AgentRepo:
+        """The agent's repository (created on first append). Names are checked,
+        so no agent can reach outside the root."""
+        check_agent_name(agent)
+        with self._lock:
+            repo = self._repos.get(agent)
+            if repo is None:
+                repo = AgentRepo(self.root / f"{agent}.git", agent, fsync=self.fsync)
+                self._repos[agent] = repo
+            return repo
+
+    def agents(self) -> list[str]:
+        """Agents that have a repository under the root, sorted."""
+        if not self.root.is_dir():
+            return []
+        names = []
+        for p in self.root.iterdir():
+            if p.name.endswith(".git") and (p / "HEAD").exists():
+                name = p.name[: -len(".git")]
+                try:
+                    names.append(check_agent_name(name))
+                except Exception:
+                    continue
+        return sorted(names)
+
+    def close(self) -> None:
+        with self._lock:
+            for repo in self._repos.values():
+                repo.close()
+            self._repos.clear()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
