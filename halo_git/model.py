@@ -66,7 +66,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
 SHARED_PARAMS = ("summary", "uses", "session", "agent")
 
 # Limits keep one event small enough to stay a cheap commit and a readable line.
-MAX_SUMMARY = 2000
+MAX_SUMMARY = 10_000
 MAX_USES = 50
 MAX_TARGET = 200
 MAX_SESSION = 100
@@ -80,7 +80,7 @@ _AGENT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 _ID_RE = re.compile(r"e([1-9][0-9]*)\Z")
 # Control characters other than newline and tab cannot travel through a commit
 # message or a terminal safely; U+2028/9 and NEL would split a trace line.
-_BAD_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_BAD_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _LINE_BREAKS = {"\r\n": "\\r\\n", "\n": "\\n", "\r": "\\r", "\x85": "\\x85", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _LINE_BREAK_RE = re.compile("|".join(map(re.escape, _LINE_BREAKS)))
 
@@ -283,7 +283,7 @@ def check_summary(value: Any, screen: Callable[[str], list[str]] | None = None) 
     if bad:
         raise InvalidCall(
             f"'summary' contains the control character U+{ord(bad.group()):04X}; remove it "
-            "(only newlines and tabs are allowed)"
+            "(only newlines, carriage returns and tabs are allowed)"
         )
     if screen is not None:
         found = screen(value)

@@ -1,0 +1,184 @@
+"""The pure event model: validation, channels, YAML round-trip, trace lines."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from halo_git.errors import InvalidCall, UnknownEvents
+from halo_git.model import (
+    Event,
+    agent_name_from_client,
+    check_agent_name,
+    check_call,
+    commit_message,
+    from_yaml,
+    logged_reply,
+    normalize_time,
+    resolve,
+    to_yaml,
+    trace_line,
+)
+
+HOSTILE = [
+    'say "hi" and \'bye\'',
+    "key: value",
+    "# not a comment",
+    "- not a list",
+    "no",
+    "yes",
+    "null",
+    "~",
+    "true",
+    "1e3",
+    "0x1F",
+    "line one\nline two\n",
+    "\ttabbed\tout",
+    "trailing spaces   ",
+    "   leading spaces",
+    "emoji 🎉👩‍💻",
+    "مرحبا بالعالم (RTL)",
+    "x" * 10_000,
+    "---",
+    "...",
+    "%TAG",
+    "&anchor *alias",
+    "!!python/object:os.system",
+    "{a: 1}",
+    "[1, 2]",
+    "a\u2028b\u2029c\x85d",
+    "\ufeffbom",
+    "\n\nonly newlines\n\n",
+]
+
+KINDS_OF = {1: "observe", 2: "remember", 3: "recall", 4: "act"}.__getitem__
+
+
+def make(kind="observe", summary="s", uses=(), **fields) -> Event:
+    draft = check_call(kind, {"summary": summary, "uses": list(uses), **fields})
+    return resolve(draft, 5, "demo", "day2", "2026-11-30T09:30:00Z", KINDS_OF)
+
+
+@pytest.mark.parametrize("summary", HOSTILE)
+def test_yaml_round_trips_hostile_summaries(summary):
+    e = make("act", summary, ["e1", "e3"], trigger="self", form="execution")
+    data = to_yaml(e)
+    assert from_yaml(data) == e
+    assert list(from_yaml(data).to_dict()) == [
+        "id", "kind", "category", "agent", "session", "time", "summary", "uses", "trigger", "form", "channels",
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(min_size=1, max_size=300).filter(lambda s: s.strip()))
+def test_yaml_round_trips_any_text(summary):
+    try:
+        e = make("observe", summary)
+    except InvalidCall:
+        return  # control characters and lone surrogates are refused, not stored
+    assert from_yaml(to_yaml(e)) == e
+
+
+def test_yaml_is_plain_utf8_with_fixed_keys():
+    e = make("revise", "changed", ["e1"], target="rule", made_by="agent", governance="none")
+    text = to_yaml(e).decode("utf-8")
+    assert text.splitlines()[:3] == ["id: e5", "kind: revise", "category: Mechanism"]
+    assert "!!" not in text and "channels:\n- S→R" in text
+
+
+def test_channels_follow_first_mention_with_about_first():
+    out = make("outcome", "it worked", ["e1", "e3", "e1"], about="e4")
+    assert out.uses == ("e1", "e3")
+    assert out.channels == ("A→S", "S→S", "M→S")
+    act = make("act", "did", ["e1", "e3", "e2"], trigger="request")
+    assert act.channels == ("S→A", "M→A")
+    assert logged_reply(act)["note"] == "Logged e5 (Action, act). Channels: S→A, M→A."
+    assert logged_reply(make())["note"] == "Logged e5 (Sensing, observe)."
+
+
+def test_unknown_and_future_ids_are_refused_with_the_tools_page_text():
+    draft = check_call("observe", {"summary": "s", "uses": ["e5", "e42", "e1"]})
+    with pytest.raises(UnknownEvents) as err:
+        resolve(draft, 5, "demo", "d", "2026-11-30T09:30:00Z", KINDS_OF)
+    assert str(err.value) == (
+        "unknown event id(s) e5, e42 for agent 'demo'; call halo_trace to see the ids of your earlier events"
+    )
+
+
+@pytest.mark.parametrize("bad", ["e0", "e-1", "e01", "E5", "e", "5", "e1.0", " e1", "e99999999999999999999", 7, None])
+def test_malformed_ids_are_refused(bad):
+    with pytest.raises(InvalidCall) as err:
+        check_call("observe", {"summary": "s", "uses": [bad]})
+    assert "ids look like e1, e2" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        ({"summary": "s", "trigger": "self", "form": "loud"}, "'form' must be one of silence, communication, preparation, execution"),
+        ({"summary": "s"}, "'trigger' is required"),
+        ({"summary": "s", "trigger": True}, "'trigger' must be a string"),
+        ({"summary": "s\x00", "trigger": "self"}, "control character U+0000"),
+        ({"summary": "s\ud800", "trigger": "self"}, "lone surrogate"),
+        ({"summary": "s" * 10_001, "trigger": "self"}, "the limit is 10000"),
+        ({"summary": "s", "trigger": "self", "uses": [f"e{i}" for i in range(1, 52)]}, "the limit is 50"),
+        ({"summary": "s", "trigger": "self", "session": "a\nb"}, "'session' may not contain line breaks"),
+        ({"summary": "s", "trigger": "self", "session": "[x]"}, "square brackets"),
+        ({"summary": "s", "trigger": "self", "about": "e1"}, "unknown parameter(s) 'about' for halo_act"),
+    ],
+)
+def test_call_refusals_say_how_to_fix(args, needle):
+    with pytest.raises(InvalidCall) as err:
+        check_call("act", args)
+    assert needle in str(err.value)
+
+
+def test_about_must_name_an_act():
+    draft = check_call("outcome", {"summary": "s", "about": "e2"})
+    with pytest.raises(InvalidCall, match="e2 is a remember event"):
+        resolve(draft, 5, "demo", "d", "2026-11-30T09:30:00Z", KINDS_OF)
+
+
+@pytest.mark.parametrize("name", ["demo", "a", "A.b_c-9", "9lives", "x" * 64])
+def test_valid_agent_names(name):
+    assert check_agent_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["", "../x", "/etc", "a/b", ".git", "-x", "x" * 65, "a b", "ä", None, 5])
+def test_invalid_agent_names_state_the_rule(name):
+    with pytest.raises(InvalidCall, match="starting with a letter or digit"):
+        check_agent_name(name)
+
+
+@pytest.mark.parametrize(
+    "client,agent",
+    [("claude-ai", "claude-ai"), ("Claude Desktop", "Claude-Desktop"), ("../../x", "x"), ("  ", None), ("", None), ("é" * 70, None), ("a" * 100, "a" * 64)],
+)
+def test_client_names_become_valid_agent_names(client, agent):
+    assert agent_name_from_client(client) == agent
+    if agent:
+        check_agent_name(agent)
+
+
+def test_trace_line_forms():
+    act = make("act", "reminded at 9:30", ["e3"], trigger="self")
+    assert trace_line(act) == "e5 [day2] act: reminded at 9:30 (uses e3) {trigger=self, form=communication}"
+    assert trace_line(make("outcome", "ok", about="e4")) == "e5 [day2] outcome: ok {about=e4}"
+    assert trace_line(make("observe", "two\nlines\r\nhere")) == "e5 [day2] observe: two\\nlines\\r\\nhere"
+    rev = make("revise", "r", target="tone rule", made_by="user", governance="approved")
+    assert trace_line(rev).endswith("{target=tone rule, made_by=user, governance=approved}")
+
+
+def test_commit_message_is_one_shortened_line():
+    e = make("act", "a very long summary\nwith lines " + "word " * 40, trigger="self")
+    msg = commit_message(e)
+    assert msg.startswith("e5 act: a very long summary with lines word")
+    assert msg.count("\n") == 1 and len(msg.splitlines()[0]) <= 72 + len("e5 act: ")
+
+
+def test_time_normalisation():
+    assert normalize_time("2026-11-30T10:30:00+01:00") == "2026-11-30T09:30:00Z"
+    assert normalize_time("2026-11-30T09:30:00.250000Z") == "2026-11-30T09:30:00.250000Z"
+    with pytest.raises(InvalidCall, match="no time zone"):
+        normalize_time("2026-11-30T09:30:00")
