@@ -119,6 +119,8 @@ class Halo:
         session = draft.session or default_session or self.session
         when = time or now_iso()
         repo = self.store.repo(agent)
+        if not repo.exists:  # refuse before the repository is created
+            resolve(draft, 1, agent, session, when, _no_events)
         committed = repo.append(
             branch or self.branch,
             lambda number, kind_of: resolve(draft, number, agent, session, when, kind_of),
@@ -132,6 +134,8 @@ class Halo:
         if not items:
             return []
         repo = self.store.repo(agent)
+        if not repo.exists:  # refuse before the repository is created
+            jsonl.plan(items, 1, agent, session, _no_events)
         done = repo.append_many(
             branch or self.branch,
             lambda first, kind_of: jsonl.plan(items, first, agent, session, kind_of),
@@ -188,3 +192,7 @@ class Halo:
     def report(self, agent: str, session: str = "", branch: str | None = None) -> str:
         """The ``halo_report`` Markdown."""
         return render_report(self.diagnosis(agent, session, branch))
+
+
+def _no_events(number: int) -> str:
+    raise AssertionError(f"e{number} looked up in an empty history")

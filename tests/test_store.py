@@ -129,3 +129,17 @@ def test_snapshot_cache_is_used_and_never_stale(root):
     with Halo(root) as h:
         events = h.events("demo")
         assert len(events) == 521 and events[-1].summary == "after the snapshot"
+
+
+def test_refused_first_call_creates_no_repository(halo, root):
+    for bad in (
+        lambda: halo.log("fresh", "act", "x", uses=["e1"], trigger="self"),
+        lambda: halo.log("fresh", "outcome", "x", about="e1"),
+    ):
+        try:
+            bad()
+        except Exception as e:
+            assert "unknown event id(s) e1 for agent 'fresh'" in str(e)
+        else:
+            raise AssertionError("call was accepted")
+    assert list(root.iterdir()) == []
