@@ -13,8 +13,9 @@ from pathlib import Path
 
 from ..model import check_agent_name
 from .repo import DEFAULT_BRANCH, AgentRepo, Committed, EventLog, event_path
+from .remote import Transfer, clone, fetch_into_root, pull, push
 
-__all__ = ["Store", "AgentRepo", "Committed", "EventLog", "DEFAULT_BRANCH", "event_path", "default_root"]
+__all__ = ["Store", "AgentRepo", "Committed", "EventLog", "DEFAULT_BRANCH", "event_path", "default_root", "Transfer", "push", "pull", "clone", "fetch_into_root"]
 
 
 def default_root() -> Path:

@@ -1,0 +1,425 @@
+"""Agent repositories travel through ordinary Git remotes: push, pull, clone.
+
+Any URL dulwich speaks works: a path, ``file://``, ``ssh://`` (or
+``user@host:path``), ``git://`` and ``https://``. The remote is the agent's own
+repository, branch names are the same on both ends.
+
+History is append-only, so only fast-forwards are allowed, in both directions,
+and nothing is ever forced. When two ends grew different events after a common
+point (ids continue from the fork on each side, so both may hold a different
+``e41``), the transfer is refused with a message saying what to do: pull the
+remote branch into a new local branch, then ``halo-git diff`` the two.
+
+A pull changes nothing when it is refused: the incoming pack is first
+unpacked into a scratch object store beside the repository (which sees the
+repository's objects through Git's *alternates* mechanism), the decision is
+made there, and only an accepted pack is moved into ``objects/pack`` before
+the branch is swapped by compare-and-swap, as appends are.
+
+HALO histories are linear and every commit message starts with its event id,
+so ancestry is decided by walking first parents down to a known event number:
+the walk costs the number of events transferred, not the size of the history,
+and a commit that is not an event commit is refused as foreign.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from tempfile import SpooledTemporaryFile
+from typing import Iterator
+
+from dulwich.client import HTTPUnauthorized, get_transport_and_path
+from dulwich.errors import GitProtocolError, NotGitRepository
+from dulwich.object_store import DiskObjectStore
+from dulwich.objects import Commit
+from dulwich.repo import Repo
+
+from ..errors import Conflict, HaloError, IntegrityError, NotFound
+from ..model import check_agent_name
+from .repo import CACHE_DIR, DEFAULT_BRANCH, ZERO_SHA, AgentRepo, _read_ref, branch_ref, number_from_message
+
+_HEADS = b"refs/heads/"
+_SPOOL = 16 << 20  # keep incoming packs up to 16 MiB in memory, then spill to disk
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """What one push or pull did to one branch.
+
+    ``status`` is ``created`` (the branch did not exist there), ``fast-forward``,
+    ``up-to-date`` (same commit) or ``ahead`` (the receiving side already holds
+    more events than the sending side; nothing moves).
+    """
+
+    agent: str
+    branch: str
+    remote: str
+    status: str
+    old: str | None  # commit the receiving branch was at
+    new: str | None  # commit it is at now
+    events: int  # events the receiving side gained
+
+    def describe(self) -> str:
+        """One line for a person: what moved where."""
+        where = f"agent '{self.agent}' branch '{self.branch}'"
+        if self.status == "up-to-date":
+            return f"{where}: already up to date with {self.remote} ({_short(self.new)})"
+        if self.status == "ahead":
+            return f"{where}: the receiving side already holds every event of the other; nothing moved ({_short(self.old)})"
+        verb = "created" if self.status == "created" else "fast-forwarded"
+        return f"{where}: {verb} with {self.events} event(s) ({_short(self.old)}..{_short(self.new)}) via {self.remote}"
+
+
+# -- public operations ---------------------------------------------------------------
+
+
+def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
+    """Push ``branch`` to the same branch of the remote repository at ``url``.
+
+    Raises:
+        NotFound: the agent has no such branch, or nothing at ``url``.
+        Conflict: the remote branch holds events this one does not.
+    """
+    ref = branch_ref(branch)
+    shown = _redact(url)
+    with repo._lock:
+        local = repo._open(False)
+        sha = _read_ref(local, ref)
+        if sha is None:
+            raise NotFound(f"agent '{repo.agent}' has no branch '{branch}'; branches: {', '.join(repo.branches()) or 'none'}")
+        seen: dict[str, bytes | None] = {}
+
+        def update_refs(refs: dict) -> dict:
+            old = refs.get(ref)
+            seen["old"] = old
+            if old == sha:
+                return {}
+            if old is None or (old in local.object_store and _is_ancestor(local.object_store, old, sha, repo.agent)):
+                return {ref: sha}
+            if old not in local.object_store or _is_ancestor(local.object_store, sha, old, repo.agent):
+                raise Conflict(
+                    f"cannot push: the remote's branch '{branch}' at {shown} holds events this branch does not; nothing was "
+                    f"pushed and nothing is ever forced. Pull first: halo-git pull --agent {repo.agent} {shown} --branch {branch} "
+                    "(a fast-forward when your branch has nothing new; when both sides do, the pull is refused and says how to compare them)"
+                )
+            raise Conflict(_diverged(repo.agent, branch, shown, "push", local.object_store, sha, old))
+
+        client, path = _client(local, url, "push")
+        with _transport_errors(shown):
+            result = client.send_pack(path, update_refs, local.object_store.generate_pack_data)
+        failed = {k: v for k, v in (result.ref_status or {}).items() if v}
+        if failed:
+            raise Conflict(f"the remote at {shown} refused the update of '{branch}': {failed.get(ref, next(iter(failed.values())))}; nothing was forced")
+        old = seen.get("old")
+        return _transfer(repo.agent, branch, shown, old, sha, local.object_store)
+
+
+def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | None = None) -> Transfer:
+    """Fast-forward local branch ``into`` (default ``branch``) to the remote's ``branch``.
+
+    Raises:
+        NotFound: no repository for the agent here (clone it), or no such remote branch.
+        Conflict: both sides hold events the other does not; nothing changed.
+    """
+    into = into or branch
+    remote_ref, local_ref = branch_ref(branch), branch_ref(into)
+    shown = _redact(url)
+    if not repo.exists:
+        raise NotFound(
+            f"agent '{repo.agent}' has no repository under this root; bring it in with: halo-git clone {shown} --agent {repo.agent}"
+        )
+    with repo._lock:
+        local = repo._open(False)
+        old = _read_ref(local, local_ref)
+        with _incoming(repo) as store:
+            refs = _fetch_into(local, url, store, remote_ref, shown)
+            new = refs.get(remote_ref)
+            if new is None:
+                names = sorted(r[len(_HEADS):].decode() for r, s in refs.items() if r.startswith(_HEADS) and s)
+                raise NotFound(f"{shown} has no branch '{branch}'; its branches: {', '.join(names) or 'none (an empty repository)'}")
+            if old == new:
+                return Transfer(repo.agent, into, shown, "up-to-date", old.decode(), new.decode(), 0)
+            if old is not None and not _is_ancestor(store, old, new, repo.agent):
+                if _is_ancestor(store, new, old, repo.agent):
+                    return Transfer(repo.agent, into, shown, "ahead", old.decode(), old.decode(), 0)
+                raise Conflict(_diverged(repo.agent, into, shown, "pull", store, old, new, remote_branch=branch))
+            if old is None:
+                _check_chain(store, new, repo.agent)
+            _adopt(store, repo.path / "objects")
+        if not local.refs.set_if_equals(local_ref, old or ZERO_SHA, new):
+            raise Conflict(f"branch '{into}' of agent '{repo.agent}' moved while pulling (an event was logged); run the pull again")
+        return _transfer(repo.agent, into, shown, old, new, local.object_store)
+
+
+def clone(root: str | os.PathLike[str], agent: str, url: str) -> list[Transfer]:
+    """Bring the agent repository at ``url`` (every branch) into ``<root>/<agent>.git``.
+
+    The copy is built under a hidden name and renamed into place at the end, so
+    a failed clone leaves nothing an agent listing would pick up.
+
+    Raises:
+        Conflict: the agent already has a repository here (pull instead).
+        NotFound: nothing at ``url``, or it holds no branches.
+        IntegrityError: a branch head is not a HALO event commit.
+    """
+    check_agent_name(agent)
+    root = Path(root)
+    target = root / f"{agent}.git"
+    shown = _redact(url)
+    if target.exists():
+        raise Conflict(f"agent '{agent}' already has a repository at {target}; bring new events in with: halo-git pull --agent {agent} {shown}")
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".clone-{agent}-", dir=root))
+    try:
+        fresh = AgentRepo(scratch / "repo.git", agent)
+        with fresh:
+            local = fresh._open(True)
+            client, path = _client(local, url, "pull")
+            with _transport_errors(shown):
+                result = client.fetch(path, local, determine_wants=_wants_heads)
+            heads = {r: s for r, s in result.refs.items() if r.startswith(_HEADS) and s}
+            if not heads:
+                raise NotFound(f"{shown} holds no branches; push one there first: halo-git push --agent {agent} {shown}")
+            done, known = [], set()
+            for ref, sha in sorted(heads.items()):
+                _check_chain(local.object_store, sha, agent, known)
+                local.refs.set_if_equals(ref, ZERO_SHA, sha)
+                done.append(_transfer(agent, ref[len(_HEADS):].decode(), shown, None, sha, local.object_store))
+            if branch_ref(DEFAULT_BRANCH) not in heads:
+                local.refs.set_symbolic_ref(b"HEAD", sorted(heads)[0])
+        if target.exists():
+            raise Conflict(f"agent '{agent}' got a repository at {target} while cloning; pull into it instead")
+        os.rename(scratch / "repo.git", target)
+        return done
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def fetch_into_root(root: str | os.PathLike[str], agent: str, url: str) -> list[Transfer]:
+    """Clone the agent from ``url`` into ``root``, or fast-forward every branch it
+    already has there (branches new on the remote are created). For building a
+    review site from remotes.
+
+    Raises:
+        Conflict: a branch diverged from the remote's (nothing changed on that branch).
+    """
+    check_agent_name(agent)
+    target = Path(root) / f"{agent}.git"
+    if not target.exists():
+        return clone(root, agent, url)
+    with AgentRepo(target, agent) as repo:
+        local = repo._open(False)
+        client, path = _client(local, url, "pull")
+        with _transport_errors(_redact(url)):
+            refs = client.get_refs(path).refs
+        names = sorted(r[len(_HEADS):].decode() for r, s in refs.items() if r.startswith(_HEADS) and s)
+        return [pull(repo, url, name) for name in names]
+
+
+# -- ancestry over event commits ---------------------------------------------------------
+
+
+def _number(store, commit: Commit, agent: str) -> int:
+    n = number_from_message(commit.message)
+    if n is None:
+        raise IntegrityError(
+            f"commit {commit.id.decode()[:12]} in the history of agent '{agent}' is not a HALO event commit "
+            "(its message does not start with an event id); only HALO event repositories can be transferred",
+            commit.id.decode(),
+        )
+    return n
+
+
+def _first_parents(store, tip: bytes, agent: str) -> Iterator[tuple[Commit, int]]:
+    """Commits from ``tip`` down the first-parent chain with their event numbers,
+    checking that numbers fall by exactly one and that the chain ends at e1."""
+    commit = store[tip]
+    n = _number(store, commit, agent)
+    while True:
+        yield commit, n
+        if not commit.parents:
+            if n != 1:
+                raise IntegrityError(f"the history of agent '{agent}' at {tip.decode()[:12]} does not start at e1", commit.id.decode())
+            return
+        if len(commit.parents) != 1:
+            raise IntegrityError(f"commit {commit.id.decode()[:12]} of agent '{agent}' is a merge; HALO histories are linear", commit.id.decode())
+        commit = store[commit.parents[0]]
+        m = _number(store, commit, agent)
+        if m != n - 1:
+            raise IntegrityError(f"the history of agent '{agent}' skips from e{m} to e{n} at {commit.id.decode()[:12]}", commit.id.decode())
+        n = m
+
+
+def _is_ancestor(store, anc: bytes, desc: bytes, agent: str) -> bool:
+    """True when commit ``anc`` is on ``desc``'s history (or is ``desc``)."""
+    target = _number(store, store[anc], agent)
+    for commit, n in _first_parents(store, desc, agent):
+        if n <= target:
+            return commit.id == anc
+    return False
+
+
+def _check_chain(store, tip: bytes, agent: str, known: set[bytes] | None = None) -> None:
+    """Validate the event commits from ``tip`` down to e1, or to a commit in
+    ``known`` (already validated; the commits walked are added to it)."""
+    for commit, _n in _first_parents(store, tip, agent):
+        if known is not None:
+            if commit.id in known:
+                return
+            known.add(commit.id)
+
+
+def _merge_base(store, a: bytes, b: bytes, agent: str) -> tuple[int, int, int]:
+    """(events in common, number at ``a``, number at ``b``) for two linear histories."""
+    walk_a, walk_b = _first_parents(store, a, agent), _first_parents(store, b, agent)
+    ca, na = next(walk_a)
+    cb, nb = next(walk_b)
+    top_a, top_b = na, nb
+    while na > nb:
+        ca, na = next(walk_a)
+    while nb > na:
+        cb, nb = next(walk_b)
+    while ca.id != cb.id:
+        if na == 1:
+            return 0, top_a, top_b
+        ca, na = next(walk_a)
+        cb, nb = next(walk_b)
+    return na, top_a, top_b
+
+
+def _diverged(agent: str, branch: str, shown: str, op: str, store, ours: bytes, theirs: bytes, remote_branch: str | None = None) -> str:
+    """The refusal for diverged histories: where they split and what to do next."""
+    remote_branch = remote_branch or branch
+    side = f"{branch}-remote"
+    common, n_ours, n_theirs = _merge_base(store, ours, theirs, agent)
+    since = f"since e{common}" if common else "from the start (no common history)"
+    split = f"they diverged {since}: here {_span(common, n_ours)}, on the remote {_span(common, n_theirs)}"
+    if n_ours > common and n_theirs > common:
+        split += " (the same ids name different events)"
+    return (
+        f"cannot {op}: branch '{branch}' of agent '{agent}' and branch '{remote_branch}' at {shown} have different histories; "
+        f"{split}. Nothing was changed and nothing is ever forced. To compare them, pull the remote branch into a new "
+        f"local branch and diff: halo-git pull --agent {agent} {shown} --branch {remote_branch} --into {side} && "
+        f"halo-git diff --agent {agent} {branch} {side}"
+    )
+
+
+def _span(common: int, top: int) -> str:
+    if top <= common:
+        return "no events of its own"
+    return f"e{common + 1}" + (f"..e{top}" if top > common + 1 else "")
+
+
+def _transfer(agent: str, branch: str, shown: str, old: bytes | None, new: bytes, store) -> Transfer:
+    n_new = _number(store, store[new], agent)
+    n_old = _number(store, store[old], agent) if old is not None else 0
+    status = "created" if old is None else ("up-to-date" if old == new else "fast-forward")
+    return Transfer(agent, branch, shown, status, old.decode() if old else None, new.decode(), n_new - n_old)
+
+
+# -- transport plumbing ------------------------------------------------------------------
+
+
+def _client(local: Repo, url: str, operation: str):
+    """A dulwich client for ``url`` honouring the user's Git config and GIT_SSH_COMMAND."""
+    ssh = os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH") or None
+    try:
+        return get_transport_and_path(url, config=local.get_config_stack(), operation=operation, ssh_command=ssh, quiet=True)
+    except ValueError as e:
+        raise NotFound(f"cannot use remote {_redact(url)!r}: {e}; give a path, file://, ssh://, git:// or https:// URL") from None
+
+
+class _transport_errors:
+    """Turn transport failures into HaloErrors that say what to check."""
+
+    def __init__(self, shown: str):
+        self.shown = shown
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if exc is None or isinstance(exc, HaloError):
+            return False
+        if isinstance(exc, NotGitRepository) or (isinstance(exc, FileNotFoundError)):
+            raise NotFound(
+                f"no Git repository at {self.shown}; create an empty one first, e.g. git init --bare --initial-branch=main <path>"
+            ) from None
+        if isinstance(exc, HTTPUnauthorized):
+            raise HaloError(f"{self.shown} asked for credentials; put them in the URL or your Git credential setup and try again") from None
+        if isinstance(exc, (GitProtocolError, OSError)):
+            raise HaloError(f"could not talk to {self.shown}: {_redact(str(exc)) or type(exc).__name__}; check the URL, the network and your access") from None
+        return False
+
+
+def _wants_heads(refs: dict, depth: int | None = None) -> list[bytes]:
+    return sorted({s for r, s in refs.items() if r.startswith(_HEADS) and s and s != ZERO_SHA})
+
+
+class _incoming:
+    """A scratch object store inside the repository that also reads the
+    repository's own objects (alternates); removed on exit."""
+
+    def __init__(self, repo: AgentRepo):
+        self.repo = repo
+
+    def __enter__(self) -> DiskObjectStore:
+        base = self.repo.path / CACHE_DIR
+        base.mkdir(exist_ok=True)
+        self.dir = tempfile.mkdtemp(prefix="incoming-", dir=base)
+        DiskObjectStore.init(self.dir).close()
+        self.store = DiskObjectStore(self.dir, alternates=[str(self.repo.path / "objects")])
+        return self.store
+
+    def __exit__(self, *exc: object) -> None:
+        self.store.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, shown: str) -> dict:
+    """Fetch the remote's ``ref`` into ``store`` over one connection; returns the
+    remote's refs. Negotiates with the local branch heads so only missing
+    objects travel, and fetches nothing when the commit is already here."""
+    client, path = _client(local, url, "pull")
+    spool = SpooledTemporaryFile(max_size=_SPOOL, dir=store.path)
+    wanted: list[bytes] = []
+
+    def wants(refs: dict, depth: int | None = None) -> list[bytes]:
+        sha = refs.get(ref)
+        if sha is not None and sha not in store:
+            wanted.append(sha)
+        return list(wanted)
+
+    with spool, _transport_errors(shown):
+        result = client.fetch_pack(path, wants, local.get_graph_walker(), spool.write)
+        if wanted and spool.tell():
+            spool.seek(0)
+            store.add_thin_pack(spool.read, None)
+    return result.refs
+
+
+def _adopt(store: DiskObjectStore, objects: Path) -> None:
+    """Move the scratch store's packs into the repository (index last, so Git
+    never sees an index without its pack)."""
+    store.close()
+    pack_dir = Path(store.path) / "pack"
+    names = sorted(os.listdir(pack_dir), key=lambda n: (n.endswith(".idx"), n))
+    for name in names:
+        os.replace(pack_dir / name, objects / "pack" / name)
+
+
+_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+def _redact(text: str) -> str:
+    """Hide credentials in a URL (``https://user:token@host`` → ``https://***@host``)."""
+    return _USERINFO.sub("***@", text)
+
+
+def _short(sha: str | None) -> str:
+    return sha[:12] if sha else "nothing"
