@@ -19,6 +19,7 @@ COMMANDS = [
     "log",
     "trace",
     "report",
+    "check",
     "export",
     "import_",
 ]
