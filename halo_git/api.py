@@ -15,6 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from . import jsonl
 from .diagnosis import Diagnosis, diagnose
+from .diff import BehaviourDiff, compare
 from .errors import InvalidCall, NotFound
 from .model import (
     Event,
@@ -192,6 +193,16 @@ class Halo:
     def report(self, agent: str, session: str = "", branch: str | None = None) -> str:
         """The ``halo_report`` Markdown."""
         return render_report(self.diagnosis(agent, session, branch))
+
+    def diff(self, agent: str, base: str, head: str) -> BehaviourDiff:
+        """Behaviour diff of two branches or commit ids of the agent (see ``halo_git.diff``)."""
+        repo = self.store.repo(check_agent_name(agent))
+        branches = repo.branches()
+
+        def log(rev: str) -> EventLog:
+            return repo.log(rev) if rev in branches else repo.log_at(repo.resolve(rev))
+
+        return compare(agent, base, log(base), head, log(head))
 
 
 def _no_events(number: int) -> str:

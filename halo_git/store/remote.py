@@ -156,8 +156,11 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
         return _transfer(repo.agent, into, shown, old, new, local.object_store)
 
 
-def clone(root: str | os.PathLike[str], agent: str, url: str) -> list[Transfer]:
+def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAULT_BRANCH) -> list[Transfer]:
     """Bring the agent repository at ``url`` (every branch) into ``<root>/<agent>.git``.
+
+    The copy's ``HEAD`` names ``head`` when the remote has that branch, else
+    its first branch by name.
 
     The copy is built under a hidden name and renamed into place at the end, so
     a failed clone leaves nothing an agent listing would pick up.
@@ -190,8 +193,9 @@ def clone(root: str | os.PathLike[str], agent: str, url: str) -> list[Transfer]:
                 _check_chain(local.object_store, sha, agent, known)
                 local.refs.set_if_equals(ref, ZERO_SHA, sha)
                 done.append(_transfer(agent, ref[len(_HEADS):].decode(), shown, None, sha, local.object_store))
-            if branch_ref(DEFAULT_BRANCH) not in heads:
-                local.refs.set_symbolic_ref(b"HEAD", sorted(heads)[0])
+            wanted = branch_ref(head)
+            if wanted != branch_ref(DEFAULT_BRANCH) or wanted not in heads:
+                local.refs.set_symbolic_ref(b"HEAD", wanted if wanted in heads else sorted(heads)[0])
         if target.exists():
             raise Conflict(f"agent '{agent}' got a repository at {target} while cloning; pull into it instead")
         os.rename(scratch / "repo.git", target)

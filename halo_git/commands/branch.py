@@ -1,0 +1,30 @@
+"""``halo-git branch``: start a branch of an agent's trace, or list its branches."""
+
+from __future__ import annotations
+
+from . import add_common, open_halo
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "branch",
+        help="create a branch of an agent's trace (ids continue from the fork point), or list branches without NEW",
+    )
+    add_common(p)
+    p.add_argument("new", nargs="?", metavar="NEW", help="name of the new branch, e.g. prompt-v2")
+    p.add_argument("--from", dest="from_rev", metavar="REV", help="branch or commit id to start from (default: --branch, i.e. main)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    with open_halo(args) as h:
+        repo = h.store.repo(args.agent)
+        if args.new is None:
+            for name in repo.branches():
+                print(name)
+            return 0
+        sha = repo.create_branch(args.new, args.from_rev or args.branch)
+        tip = repo.tail(args.new, 1)
+    last = tip[-1].id if tip else "no events"
+    print(f"created branch '{args.new}' of agent '{args.agent}' at {sha[:12]} ({last}); log to it with --branch {args.new}")
+    return 0
