@@ -361,23 +361,30 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         by_id[e.id] = e
     last = len(events) - 1
 
-    def in_scope(e: Event) -> bool:
-        return not session or e.session == session
-
     # Edges go only to earlier events of the branch; that keeps every walk finite.
     sources: dict[str, tuple[str, ...]] = {}
     used_by: dict[str, list[str]] = {}
     outcomes_of: dict[str, list[str]] = {}
     recalled_by: dict[str, list[str]] = {}
     dangling: list[str] = []
+    scoped: list[Event] = []
+    of_kind: dict[str, list[Event]] = {k: [] for k in KINDS}
     for i, e in enumerate(events):
         raw = e.sources()
-        valid = tuple(s for s in raw if pos.get(s, i) < i)
-        if len(valid) != len(raw) and in_scope(e):
-            dangling.append(e.id)
+        valid = tuple([s for s in raw if pos.get(s, i) < i])
+        mine = not session or e.session == session
+        if mine:
+            scoped.append(e)
+            of_kind[e.kind].append(e)
+            if len(valid) != len(raw):
+                dangling.append(e.id)
         sources[e.id] = valid
         for s in valid:
-            used_by.setdefault(s, []).append(e.id)
+            lst = used_by.get(s)
+            if lst is None:
+                used_by[s] = [e.id]
+            else:
+                lst.append(e.id)
         if e.kind == "outcome":
             about = e.fields.get("about")
             if about in valid and by_id[about].kind == "act":
@@ -387,32 +394,33 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
                 if by_id[s].kind == "remember":
                     recalled_by.setdefault(s, []).append(e.id)
 
-    scoped = [e for e in events if in_scope(e)]
+    # Only a session scope can cite events outside it; the whole trace skips the bookkeeping.
     cited: set[str] = set()
 
     def cite(ids: Iterable[str]) -> tuple[str, ...]:
         ids = tuple(ids)
-        cited.update(ids)
+        if session:
+            cited.update(ids)
         return ids
 
     def later(e: Event) -> tuple[str, ...]:
         return cite(used_by.get(e.id, ()))
 
     # -- boundary ------------------------------------------------------------
-    by_kind = Counter(e.kind for e in scoped)
     sess: dict[str, list] = {}
     for e in scoped:
+        key = _time_key(e.time)
         s = sess.get(e.session)
         if s is None:
-            sess[e.session] = [1, e.id, e.id, e.time, e.time]
+            sess[e.session] = [1, e.id, e.id, e.time, e.time, key, key]
         else:
             s[0] += 1
             s[2] = e.id
-            if _time_key(e.time) < _time_key(s[3]):
-                s[3] = e.time
-            if _time_key(e.time) > _time_key(s[4]):
-                s[4] = e.time
-    sessions = [SessionInfo(name, *v) for name, v in sess.items()]
+            if key < s[5]:
+                s[3], s[5] = e.time, key
+            elif key > s[6]:
+                s[4], s[6] = e.time, key
+    sessions = [SessionInfo(name, *v[:5]) for name, v in sess.items()]
     first_time = min((s.first_time for s in sessions), key=_time_key, default=None)
     last_time = max((s.last_time for s in sessions), key=_time_key, default=None)
 
@@ -428,9 +436,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     memories: list[Memory] = []
     by_source = dict.fromkeys(SOURCE_CATEGORIES, 0)
     unsourced: list[str] = []
-    for e in scoped:
-        if e.kind != "remember":
-            continue
+    for e in of_kind["remember"]:
         src = cite(sources[e.id])
         letters = {by_id[s].letter for s in src}
         cats = tuple(CATEGORY_OF_LETTER[x] for x in LETTERS if x in letters)
@@ -439,12 +445,11 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         if not src:
             unsourced.append(e.id)
         memories.append(Memory(e.id, src, cats, cite(recalled_by.get(e.id, ()))))
+    write = WriteSide(memories, by_source, unsourced)
 
     # -- read-back ---------------------------------------------------------------
     recalls: list[Recall] = []
-    for e in scoped:
-        if e.kind != "recall":
-            continue
+    for e in of_kind["recall"]:
         src = cite(sources[e.id])
         retrieved = tuple(s for s in src if by_id[s].kind == "remember")
         other = tuple(s for s in src if by_id[s].kind != "remember")
@@ -461,9 +466,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     # -- actions and outcomes ------------------------------------------------------
     acts: list[Act] = []
     matrix = {(t, f): 0 for t in TRIGGERS for f in FORMS}
-    for e in scoped:
-        if e.kind != "act":
-            continue
+    for e in of_kind["act"]:
         t, f = e.fields["trigger"], e.fields["form"]
         matrix[(t, f)] = matrix.get((t, f), 0) + 1
         acts.append(Act(e.id, t, f, cite(sources[e.id]), cite(outcomes_of.get(e.id, ()))))
@@ -476,11 +479,10 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     expecting = [a for a in acts if a.form != "silence"]
     coverage = Ratio(sum(1 for a in expecting if a.outcomes), len(expecting))
     outcome_infos: list[OutcomeInfo] = []
-    for e in scoped:
-        if e.kind == "outcome":
-            src = cite(sources[e.id])
-            about = e.fields["about"]
-            outcome_infos.append(OutcomeInfo(e.id, about, tuple(s for s in src if s != about), later(e)))
+    for e in of_kind["outcome"]:
+        src = cite(sources[e.id])
+        about = e.fields["about"]
+        outcome_infos.append(OutcomeInfo(e.id, about, tuple(s for s in src if s != about), later(e)))
     outcomes = Outcomes(
         coverage=coverage,
         outcomes=outcome_infos,
@@ -490,19 +492,18 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
 
     # -- mechanism --------------------------------------------------------------------
     revisions: list[Revision] = []
-    for e in scoped:
-        if e.kind == "revise":
-            f = e.fields
-            revisions.append(Revision(e.id, f["target"], f["made_by"], f["governance"], cite(sources[e.id]), later(e)))
+    for e in of_kind["revise"]:
+        f = e.fields
+        revisions.append(Revision(e.id, f["target"], f["made_by"], f["governance"], cite(sources[e.id]), later(e)))
     groups: dict[str, list[Event]] = {}
     for e in events:
         if e.kind == "revise":
             groups.setdefault(_same_target(e.fields["target"]), []).append(e)
     repeated = []
     for group in groups.values():
-        mine = [e for e in group if in_scope(e)]
-        if len(group) > 1 and mine:
-            repeated.append(RepeatedTarget(mine[0].fields["target"], cite(e.id for e in group)))
+        in_scope = [e for e in group if not session or e.session == session]
+        if len(group) > 1 and in_scope:
+            repeated.append(RepeatedTarget(in_scope[0].fields["target"], cite(e.id for e in group)))
     repeated.sort(key=lambda r: _num(r.ids[0]))
     mechanism = Mechanism(
         revisions=revisions,
@@ -526,7 +527,6 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         self_initiated=Ratio(len(actions.self_initiated), len(acts)),
     )
 
-    write = WriteSide(memories, by_source, unsourced)
     findings = _findings(scoped, by_id, write=write, read=read, actions=actions, outcomes=outcomes, mechanism=mechanism)
 
     evidence = {e.id: e for e in scoped}
@@ -541,7 +541,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         events=scoped,
         evidence=evidence,
         outside=tuple(outside),
-        by_kind={k: by_kind.get(k, 0) for k in KINDS},
+        by_kind={k: len(v) for k, v in of_kind.items()},
         sessions=sessions,
         first_time=first_time,
         last_time=last_time,
@@ -579,7 +579,11 @@ def _authority(
     for h in by_id:  # commit order
         if pos[h] > limit:
             break
-        height[h] = min(MAX_PATH_EVENTS, 1 + max((height[s] for s in sources[h]), default=0))
+        best = 0
+        for s in sources[h]:
+            if height[s] > best:
+                best = height[s]
+        height[h] = best + 1 if best < MAX_PATH_EVENTS else MAX_PATH_EVENTS
 
     paths: list[AuthorityPath] = []
     sinks_with_more = 0

@@ -9,9 +9,9 @@ are cut at ``max_rows`` and say how much they left out.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Sequence, TypeVar
 
-from .diagnosis import FORMS, SEVERITIES, TRIGGERS, Diagnosis, severity_counts
+from .diagnosis import FORMS, SEVERITIES, TRIGGERS, AuthorityPath, Diagnosis, severity_counts
 from .markdown import escape_md, md_table, safe_url, shorten
 from .model import CATEGORY_OF_LETTER, KINDS, LETTERS
 
@@ -27,6 +27,7 @@ SECTIONS = (
     "Findings",
     "Limitations and checks",
 )
+T = TypeVar("T")
 SUMMARY_CHARS = 120  # summaries in tables; the trace holds the full text
 OUTSIDE = "†"
 
@@ -83,13 +84,15 @@ class _Writer:
     def para(self, text: str) -> None:
         self.lines += [text, ""]
 
-    def table(self, headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> None:
-        shown = rows[: self.max_rows]
-        self.lines += md_table(headers, shown, align)
+    def table(self, headers: Sequence[str], items: Sequence[T], row: Callable[[T], Sequence[str]] | None = None,
+              align: str = "") -> None:
+        """A table of the first ``max_rows`` items; only those are formatted."""
+        shown = items[: self.max_rows]
+        self.lines += md_table(headers, [row(x) for x in shown] if row else shown, align)
         self.lines.append("")
-        if len(rows) > len(shown):
-            self.left_out += len(rows) - len(shown)
-            self.para(f"{len(rows) - len(shown)} more rows not listed (the first {len(shown)} are shown).")
+        if len(items) > len(shown):
+            self.left_out += len(items) - len(shown)
+            self.para(f"{len(items) - len(shown)} more rows not listed (the first {len(shown)} are shown).")
 
     def listing(self, label: str, ids: Sequence[str], empty: str, *, kinds: bool = False) -> None:
         self.para(f"{label}: {self.ids(ids, kinds=kinds)}." if ids else empty)
@@ -168,11 +171,12 @@ def _boundary(w: _Writer) -> None:
         return
     rows = [[k, KINDS[k].category, str(c)] for k, c in d.by_kind.items()]
     rows.append(["**total**", "", f"**{n}**"])
-    w.table(["kind", "category", "events"], rows, "llr")
+    w.table(["kind", "category", "events"], rows, align="llr")
     w.table(
         ["session", "events", "first", "last", "from (UTC)", "to (UTC)"],
-        [[escape_md(s.name), str(s.events), w.id(s.first_id), w.id(s.last_id), escape_md(s.first_time), escape_md(s.last_time)]
-         for s in d.sessions],
+        d.sessions,
+        lambda s: [escape_md(s.name), str(s.events), w.id(s.first_id), w.id(s.last_id), escape_md(s.first_time),
+                   escape_md(s.last_time)],
         "lrllll",
     )
 
@@ -190,7 +194,7 @@ def _channels(w: _Writer) -> None:
         w.table(
             ["from ╲ to", *LETTERS],
             [[f"**{x}** {CATEGORY_OF_LETTER[x]}", *(str(d.channels[(x, y)]) for y in LETTERS)] for x in LETTERS],
-            "lrrrr",
+            align="lrrrr",
         )
     else:
         w.para("No event in this scope builds on another, so no channel was used.")
@@ -205,7 +209,7 @@ def _channels(w: _Writer) -> None:
             ["revisions governed (approved or bounded)", _pct(m.revisions_governed), str(m.revisions_governed)],
             ["self-initiated acts", _pct(m.self_initiated), str(m.self_initiated)],
         ],
-        "lrr",
+        align="lrr",
     )
 
 
@@ -220,10 +224,11 @@ def _write_side(w: _Writer) -> None:
         f"What the agent kept for later: {_plural(len(mem), 'remember event')}, and the material each one keeps, "
         "by the category of the events it names in uses."
     )
-    w.table(["source category", "memories"], [[c, str(n)] for c, n in d.write.by_source.items()], "lr")
+    w.table(["source category", "memories"], [[c, str(n)] for c, n in d.write.by_source.items()], align="lr")
     w.table(
         ["memory", "session", "summary", "keeps", "recalled by"],
-        [[w.id(m.id), w.session(m.id), w.summary(m.id), w.ids(m.sources, kinds=True), w.ids(m.recalled_by)] for m in mem],
+        mem,
+        lambda m: [w.id(m.id), w.session(m.id), w.summary(m.id), w.ids(m.sources, kinds=True), w.ids(m.recalled_by)],
     )
     w.listing("Unsourced memories (nothing in uses, provenance unknown)", d.write.unsourced,
               "Every memory names what it keeps.")
@@ -238,8 +243,8 @@ def _read_back(w: _Writer) -> None:
                "and what used the recall afterwards.")
         w.table(
             ["recall", "session", "summary", "retrieved", "other uses", "used later by"],
-            [[w.id(x.id), w.session(x.id), w.summary(x.id), w.ids(x.retrieved), w.ids(x.other), w.ids(x.used_by)]
-             for x in r.recalls],
+            r.recalls,
+            lambda x: [w.id(x.id), w.session(x.id), w.summary(x.id), w.ids(x.retrieved), w.ids(x.other), w.ids(x.used_by)],
         )
     else:
         w.para("No memory was recalled in this scope.")
@@ -274,14 +279,14 @@ def _actions(w: _Writer) -> None:
         counts = [a.matrix[(t, f)] for f in FORMS]
         rows.append([t, *map(str, counts), str(sum(counts))])
     rows.append(["**total**", *(str(sum(a.matrix[(t, f)] for t in TRIGGERS)) for f in FORMS), f"**{len(a.acts)}**"])
-    w.table(["trigger ╲ form", *FORMS, "total"], rows, "lrrrrr")
+    w.table(["trigger ╲ form", *FORMS, "total"], rows, align="lrrrrr")
     if a.self_initiated:
         w.para("Self-initiated acts (trigger=self): nothing the user asked or scheduled started them.")
         by_id = {x.id: x for x in a.acts}
         w.table(
             ["act", "form", "summary", "basis", "outcomes"],
-            [[w.id(i), by_id[i].form, w.summary(i), w.ids(by_id[i].basis, kinds=True), w.ids(by_id[i].outcomes, none="none")]
-             for i in a.self_initiated],
+            [by_id[i] for i in a.self_initiated],
+            lambda x: [w.id(x.id), x.form, w.summary(x.id), w.ids(x.basis, kinds=True), w.ids(x.outcomes, none="none")],
         )
     else:
         w.para("No act was self-initiated: every act answered a request or a schedule the user set.")
@@ -300,7 +305,8 @@ def _outcomes(w: _Writer) -> None:
     if o.outcomes:
         w.table(
             ["outcome", "about", "summary", "other uses", "used later by"],
-            [[w.id(x.id), w.kind_id(x.about), w.summary(x.id), w.ids(x.uses), w.ids(x.used_by)] for x in o.outcomes],
+            o.outcomes,
+            lambda x: [w.id(x.id), w.kind_id(x.about), w.summary(x.id), w.ids(x.uses), w.ids(x.used_by)],
         )
     else:
         w.para("No outcome was logged in this scope.")
@@ -322,9 +328,10 @@ def _mechanism(w: _Writer) -> None:
            "and what governed it.")
     w.table(
         ["revision", "target", "made by", "governance", "basis", "summary", "used later by"],
-        [[w.id(r.id), escape_md(shorten(r.target, SUMMARY_CHARS)), r.made_by,
-          f"**{r.governance}**" if r.ungoverned else r.governance,
-          w.ids(r.basis, kinds=True, none="none"), w.summary(r.id), w.ids(r.used_by)] for r in m.revisions],
+        m.revisions,
+        lambda r: [w.id(r.id), escape_md(shorten(r.target, SUMMARY_CHARS)), r.made_by,
+                   f"**{r.governance}**" if r.ungoverned else r.governance,
+                   w.ids(r.basis, kinds=True, none="none"), w.summary(r.id), w.ids(r.used_by)],
     )
     w.listing("Ungoverned self-revisions (made_by=agent, governance=none)", m.ungoverned,
               "No ungoverned self-revision: every change the agent made was approved or bounded.")
@@ -366,12 +373,12 @@ def _authority(w: _Writer) -> None:
         f"- Nothing logged feeds {len(bare)} of {a.sinks}: {w.ids(sorted(bare, key=order), none='none')}",
         "",
     )
-    rows = []
-    for n, p in enumerate(a.paths, 1):
+
+    def path_row(item: tuple[int, AuthorityPath]) -> list[str]:
+        n, p = item
         chain = " → ".join(w.kind_id(i) for i in p.ids)
-        rows.append([str(n), w.kind_id(p.sink), ("… → " if p.truncated else "") + chain, str(len(p.ids)),
-                     ", ".join(p.carriers) or "—"])
-    w.table(["#", "for", "path", "events", "through"], rows, "rllrl")
+        return [str(n), w.kind_id(p.sink), ("… → " if p.truncated else "") + chain, str(len(p.ids)), ", ".join(p.carriers) or "—"]
+    w.table(["#", "for", "path", "events", "through"], list(enumerate(a.paths, 1)), path_row, align="rllrl")
     if a.sinks_with_more:
         w.para(f"{_plural(a.sinks_with_more, 'act or revision', 'acts or revisions')} had more than {a.per_sink} chains; "
                "only the longest are listed.")
@@ -390,9 +397,10 @@ def _findings(w: _Writer) -> None:
     )
     w.table(
         ["#", "severity", "rule", "events", "finding", "what to do"],
-        [[str(n), f.severity, f"{f.rule} {f.name}", w.ids(f.ids), escape_md(f.message), escape_md(f.remedy)]
-         for n, f in enumerate(d.findings, 1)],
-        "rlllll",
+        list(enumerate(d.findings, 1)),
+        lambda nf: [str(nf[0]), nf[1].severity, f"{nf[1].rule} {nf[1].name}", w.ids(nf[1].ids),
+                    escape_md(nf[1].message), escape_md(nf[1].remedy)],
+        align="rlllll",
     )
 
 

@@ -1,0 +1,509 @@
+"""The pure diagnosis: every rule firing and staying silent, scope, paths, metrics, determinism.
+
+Traces are built by hand through the model's own ``check_call``/``resolve``, so
+ids, channels and validation are exactly what the store would produce, with no
+Git involved.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from halo_git.diagnosis import (
+    MAX_PATH_EVENTS,
+    PATHS_PER_SINK,
+    RULES,
+    SEVERITIES,
+    Ratio,
+    at_or_above,
+    diagnose,
+    severity_counts,
+)
+from halo_git.model import KINDS, LETTERS, Event, check_call, resolve
+
+
+class Trace:
+    """A hand-built trace: each method logs one event and returns its id."""
+
+    def __init__(self, session: str = "s1"):
+        self.events: list[Event] = []
+        self.session = session
+
+    def add(self, kind: str, uses=(), session: str | None = None, summary: str | None = None, **fields) -> str:
+        draft = check_call(kind, {"summary": summary or f"{kind} step", "uses": list(uses), **fields})
+        n = len(self.events) + 1
+        when = f"2026-01-01T{n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z"
+        ev = resolve(draft, n, "a", session or self.session, when, lambda k: self.events[k - 1].kind)
+        self.events.append(ev)
+        return ev.id
+
+    def observe(self, uses=(), **kw):
+        return self.add("observe", uses, **kw)
+
+    def remember(self, uses=(), **kw):
+        return self.add("remember", uses, **kw)
+
+    def recall(self, uses=(), **kw):
+        return self.add("recall", uses, **kw)
+
+    def act(self, uses=(), trigger="request", form="communication", **kw):
+        return self.add("act", uses, trigger=trigger, form=form, **kw)
+
+    def outcome(self, about, uses=(), **kw):
+        return self.add("outcome", uses, about=about, **kw)
+
+    def revise(self, uses=(), target="rule", made_by="agent", governance="approved", **kw):
+        return self.add("revise", uses, target=target, made_by=made_by, governance=governance, **kw)
+
+    def diagnose(self, session: str = ""):
+        return diagnose(self.events, agent="a", branch="main", head="f" * 40, session=session)
+
+
+def found(d) -> set[tuple[str, str, tuple[str, ...]]]:
+    return {(f.rule, f.severity, f.ids) for f in d.findings}
+
+
+def clean() -> Trace:
+    """Every loop closed: observed, kept, recalled, acted on, checked, revised with approval."""
+    t = Trace()
+    o = t.observe()
+    m = t.remember([o])
+    r = t.recall([m])
+    a = t.act([o, r])
+    out = t.outcome(a)
+    rev = t.revise([out], target="reminder rule")
+    s = t.act([rev], trigger="self", form="communication")
+    t.outcome(s, [rev])
+    return t
+
+
+def test_clean_trace_has_no_findings():
+    d = clean().diagnose()
+    assert d.findings == []
+    m = d.metrics
+    assert (m.outcome_coverage, m.memories_recalled, m.outcomes_used, m.revisions_governed, m.self_initiated) == (
+        Ratio(2, 2), Ratio(1, 1), Ratio(1, 2), Ratio(1, 1), Ratio(1, 2),
+    )
+
+
+def test_empty_trace():
+    d = Trace().diagnose()
+    assert d.findings == [] and d.events == [] and d.sessions == []
+    assert list(d.by_kind) == list(KINDS) and set(d.by_kind.values()) == {0}
+    assert d.first_time is None and d.metrics.outcome_coverage.value is None
+    assert d.authority.paths == [] and d.authority.sinks == 0
+
+
+# --- each rule: a trace that shows the problem, and near misses that do not ---------
+
+
+def test_m1_memory_without_source():
+    t = Trace()
+    o = t.observe()
+    m = t.remember()
+    t.recall([m])
+    t.act([o])
+    assert found(t.diagnose()) >= {("HALO-M1", "medium", (m,))}
+    assert not {f for f in found(t.diagnose()) if f[0] == "HALO-M1" and f[2] != (m,)}
+    t2 = Trace()
+    t2.remember([t2.observe()])
+    assert "HALO-M1" not in {f.rule for f in t2.diagnose().findings}
+
+
+def test_m2_memory_never_recalled_needs_later_events():
+    t = Trace()
+    o = t.observe()
+    m = t.remember([o])
+    assert found(t.diagnose()) == set()  # the memory is the last event: nothing shows it was neglected
+    t.observe()
+    assert found(t.diagnose()) == {("HALO-M2", "info", (m,))}
+    t.recall([m])
+    assert found(t.diagnose()) == set()
+
+
+def test_m3_recall_without_memory():
+    t = Trace()
+    o = t.observe()
+    r = t.recall([o])  # names only an observation
+    t.act([r, o])
+    t.outcome("e3", ["e3"])
+    assert ("HALO-M3", "low", (r,)) in found(t.diagnose())
+    t2 = Trace()
+    m = t2.remember([t2.observe()])
+    r2 = t2.recall([m])
+    t2.act([r2])
+    assert "HALO-M3" not in {f.rule for f in t2.diagnose().findings}
+
+
+def test_m4_recall_unused():
+    t = Trace()
+    o = t.observe()
+    m = t.remember([o])
+    r = t.recall([m])
+    assert found(t.diagnose()) == set()  # last event
+    o2 = t.observe()
+    assert found(t.diagnose()) == {("HALO-M4", "low", (r,))}
+    t.outcome(t.act([o2, r]))
+    assert found(t.diagnose()) == set()
+
+
+def test_a1_self_initiated_execution_high_without_outcome_medium_with():
+    t = Trace()
+    o = t.observe()
+    a = t.act([o], trigger="self", form="execution")
+    assert found(t.diagnose()) == {("HALO-A1", "high", (a,)), ("HALO-A2", "low", (a,))}
+    out = t.outcome(a)
+    assert found(t.diagnose()) == {("HALO-A1", "medium", (a, out))}
+    for trigger, form in (("self", "communication"), ("self", "preparation"), ("request", "execution")):
+        t2 = Trace()
+        a2 = t2.act([t2.observe()], trigger=trigger, form=form)
+        t2.outcome(a2)
+        assert found(t2.diagnose()) == set(), (trigger, form)
+
+
+def test_a2_open_loop_silence_exempt():
+    t = Trace()
+    o = t.observe()
+    a = t.act([o])
+    t.act([o], form="silence")
+    assert found(t.diagnose()) == {("HALO-A2", "low", (a,))}
+    assert t.diagnose().outcomes.open_loops == [a]
+    assert t.diagnose().metrics.outcome_coverage == Ratio(0, 1)
+
+
+def test_a2_outcome_in_uses_is_not_an_outcome_about():
+    t = Trace()
+    o = t.observe()
+    a1 = t.act([o])
+    a2 = t.act([o])
+    t.outcome(a2, [a1])  # about a2; it only mentions a1
+    assert found(t.diagnose()) == {("HALO-A2", "low", (a1,))}
+
+
+def test_a3_act_without_basis_severity_by_trigger():
+    t = Trace()
+    t.observe()
+    r = t.act([])
+    s = t.act([], trigger="self")
+    t.outcome(s, [t.outcome(r)])
+    assert found(t.diagnose()) == {("HALO-A3", "low", (r,)), ("HALO-A3", "medium", (s,))}
+
+
+def test_s1_outcome_ignored_needs_later_events():
+    t = Trace()
+    a = t.act([t.observe()])
+    out = t.outcome(a)
+    assert found(t.diagnose()) == set()
+    t.observe()
+    assert found(t.diagnose()) == {("HALO-S1", "low", (out,))}
+    t.remember([out])
+    assert found(t.diagnose()) == set()
+
+
+def test_s2_session_with_acts_but_no_observation():
+    t = Trace("s1")
+    o = t.observe()
+    m = t.remember([o])
+    r = t.recall([m], session="s2")
+    a1 = t.act([r], session="s2")
+    a2 = t.act([r], session="s2", form="silence")
+    out = t.outcome(a1, session="s2")
+    d = t.diagnose()
+    assert found(d) == {("HALO-S2", "medium", (a1, a2))}
+    assert "“s2”" in d.findings[0].message
+    t.observe([out], session="s2")
+    assert found(t.diagnose()) == set()
+
+
+def test_r1_ungoverned_self_revision_only_agent_and_none():
+    t = Trace()
+    o = t.observe()
+    r = t.revise([o], made_by="agent", governance="none", target="tone")
+    assert found(t.diagnose()) == {("HALO-R1", "high", (r,))}
+    a = t.act([r])
+    t.outcome(a)
+    assert found(t.diagnose()) == {("HALO-R1", "high", (r, a))}
+    assert "1 later event builds on it" in t.diagnose().findings[0].message
+    for made_by, governance in (("user", "none"), ("agent", "bounded"), ("agent", "approved")):
+        t2 = Trace()
+        t2.revise([t2.observe()], made_by=made_by, governance=governance)
+        assert found(t2.diagnose()) == set(), (made_by, governance)
+
+
+def test_r2_revision_without_evidence():
+    t = Trace()
+    t.observe()
+    r = t.revise([], governance="bounded")
+    assert found(t.diagnose()) == {("HALO-R2", "medium", (r,))}
+
+
+def test_r3_repeated_revision_ignores_case_and_spacing():
+    t = Trace()
+    o = t.observe()
+    r1 = t.revise([o], target="Reminder  rule")
+    t.revise([o], target="tone")
+    r3 = t.revise([o], target="reminder rule")
+    d = t.diagnose()
+    assert found(d) == {("HALO-R3", "medium", (r1, r3))}
+    assert d.mechanism.repeated[0].target == "Reminder  rule"
+
+
+def test_every_rule_is_documented_and_tested_somewhere():
+    assert all(r.id.startswith("HALO-") and r.remedy and r.trigger for r in RULES.values())
+    assert len({r.name for r in RULES.values()}) == len(RULES)
+    tested = {name.split("_")[1].upper() for name in globals() if name.startswith("test_") and name[5:7] in {"m1", "m2", "m3", "m4", "a1", "a2", "a3", "s1", "s2", "r1", "r2", "r3"}}
+    assert {r[5:] for r in RULES} == tested
+
+
+# --- ordering and helpers -----------------------------------------------------------
+
+
+def test_findings_sorted_by_severity_rule_then_ids_and_counted():
+    t = Trace()
+    t.revise([], target="x", made_by="agent", governance="none")  # R1 high, R2 medium
+    t.remember()  # M1 medium
+    t.act([], trigger="self", form="execution")  # A1 high, A3 medium, A2 low
+    t.observe()
+    d = t.diagnose()
+    assert [(f.rule, f.severity) for f in d.findings] == [
+        ("HALO-A1", "high"), ("HALO-R1", "high"),
+        ("HALO-A3", "medium"), ("HALO-M1", "medium"), ("HALO-R2", "medium"),
+        ("HALO-A2", "low"), ("HALO-M2", "info"),
+    ]
+    assert severity_counts(d.findings) == {"high": 2, "medium": 3, "low": 1, "info": 1}
+    assert list(severity_counts([])) == list(SEVERITIES)
+    assert [f.rule for f in at_or_above(d.findings, "high")] == ["HALO-A1", "HALO-R1"]
+    assert len(at_or_above(d.findings, "low")) == 6 and len(at_or_above(d.findings, "info")) == 7
+
+
+# --- sections -------------------------------------------------------------------------
+
+
+def test_boundary_counts_sessions_and_channels():
+    t = Trace("day1")
+    o = t.observe()
+    m = t.remember([o])
+    r = t.recall([m], session="day2")
+    a = t.act([o, r], session="day2")
+    t.outcome(a, [r], session="day2")
+    d = t.diagnose()
+    assert d.by_kind == {"observe": 1, "outcome": 1, "remember": 1, "recall": 1, "act": 1, "revise": 0}
+    assert [(s.name, s.events, s.first_id, s.last_id) for s in d.sessions] == [("day1", 2, "e1", "e2"), ("day2", 3, "e3", "e5")]
+    assert (d.first_time, d.last_time) == ("2026-01-01T00:00:01Z", "2026-01-01T00:00:05Z")
+    assert list(d.channels) == [(x, y) for x in LETTERS for y in LETTERS]
+    nonzero = {k: v for k, v in d.channels.items() if v}
+    # e2 S→M, e3 M→M, e4 S→A and M→A, e5 A→S (about) and M→S
+    assert nonzero == {("S", "M"): 1, ("M", "M"): 1, ("S", "A"): 1, ("M", "A"): 1, ("A", "S"): 1, ("M", "S"): 1}
+
+
+def test_time_span_orders_fractional_seconds():
+    events = [
+        Event("e1", "observe", "a", "s", "2026-01-01T00:00:00.500000Z", "x"),
+        Event("e2", "observe", "a", "s", "2026-01-01T00:00:00Z", "x"),
+        Event("e3", "observe", "a", "s", "2026-01-01T00:00:01Z", "x"),
+    ]
+    d = diagnose(events, agent="a", branch="main", head=None)
+    assert (d.first_time, d.last_time) == ("2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z")
+
+
+def test_write_side_and_read_back_sections():
+    t = Trace()
+    o = t.observe()
+    a = t.act([o])
+    out = t.outcome(a)
+    m1 = t.remember([o, out])
+    m2 = t.remember([a])
+    m3 = t.remember()
+    r = t.recall([m1, o])
+    t.act([r])
+    d = t.diagnose()
+    assert [(m.id, m.sources, m.categories, m.recalled_by) for m in d.write.memories] == [
+        (m1, (o, out), ("Sensing",), (r,)), (m2, (a,), ("Action",), ()), (m3, (), (), ()),
+    ]
+    assert d.write.by_source == {"Sensing": 1, "Memory": 0, "Action": 1, "Mechanism": 0, "none": 1}
+    assert d.write.unsourced == [m3]
+    rc = d.read.recalls[0]
+    assert (rc.retrieved, rc.other, rc.cross_session, rc.used_by) == ((m1,), (o,), (), ("e8",))
+    assert d.read.never_recalled == [m2, m3]
+
+
+def test_actions_matrix_has_every_pair():
+    t = Trace()
+    o = t.observe()
+    t.act([o], trigger="self", form="silence")
+    t.act([o], trigger="self", form="silence")
+    t.act([o], form="preparation")
+    d = t.diagnose()
+    assert len(d.actions.matrix) == 8
+    assert {k: v for k, v in d.actions.matrix.items() if v} == {("self", "silence"): 2, ("request", "preparation"): 1}
+    assert d.actions.self_initiated == ["e2", "e3"] and d.actions.no_basis == []
+
+
+# --- session scope ------------------------------------------------------------------------
+
+
+def two_days() -> Trace:
+    t = Trace("day1")
+    o = t.observe()  # e1
+    t.remember([o])  # e2
+    t.observe()  # e3, never cited by day2
+    t.observe(session="day2")  # e4
+    r = t.recall(["e2"], session="day2")  # e5: cross-session recall
+    a = t.act(["e4", r], session="day2", trigger="self", form="execution")  # e6
+    t.outcome(a, session="day2")  # e7
+    return t
+
+
+def test_session_scope_cites_earlier_sessions_as_outside_evidence():
+    d = two_days().diagnose("day2")
+    assert [e.id for e in d.events] == ["e4", "e5", "e6", "e7"]
+    assert d.outside == ("e1", "e2")  # e2 retrieved; e1 on the authority path through it
+    assert d.is_outside("e2") and not d.is_outside("e5") and "e3" not in d.evidence
+    assert d.read.cross_session == [("e5", "e2")]
+    assert d.write.memories == []  # the memory was kept on day1
+    assert d.by_kind["observe"] == 1 and [s.name for s in d.sessions] == ["day2"]
+    assert found(d) == {("HALO-A1", "medium", ("e6", "e7"))}
+    assert [p.ids for p in d.authority.paths] == [("e1", "e2", "e5", "e6"), ("e4", "e6")]
+
+
+def test_session_scope_counts_later_use_from_other_sessions():
+    """A memory kept on day1 and recalled on day2 is not 'never recalled' in day1's report."""
+    d = two_days().diagnose("day1")
+    assert [e.id for e in d.events] == ["e1", "e2", "e3"]
+    assert d.write.memories[0].recalled_by == ("e5",) and d.outside == ("e5",)
+    assert d.metrics.memories_recalled == Ratio(1, 1)
+    assert found(d) == set()
+    whole = two_days().diagnose()
+    assert whole.outside == () and whole.read.cross_session == [("e5", "e2")]
+
+
+def test_cross_session_recall_in_whole_trace():
+    d = two_days().diagnose()
+    assert not any(d.is_outside(i) for i in d.evidence)
+
+
+def test_repeated_revision_across_sessions_marks_other_sessions_outside():
+    t = Trace("s1")
+    o = t.observe()
+    t.revise([o], target="tone")
+    t.revise(["e1"], target="tone", session="s2")
+    d = t.diagnose("s2")
+    assert found(d) == {("HALO-R3", "medium", ("e2", "e3"))}
+    assert d.is_outside("e2")
+    assert found(t.diagnose("s1")) == {("HALO-R3", "medium", ("e2", "e3"))}
+
+
+# --- behavioral-authority paths ----------------------------------------------------------
+
+
+def test_authority_paths_longest_first_with_carriers():
+    t = Trace()
+    o = t.observe()
+    m = t.remember([o])
+    r = t.recall([m])
+    o2 = t.observe()
+    a = t.act([o2, r], trigger="self")
+    t.outcome(a)
+    rev = t.revise(["e6"], made_by="user", governance="approved")
+    d = t.diagnose()
+    assert d.authority.sinks == 2
+    assert [(p.sink, p.ids, p.truncated) for p in d.authority.paths] == [
+        (rev, (o, m, r, a, "e6", rev), False),
+        (a, (o, m, r, a), False),  # equal lengths: the earlier act or revision first
+        (rev, (o2, a, "e6", rev), False),
+        (a, (o2, a), False),
+    ]
+    assert d.authority.paths[0].carriers == ("observe", "outcome", "remember", "recall", "act")
+
+
+def test_authority_path_depth_limit_marks_truncation():
+    t = Trace()
+    prev = t.observe()
+    for _ in range(MAX_PATH_EVENTS + 3):
+        prev = t.remember([prev])
+    a = t.act([prev], trigger="self")
+    [p] = t.diagnose().authority.paths
+    assert p.sink == a and len(p.ids) == MAX_PATH_EVENTS and p.truncated and p.ids[-1] == a
+
+
+def test_authority_paths_capped_per_sink():
+    t = Trace()
+    sources = [t.observe() for _ in range(PATHS_PER_SINK + 2)]
+    t.act(sources, trigger="self")
+    a = t.diagnose().authority
+    assert len(a.paths) == PATHS_PER_SINK and a.sinks_with_more == 1
+
+
+def test_authority_without_sources_is_a_single_event_path():
+    t = Trace()
+    r = t.revise([], made_by="user", governance="approved")
+    [p] = t.diagnose().authority.paths
+    assert p.ids == (r,) and p.carriers == () and not p.truncated
+
+
+def test_cycles_and_unknown_ids_cannot_loop():
+    """Hand-made events may name later or missing ids; edges go only backwards, so walks end."""
+    events = [
+        Event("e1", "act", "a", "s", "2026-01-01T00:00:01Z", "x", ("e2",), {"trigger": "self", "form": "execution"}),
+        Event("e2", "revise", "a", "s", "2026-01-01T00:00:02Z", "y", ("e1", "e9"),
+              {"target": "t", "made_by": "agent", "governance": "none"}),
+    ]
+    d = diagnose(events, agent="a", branch="main", head=None)
+    assert d.dangling == ("e1", "e2")
+    assert [p.ids for p in d.authority.paths] == [("e1", "e2"), ("e1",)]
+
+
+# --- determinism and scale ---------------------------------------------------------------------
+
+
+def test_same_input_same_diagnosis():
+    a, b = two_days().diagnose("day2"), two_days().diagnose("day2")
+    assert a == b
+
+
+def synthetic(n: int) -> list[Event]:
+    """A realistic mix: sessions of ~50 events, memories recalled later, acts with outcomes, revisions."""
+    from halo_git.model import check_call as cc
+
+    events: list[Event] = []
+    kinds_of = lambda k: events[k - 1].kind  # noqa: E731
+    last: dict[str, str] = {}
+    for i in range(1, n + 1):
+        session = f"s{i // 50}"
+        step = i % 10
+        if step in (1, 6) or "observe" not in last:
+            kind, args = "observe", {}
+        elif step == 2:
+            kind, args = "remember", {"uses": [last["observe"]]}
+        elif step == 3 and "remember" in last:
+            kind, args = "recall", {"uses": [last["remember"]]}
+        elif step in (4, 7):
+            kind, args = "act", {"uses": [last["observe"]] + ([last["recall"]] if "recall" in last else []),
+                                 "trigger": "self" if step == 7 else "request", "form": "execution" if i % 70 == 7 else "communication"}
+        elif step in (5, 8) and "act" in last:
+            kind, args = "outcome", {"about": last["act"]}
+        elif step == 9 and i % 100 == 9:
+            kind, args = "revise", {"uses": [last.get("outcome", last["observe"])], "target": f"rule {i % 7}",
+                                    "made_by": "agent", "governance": "none" if i % 300 == 9 else "approved"}
+        else:
+            kind, args = "observe", {"uses": [last["act"]] if "act" in last else []}
+        ev = resolve(cc(kind, {"summary": f"{kind} {i}", **args}), i, "bench", session,
+                     f"2026-01-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z", kinds_of)
+        events.append(ev)
+        last[kind] = ev.id
+    return events
+
+
+@pytest.mark.slow
+def test_diagnosis_scales_linearly():
+    small, big = synthetic(10_000), synthetic(40_000)
+    timings = []
+    for events in (small, big):
+        t0 = time.perf_counter()
+        d = diagnose(events, agent="bench", branch="main", head=None)
+        timings.append(time.perf_counter() - t0)
+        assert d.findings and len(d.events) == len(events)
+    # 4x the events must not cost much more than 4x the time (noise allowance 2x)
+    assert timings[1] < 8 * max(timings[0], 0.05), timings
