@@ -1,0 +1,267 @@
+"""Branches and the behaviour diff: real repositories, expectations computed by hand.
+
+The scenario: a shared history e1..e4, then ``main`` (prompt v1) and
+``prompt-v2`` each log their own e5.. with different content.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+from mcp import Client
+
+from halo_git import Halo
+from halo_git.diff import compare, diff_to_dict, render_diff_json, render_diff_markdown
+from halo_git.errors import Conflict, NotFound
+from tests.conftest import git, run_cli, server_params
+
+
+def shared_history(h: Halo) -> None:
+    h.log("demo", "observe", "user asked for a 9:30 reminder", session="s1")  # e1
+    h.log("demo", "remember", "user wants reminders at 9:30", ["e1"], "s1")  # e2  S→M
+    h.log("demo", "act", "set the 9:30 reminder", ["e1", "e2"], "s1", trigger="request", form="execution")  # e3  S→A, M→A
+    h.log("demo", "outcome", "reminder delivered", None, "s1", about="e3")  # e4  A→S
+
+
+def scenario(h: Halo) -> None:
+    shared_history(h)
+    h.store.repo("demo").create_branch("prompt-v2", "main")
+    # main after the fork (BASE)
+    h.log("demo", "observe", "user said hello", session="b1")  # e5
+    h.log("demo", "act", "sent a weekly summary unasked", session="b1", trigger="self", form="communication")  # e6
+    h.log("demo", "revise", "raised the summary frequency", session="b1", target="summary schedule", made_by="agent", governance="none")  # e7
+    # prompt-v2 after the fork (HEAD)
+    v2 = {"branch": "prompt-v2", "session": "v2"}
+    h.log("demo", "recall", "looked up the reminder preference", ["e2"], **v2)  # e5  M→M
+    h.log("demo", "act", "confirmed the reminder time", ["e5"], trigger="request", form="communication", **v2)  # e6  M→A
+    h.log("demo", "outcome", "user confirmed", ["e5"], about="e6", **v2)  # e7  A→S, M→S
+    h.log("demo", "revise", "tightened the confirmation rule", ["e7"], target="confirmation rule", made_by="user", governance="approved", **v2)  # e8  S→R
+
+
+def test_branch_ids_continue_from_the_fork_and_collide(halo, root):
+    scenario(halo)
+    main, v2 = halo.event_log("demo", "main"), halo.event_log("demo", "prompt-v2")
+    assert [e.id for e in main.events] == [f"e{i}" for i in range(1, 8)]
+    assert [e.id for e in v2.events] == [f"e{i}" for i in range(1, 9)]
+    assert main.commits[:4] == v2.commits[:4] and main.commits[4] != v2.commits[4]
+    assert main.events[5].summary != v2.events[5].summary  # e6 names two different events
+    # plain git sees two branches with the same merge base
+    base = git(root / "demo.git", "merge-base", "main", "prompt-v2").stdout.strip()
+    assert base == main.commits[3]
+    assert git(root / "demo.git", "fsck", "--strict").returncode == 0
+
+
+def test_diff_counts_deltas_and_findings_exactly(halo):
+    scenario(halo)
+    d = halo.diff("demo", "main", "prompt-v2")
+    assert d.common == 4
+    assert d.merge_base == halo.event_log("demo", "main").commits[3]
+    assert [e.id for e in d.base.since] == ["e5", "e6", "e7"]
+    assert [e.id for e in d.head.since] == ["e5", "e6", "e7", "e8"]
+    assert d.base.by_kind == {"observe": 1, "outcome": 0, "remember": 0, "recall": 0, "act": 1, "revise": 1}
+    assert d.head.by_kind == {"observe": 0, "outcome": 1, "remember": 0, "recall": 1, "act": 1, "revise": 1}
+    assert {k: d.kind_delta(k) for k in d.base.by_kind} == {"observe": -1, "outcome": 1, "remember": 0, "recall": 1, "act": 0, "revise": 0}
+    # BASE's events since the fork name nothing earlier; HEAD's each build on an earlier event
+    assert d.base.channels == {}
+    assert d.head.channels == {"S→R": ("e8",), "M→S": ("e7",), "M→M": ("e5",), "M→A": ("e6",), "A→S": ("e7",)}
+    assert {ch: d.channel_delta(ch) for ch in d.head.channels} == {"S→R": 1, "M→S": 1, "M→M": 1, "M→A": 1, "A→S": 1}
+
+    m_base, m_head = d.base.metrics, d.head.metrics
+    # main: acts e3 (outcome e4) and e6 (self, no outcome); memory e2 never recalled; revision e7 ungoverned
+    assert (str(m_base["outcome_coverage"].ratio), m_base["outcome_coverage"].ids) == ("1/2", ("e3",))
+    assert (str(m_base["self_initiated"].ratio), m_base["self_initiated"].ids) == ("1/2", ("e6",))
+    assert (str(m_base["memories_recalled"].ratio), m_base["memories_recalled"].ids) == ("0/1", ())
+    assert (str(m_base["revisions_governed"].ratio), m_base["revisions_governed"].ids) == ("0/1", ())
+    # prompt-v2: acts e3 and e6 both closed, no self-initiated act, e2 recalled by e5, e8 approved
+    assert (str(m_head["outcome_coverage"].ratio), m_head["outcome_coverage"].ids) == ("2/2", ("e3", "e6"))
+    assert (str(m_head["self_initiated"].ratio), m_head["self_initiated"].ids) == ("0/2", ())
+    assert (str(m_head["memories_recalled"].ratio), m_head["memories_recalled"].ids) == ("1/1", ("e2",))
+    assert (str(m_head["revisions_governed"].ratio), m_head["revisions_governed"].ids) == ("1/1", ("e8",))
+    assert diff_to_dict(d)["delta"]["metrics"] == {
+        "outcome_coverage": 50.0, "self_initiated": -50.0, "memories_recalled": 100.0, "revisions_governed": 100.0,
+    }
+
+    # Findings on main: R1 e7 (high), A3 e6 (medium, self without basis), R2 e7, A2 e6, S1 e4, M2 e2.
+    # Findings on prompt-v2: S1 e4 (the same shared outcome: not new, not resolved), S2 e6 (session v2 acts unobserved).
+    assert [(f.rule, f.severity, f.ids) for f in d.new] == [("HALO-S2", "medium", ("e6",))]
+    assert [(f.rule, f.severity, f.ids[0]) for f in d.resolved] == [
+        ("HALO-R1", "high", "e7"),
+        ("HALO-A3", "medium", "e6"),
+        ("HALO-R2", "medium", "e7"),
+        ("HALO-A2", "low", "e6"),
+        ("HALO-M2", "info", "e2"),
+    ]
+    assert [e.id for e in d.base.revisions] == ["e7"] and [e.id for e in d.head.revisions] == ["e8"]
+
+
+def test_findings_match_by_content_not_by_id(halo):
+    """Same id with different content: one new and one resolved. Same content at
+    different ids: neither."""
+    halo.log("demo", "observe", "inbox checked", session="s")  # e1
+    repo = halo.store.repo("demo")
+    for name in ("left", "right", "shifted"):
+        repo.create_branch(name, "main")
+    halo.log("demo", "act", "pinged the user", session="s", branch="left", trigger="request")  # left e2
+    halo.log("demo", "act", "filed the report", session="s", branch="right", trigger="request")  # right e2
+    halo.log("demo", "observe", "calendar checked", session="s", branch="shifted")  # shifted e2
+    halo.log("demo", "act", "pinged the user", session="s", branch="shifted", trigger="request")  # shifted e3
+
+    collide = halo.diff("demo", "left", "right")
+    # both e2 draw A3 (request act without basis, low) and A2 (open loop), about different acts
+    assert sorted((f.rule, f.ids) for f in collide.new) == [("HALO-A2", ("e2",)), ("HALO-A3", ("e2",))]
+    assert sorted((f.rule, f.ids) for f in collide.resolved) == [("HALO-A2", ("e2",)), ("HALO-A3", ("e2",))]
+    md = render_diff_markdown(collide)
+    assert "HEAD right e2: Act (trigger=request, form=communication) has no outcome" in md
+    assert "BASE left e2: Act (trigger=request, form=communication) has no outcome" in md
+
+    moved = halo.diff("demo", "left", "shifted")
+    assert moved.new == () and moved.resolved == ()
+
+
+def test_markdown_cites_ids_with_their_side_and_is_deterministic(halo):
+    scenario(halo)
+    d = halo.diff("demo", "main", "prompt-v2")
+    md = render_diff_markdown(d)
+    assert md == render_diff_markdown(halo.diff("demo", "main", "prompt-v2"))
+    lines = md.splitlines()
+    assert "| kind | BASE main | HEAD prompt-v2 | Δ |" in lines
+    assert "| observe | 1 (e5) | 0 | -1 |" in lines
+    assert "| recall | 0 | 1 (e5) | +1 |" in lines
+    assert "| act | 1 (e6) | 1 (e6) | 0 |" in lines
+    assert "| M→S | 0 | 1 (e7) | +1 |" in lines
+    assert "| outcome coverage (acts other than silence with an outcome) | 1/2 (50%): e3 | 2/2 (100%): e3, e6 | +50 pts |" in lines
+    assert "| self-initiated share (acts with trigger=self) | 1/2 (50%): e6 | 0/2 (0%) | -50 pts |" in lines
+    new = md.split("### Findings new on HEAD prompt-v2")[1].split("###")[0]
+    assert "1. **HALO-S2** acts-without-observation (medium), HEAD prompt-v2 e6: Session “v2” has 1 act but no observation." in new
+    resolved = md.split("### Findings resolved on HEAD prompt-v2 (present on BASE main)")[1].split("###")[0]
+    assert [line.split(",")[0] for line in resolved.strip().splitlines()] == [
+        "1. **HALO-R1** ungoverned-self-revision (high)",
+        "2. **HALO-A3** act-without-basis (medium)",
+        "3. **HALO-R2** revision-without-evidence (medium)",
+        "4. **HALO-A2** open-loop (low)",
+        "5. **HALO-M2** memory-never-recalled (info)",
+    ]
+    assert "BASE main e7" in resolved and "HEAD" not in resolved.replace("HEAD prompt-v2 (present", "")
+    assert "- BASE main e7: target “summary schedule”, made_by=agent, governance=none: raised the summary frequency" in lines
+    assert "- HEAD prompt-v2 e8: target “confirmation rule”, made_by=user, governance=approved: tightened the confirmation rule" in lines
+    assert len(md) < 65536  # a GitHub comment's limit
+
+
+def test_markdown_escapes_agent_text_and_links_ids_per_side(halo):
+    shared_history(halo)
+    halo.store.repo("demo").create_branch("v2", "main")
+    evil = "<script>alert(1)</script> | *bold* [x](http://e.vil)\n# heading"
+    halo.log("demo", "revise", evil, session="v2", branch="v2", target="rule | <b>", made_by="agent", governance="none")
+    d = halo.diff("demo", "main", "v2")
+    md = render_diff_markdown(d, link=lambda label, i: f"https://site/{label}/trace#{i}")
+    assert "<script>" not in md and "<b>" not in md and "\n# heading" not in md
+    assert "&lt;script&gt;" in md
+    assert "[e5](https://site/v2/trace#e5)" in md
+    revision = next(line for line in md.splitlines() if line.startswith("- HEAD v2"))
+    assert revision.count("|") == 0  # a pipe in agent text cannot open a table cell
+
+
+def test_diff_json_and_cli(root, halo):
+    scenario(halo)
+    expected = render_diff_json(halo.diff("demo", "main", "prompt-v2"))
+    r = run_cli("diff", "--agent", "demo", "main", "prompt-v2", "--format", "json", root=root)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == expected
+    data = json.loads(r.stdout)
+    assert data["merge_base"]["common_events"] == 4
+    assert data["findings"]["new"][0] | {"remedy": None} == {
+        "side": "HEAD", "label": "prompt-v2", "rule": "HALO-S2", "name": "acts-without-observation",
+        "severity": "medium", "ids": ["e6"], "message": "Session “v2” has 1 act but no observation.", "remedy": None,
+    }
+    assert {f["side"] for f in data["findings"]["resolved"]} == {"BASE"}
+    # a commit id works as a side, and HEAD defaults to --branch
+    tip = halo.event_log("demo", "main").commits[-1]
+    r = run_cli("diff", "--agent", "demo", tip[:10], "--branch", "prompt-v2", root=root)
+    assert r.returncode == 0, r.stderr
+    assert f"BASE {tip[:10]}" in r.stdout and "HEAD prompt-v2" in r.stdout
+    r = run_cli("diff", "--agent", "demo", "main", "nope", root=root)
+    assert r.returncode == 1 and "no branch or commit 'nope'" in r.stderr
+
+
+def test_same_commit_and_unrelated_histories(halo):
+    shared_history(halo)
+    same = halo.diff("demo", "main", "main")
+    assert same.new == () and same.resolved == () and same.common == 4
+    assert "Both sides are at the same commit" in render_diff_markdown(same)
+    halo.log("demo", "observe", "an orphan history", session="o", branch="orphan")  # no fork: starts at e1
+    apart = halo.diff("demo", "main", "orphan")
+    assert apart.common == 0 and apart.merge_base is None
+    assert len(apart.base.since) == 4 and len(apart.head.since) == 1
+    assert "share no events" in render_diff_markdown(apart)
+
+
+def test_branch_command(root, halo):
+    shared_history(halo)
+    tip = halo.event_log("demo").commits[1]
+    r = run_cli("branch", "--agent", "demo", "from-e2", "--from", tip, root=root)
+    assert r.returncode == 0, r.stderr
+    assert "at " + tip[:12] + " (e2)" in r.stdout
+    r = run_cli("branch", "--agent", "demo", "prompt-v2", root=root)
+    assert r.returncode == 0 and "(e4)" in r.stdout
+    r = run_cli("branch", "--agent", "demo", "prompt-v2", root=root)
+    assert r.returncode == 1 and "already exists" in r.stderr
+    r = run_cli("branch", "--agent", "demo", "bad..name", root=root)
+    assert r.returncode == 2 and "invalid branch name" in r.stderr
+    r = run_cli("log", "observe", "--agent", "demo", "--branch", "from-e2", "--summary", "third on from-e2", root=root)
+    assert json.loads(r.stdout)["id"] == "e3"
+    assert run_cli("branch", "--agent", "demo", root=root).stdout.split() == ["from-e2", "main", "prompt-v2"]
+    assert git(root / "demo.git", "log", "--format=%s", "from-e2").stdout.splitlines() == [
+        "e3 observe: third on from-e2", "e2 remember: user wants reminders at 9:30", "e1 observe: user asked for a 9:30 reminder",
+    ]
+    with pytest.raises(NotFound):
+        halo.store.repo("nobody").create_branch("x", "main")
+    with pytest.raises(Conflict):
+        halo.store.repo("demo").create_branch("main", "prompt-v2")
+
+
+def test_branch_option_on_every_command(root, tmp_path):
+    run_cli("log", "observe", "--agent", "demo", "--summary", "on main", root=root, check=True)
+    assert run_cli("branch", "--agent", "demo", "b", root=root).returncode == 0
+    r = run_cli("log", "act", "--agent", "demo", "--branch", "b", "--summary", "on b", "--trigger", "request", "--uses", "e1", root=root)
+    assert json.loads(r.stdout)["id"] == "e2"
+    assert run_cli("trace", "--agent", "demo", "--branch", "b", root=root).stdout.splitlines()[-1].startswith("e2 [cli] act: on b")
+    assert run_cli("trace", "--agent", "demo", root=root).stdout.splitlines() == ["e1 [cli] observe: on main"]
+    assert "read from branch b at commit" in run_cli("report", "--agent", "demo", "--branch", "b", root=root).stdout
+    exported = run_cli("export", "--agent", "demo", "--branch", "b", root=root).stdout
+    assert [json.loads(line)["id"] for line in exported.splitlines()] == ["e1", "e2"]
+    atif = run_cli("export", "--agent", "demo", "--branch", "b", "--format", "atif", root=root).stdout
+    assert json.loads(atif.splitlines()[0])["agent"]["version"] == "b"
+    f = tmp_path / "more.jsonl"
+    f.write_text('{"kind": "observe", "summary": "imported onto b"}\n')
+    assert run_cli("import", "--agent", "demo", "--branch", "b", str(f), root=root).returncode == 0
+    assert git(root / "demo.git", "log", "--format=%s", "-1", "b").stdout.strip() == "e3 observe: imported onto b"
+    assert git(root / "demo.git", "rev-list", "--count", "main").stdout.strip() == "1"
+
+
+def test_serve_branch_writes_and_reads_that_branch(root, halo):
+    shared_history(halo)
+    halo.store.repo("demo").create_branch("prompt-v2", "main")
+
+    async def main():
+        async with Client(server_params(root, "--branch", "prompt-v2", "--agent", "demo"), mode="legacy") as c:
+            r = await c.call_tool("halo_act", {"summary": "asked before acting", "uses": ["e4"], "trigger": "request"})
+            assert not r.is_error and json.loads(r.content[0].text)["id"] == "e5"
+            trace = (await c.call_tool("halo_trace", {"limit": 2})).content[0].text
+            report = (await c.call_tool("halo_report", {})).content[0].text
+        return trace, report
+
+    trace, report = anyio.run(main)
+    assert trace.splitlines()[-1].startswith("e5 [") and "asked before acting" in trace
+    assert "read from branch prompt-v2 at commit" in report and "from e1 to e5" in report
+    repo = root / "demo.git"
+    assert git(repo, "log", "--format=%s", "-1", "prompt-v2").stdout.strip() == "e5 act: asked before acting"
+    assert git(repo, "rev-list", "--count", "main").stdout.strip() == "4"
+
+
+def test_compare_is_pure_over_event_logs(halo):
+    """``compare`` needs only events and commit ids: the same diff from the store's logs."""
+    scenario(halo)
+    a, b = halo.event_log("demo", "main"), halo.event_log("demo", "prompt-v2")
+    assert render_diff_json(compare("demo", "main", a, "prompt-v2", b)) == render_diff_json(halo.diff("demo", "main", "prompt-v2"))
