@@ -1,0 +1,362 @@
+"""The Markdown report: structure (parsed with markdown-it-py), escaping, links, caps, determinism.
+
+Structure is asserted on the parsed token stream (headings in order, every table
+row as wide as its header), not on string fragments. Escaping is checked with
+two real renderers: markdown-it-py (CommonMark, as GitHub) and Python-Markdown
+with the extensions MkDocs Material sites use.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import markdown
+import pytest
+from markdown_it import MarkdownIt
+
+from halo_git import Halo
+from halo_git.diagnosis import diagnose
+from halo_git.markdown import escape_md, md_link, safe_url
+from halo_git.model import one_line
+from halo_git.report import SECTIONS, render_report
+
+from .test_diagnosis import Trace, synthetic
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+MKDOCS_EXTENSIONS = [
+    "tables", "attr_list", "admonition", "toc", "md_in_html", "pymdownx.tilde", "pymdownx.caret",
+    "pymdownx.mark", "pymdownx.emoji", "pymdownx.arithmatex", "pymdownx.superfences", "pymdownx.betterem",
+]
+ID_RE = re.compile(r"\be[1-9][0-9]*\b")
+
+HOSTILE = [
+    "<script>window.__xss=1</script>",
+    "<img src=x onerror=alert(1)>",
+    "[click](javascript:alert(1))",
+    "a | b || c",
+    "`code` and ``` fence",
+    "*bold* _it_ **x** __y__",
+    "{{ config }} {: onclick=alert(1) }",
+    "line one\nline two\r\n# heading",
+    "| --- | --- |",
+    "~~strike~~ ==mark== ^sup^ $x$ :smile:",
+    "&lt;b&gt; &amp; \\ \\* \\",
+    "<!-- comment -->",
+    "![img](http://x/y.png)",
+    "<https://example.com> [ref]: /x",
+]
+
+
+def hostile_trace() -> Trace:
+    """Every kind of event, each carrying hostile text, in a session whose label is hostile too."""
+    t = Trace("s|<b>*1*")
+    ids = []
+    for n, text in enumerate(HOSTILE):
+        o = t.observe(summary=text)
+        m = t.remember([o], summary=text)
+        r = t.recall([m], summary=text)
+        a = t.act([r], trigger="self", form="execution" if n % 2 else "communication", summary=text)
+        if n % 3:
+            t.outcome(a, summary=text)
+        ids.append(t.revise([o], target=one_line(text)[:200], made_by="agent", governance="none", summary=text))
+    return t
+
+
+def sections(tokens) -> dict[str, list]:
+    """Tokens per level-2 heading, in document order."""
+    out: dict[str, list] = {}
+    current = None
+    skip = 0
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.tag == "h2":
+            current, skip = tokens[i + 1].content, 2
+            out[current] = []
+        elif skip:
+            skip -= 1
+        elif current is not None:
+            out[current].append(tok)
+    return out
+
+
+def table_shapes(tokens) -> list[list[int]]:
+    """Cells per row for each table."""
+    shapes, rows, cells = [], None, 0
+    for tok in tokens:
+        if tok.type == "table_open":
+            rows = []
+        elif tok.type == "tr_open":
+            cells = 0
+        elif tok.type in ("th_open", "td_open"):
+            cells += 1
+        elif tok.type == "tr_close":
+            rows.append(cells)
+        elif tok.type == "table_close":
+            shapes.append(rows)
+    return shapes
+
+
+def inline_texts(tokens) -> list[str]:
+    """Plain text of every inline token (entities and escapes decoded)."""
+    out = []
+    for tok in tokens:
+        if tok.type == "inline":
+            out.append("".join(c.content for c in tok.children if c.type in ("text", "code_inline")))
+    return out
+
+
+def assert_well_formed(text: str) -> list:
+    tokens = MD.parse(text)
+    assert [t.content for i, t in enumerate(tokens) if i and tokens[i - 1].type == "heading_open" and tokens[i - 1].tag == "h1"] \
+        == [tokens[1].content]
+    h2 = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h2"]
+    assert h2 == list(SECTIONS)
+    assert not [t for t in tokens if t.type in ("heading_open",) and t.tag not in ("h1", "h2")]
+    for shape in table_shapes(tokens):
+        assert len(set(shape)) == 1 and len(shape) >= 2, shape
+    return tokens
+
+
+def all_children(tokens):
+    for tok in tokens:
+        yield tok
+        yield from tok.children or ()
+
+
+# --- structure ------------------------------------------------------------------------
+
+
+def test_sections_in_order_and_tables_rectangular():
+    t = Trace("day1")
+    o = t.observe()
+    m = t.remember([o])
+    r = t.recall([m], session="day2")
+    a = t.act([o, r], trigger="self", form="execution", session="day2")
+    t.revise([a], made_by="agent", governance="none", session="day2")
+    d = diagnose(t.events, agent="a", branch="main", head="0123456789abcdef" * 2 + "01234567")
+    text = render_report(d)
+    tokens = assert_well_formed(text)
+    assert tokens[1].content == "HALO report: a"
+    assert "0123456789ab" in text and "0123456789abc" not in text  # short head id, cited once per place
+    parts = sections(tokens)
+    [kinds, _sessions] = table_shapes(parts["Boundary and evidence"])
+    assert kinds == [3] * 8  # header, six kinds, total
+    [channels, metrics] = table_shapes(parts["Channels"])
+    assert channels == [5] * 5 and metrics == [3] * 6
+    [matrix, _self] = table_shapes(parts["Actions"])
+    assert matrix == [6] * 4
+    texts = inline_texts(parts["Behavioral-authority paths"])
+    assert "e1 observe → e2 remember → e3 recall → e4 act → e5 revise" in texts
+
+
+def test_every_section_says_when_it_has_nothing():
+    text = render_report(diagnose([], agent="a", branch="main", head=None))
+    parts = sections(assert_well_formed(text))
+    said = {name: " ".join(inline_texts(toks)) for name, toks in parts.items()}
+    assert "No events in this scope" in said["Boundary and evidence"]
+    assert "no channel was used" in said["Channels"]
+    assert "No memory was written in this scope." in said["Write side"]
+    assert "No memory was recalled in this scope." in said["Read-back"]
+    assert "No act was logged in this scope." in said["Actions"]
+    assert "No outcome was logged in this scope." in said["Outcomes"]
+    assert "No revision was logged in this scope" in said["Mechanism"]
+    assert "no authority path to trace" in said["Behavioral-authority paths"]
+    assert "No rule fired on this scope." in said["Findings"]
+    assert "Self-report" in said["Limitations and checks"]
+    assert all(said.values())
+
+
+def test_clean_sections_say_no_problem():
+    t = Trace()
+    o = t.observe()
+    m = t.remember([o])
+    r = t.recall([m])
+    a = t.act([o, r])
+    t.revise([t.outcome(a)], made_by="user", governance="approved")
+    said = {n: " ".join(inline_texts(toks)) for n, toks in sections(MD.parse(render_report(t.diagnose()))).items()}
+    assert "Every memory names what it keeps." in said["Write side"]
+    assert "No recall crossed sessions." in said["Read-back"]
+    assert "No act was self-initiated" in said["Actions"]
+    assert "No open loop" in said["Outcomes"]
+    assert "No ungoverned self-revision" in said["Mechanism"]
+    assert "No rule fired on this scope." in said["Findings"]
+
+
+def test_findings_table_numbers_rules_and_cites_ids():
+    t = Trace()
+    o = t.observe()
+    t.revise([o], made_by="agent", governance="none", target="tone")
+    t.act([], trigger="self", form="execution")
+    parts = sections(MD.parse(render_report(t.diagnose())))
+    [shape] = table_shapes(parts["Findings"])
+    assert shape == [6] * 5  # header and four findings
+    rows = [t for t in inline_texts(parts["Findings"])]
+    assert rows[0].startswith("4 findings: 2 high, 1 medium, 1 low, 0 info")
+    cells = rows[rows.index("what to do") + 1:]
+    assert cells[:4] == ["1", "high", "HALO-A1 self-initiated-execution", "e3"]
+    assert cells[6:10] == ["2", "high", "HALO-R1 ungoverned-self-revision", "e2"]
+
+
+# --- escaping ----------------------------------------------------------------------------
+
+
+class _Html(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_escape_md_plain_cases():
+    assert escape_md("9:30 and 09:30:00Z") == "9:30 and 09:30:00Z"
+    assert escape_md("a|b") == "a&#124;b"
+    assert escape_md("x\ny") == "x\\\\ny"
+    assert escape_md(":rocket:") == "&#58;rocket:"
+    assert safe_url("trace/day 2 (x).md#e1") == "trace/day%202%20%28x%29.md#e1"
+    assert md_link("e<1>", "a b") == "[e&lt;1&gt;](a%20b)"
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_escape_md_renders_literally_in_both_renderers(text):
+    cell = escape_md(text)
+    src = f"| h |\n|---|\n| {cell} |\n\nbefore {cell} after\n"
+    tokens = MD.parse(src)
+    assert table_shapes(tokens) == [[1, 1]]
+    assert not [t for t in all_children(tokens) if t.type in ("html_inline", "html_block", "link_open", "image", "s_open", "em_open", "strong_open", "code_inline")]
+    assert inline_texts(tokens) == ["h", one_line(text), f"before {one_line(text)} after"]
+    html = _Html()
+    html.feed(markdown.markdown(src, extensions=MKDOCS_EXTENSIONS))
+    assert [tag for tag, _ in html.tags] == ["table", "thead", "tr", "th", "tbody", "tr", "td", "p"]
+    assert all(not attrs for _, attrs in html.tags)
+    assert "".join(html.text).count(one_line(text)) == 2
+
+
+def test_hostile_trace_report_is_structurally_intact():
+    t = hostile_trace()
+    for session in ("", "s|<b>*1*"):
+        text = render_report(diagnose(t.events, agent="a", branch="main", head="ab" * 20, session=session))
+        tokens = assert_well_formed(text)
+        assert not [x for x in all_children(tokens) if x.type in ("html_inline", "html_block", "link_open", "image")]
+        texts = "\n".join(inline_texts(tokens))
+        for s in HOSTILE:
+            assert one_line(s) in texts
+        assert "s|<b>*1*" in texts
+        html = _Html()
+        html.feed(markdown.markdown(text, extensions=MKDOCS_EXTENSIONS))
+        assert {tag for tag, _ in html.tags} <= {"h1", "h2", "p", "ul", "li", "table", "thead", "tbody", "tr", "th", "td", "strong", "code"}
+        allowed = {"th": {"style"}, "td": {"style"}, "h1": {"id"}, "h2": {"id"}}
+        assert all(set(attrs) <= allowed.get(tag, set()) for tag, attrs in html.tags)
+        assert {a.get("style") for tag, a in html.tags if tag in ("th", "td")} <= {None, "text-align: right;"}
+        page = "".join(html.text)
+        for s in HOSTILE:
+            assert one_line(s) in page
+
+
+# --- links ----------------------------------------------------------------------------------
+
+
+def test_links_wrap_every_cited_id():
+    t = Trace("day1")
+    o = t.observe()
+    m = t.remember([o])
+    r = t.recall([m], session="day 2")
+    a = t.act([t.observe(session="day 2"), r], trigger="self", session="day 2")
+    t.outcome(a, session="day 2")
+    d = t.diagnose("day 2")
+
+    def link(i: str) -> str:
+        return f"trace/{d.evidence[i].session}.md#{i}"
+
+    text = render_report(d, link)
+    tokens = assert_well_formed(text)
+    hrefs, outside_link = set(), []
+    for tok in tokens:
+        depth = 0
+        for c in tok.children or ():
+            if c.type == "link_open":
+                depth += 1
+                hrefs.add(c.attrs["href"])
+            elif c.type == "link_close":
+                depth -= 1
+            elif c.type == "text" and not depth:
+                outside_link += ID_RE.findall(c.content)
+    assert outside_link == []
+    assert hrefs == {f"trace/{'day%202' if i != 'e1' and i != 'e2' else 'day1'}.md#{i}" for i in ("e1", "e2", "e3", "e4", "e5", "e6")}
+    assert "[e2](trace/day1.md#e2)†" in text  # the memory of another session, marked outside the scope
+
+
+def test_without_link_no_links_at_all():
+    text = render_report(hostile_trace().diagnose())
+    assert not [x for x in all_children(MD.parse(text)) if x.type == "link_open"]
+
+
+# --- caps, determinism, scale ----------------------------------------------------------------
+
+
+def test_long_tables_are_cut_and_say_so():
+    t = Trace()
+    o = t.observe()
+    for _ in range(120):
+        t.remember([o])
+    t.observe()
+    text = render_report(t.diagnose(), max_rows=50)
+    parts = sections(assert_well_formed(text))
+    shapes = table_shapes(parts["Write side"])
+    assert len(shapes[1]) == 51  # header and 50 memories
+    said = " ".join(inline_texts(parts["Write side"]))
+    assert "70 more rows not listed" in said
+    assert "and 70 more" in " ".join(inline_texts(parts["Read-back"]))  # never-recalled list
+    assert "left out here" in " ".join(inline_texts(parts["Limitations and checks"]))
+
+
+def test_same_trace_same_bytes_across_roots(tmp_path):
+    sys.path.insert(0, str(DOCS))
+    try:
+        import gen_report_example as story
+    finally:
+        sys.path.remove(str(DOCS))
+    reports = []
+    for name in ("one", "two"):
+        with Halo(tmp_path / name) as h:
+            story.build(h)
+            reports.append((h.report("demo"), h.report("demo", session="day2")))
+            assert h.report("demo") == reports[-1][0]
+    assert reports[0] == reports[1]
+    whole, day2 = reports[0]
+    assert whole != day2 and "session day2" in day2
+    head = h.event_log("demo").head
+    assert f"`{head[:12]}`" in whole
+
+
+def test_docs_page_is_up_to_date():
+    sys.path.insert(0, str(DOCS))
+    try:
+        import gen_report_example as gen
+    finally:
+        sys.path.remove(str(DOCS))
+    page = (DOCS / "report.md").read_text(encoding="utf-8")
+    assert gen.render_page(page) == page, "run: python docs/gen_report_example.py"
+    for section in SECTIONS:
+        assert f"### {section}" in page  # described, and shown in the example
+
+
+@pytest.mark.slow
+def test_report_of_100k_events_is_fast_and_capped():
+    import time
+
+    events = synthetic(100_000)
+    t0 = time.perf_counter()
+    text = render_report(diagnose(events, agent="bench", branch="main", head="ab" * 20))
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 10, elapsed  # the benchmark's target is 5 s; this leaves room for a loaded machine
+    assert len(text) < 200_000
+    assert_well_formed(text)
