@@ -1,0 +1,38 @@
+"""``halo-git demo``: a scripted two-day agent through the real server, then the site."""
+
+from __future__ import annotations
+
+from ..demo import AGENT, DEFAULT_ROOT, run_demo
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="run a scripted two-day assistant through the MCP server, print its trace and report, optionally build the review site",
+        description=(
+            "Runs a scripted assistant through 'halo-git serve' over stdio, one connection per day, and prints "
+            "what it logged and the diagnosis. Running it again on the same root continues with the next days."
+        ),
+    )
+    p.add_argument("--root", default=str(DEFAULT_ROOT), help=f"HALO root folder for the demo (default: ./{DEFAULT_ROOT}; HALO_ROOT is not used)")
+    p.add_argument("--out", help="also build the review site into this folder and print its path")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    done = run_demo(args.root)
+    first, last = done.ids[next(iter(done.ids))], done.ids[list(done.ids)[-1]]
+    print(f"Agent '{AGENT}' logged {first}–{last} in sessions {', '.join(done.sessions)} (one MCP connection each) under {done.root}/")
+    print()
+    print("## What it logged (halo_trace)")
+    print()
+    print(done.trace)
+    print()
+    print(done.report, end="" if done.report.endswith("\n") else "\n")
+    if args.out:
+        from ..site import build_site
+
+        built = build_site(done.root, args.out, agents=[AGENT])
+        print()
+        print(built.message())
+    return 0
