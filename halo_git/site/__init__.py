@@ -1,0 +1,107 @@
+"""The review site: agents' traces and diagnoses as an offline MkDocs Material site.
+
+A pipeline of named stages over plain objects, each testable alone:
+
+    collect (repositories -> AgentData)   collect.py
+    model   (AgentData -> Site of pages)  pages.py
+    render  (pages -> Markdown strings)   render.py
+    write   (Markdown -> docs folder)     output.py
+    build   (docs folder -> HTML, strict) output.py
+
+Only ``build`` touches MkDocs. Bulk pages (one per session page) stay out of the
+nav, which Material renders into every page; they are reached from index pages
+and search, so the build grows with pages, not with pages squared.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..api import Halo
+from ..errors import InvalidCall
+from .collect import collect
+from .output import build, check_out, write
+from .pages import PAGE_SIZE, model
+from .render import nav, render_site
+
+__all__ = ["build_site", "Built", "parse_compare", "DEFAULT_TITLE", "DEFAULT_OUT"]
+
+DEFAULT_TITLE = "HALO review"
+DEFAULT_OUT = Path("halo-site")
+
+
+@dataclass(frozen=True)
+class Built:
+    out: Path
+    pages: int
+    agents: int
+    seconds: float
+
+    def message(self) -> str:
+        index = self.out / "index.html"
+        return (
+            f"Built the review site: {self.pages} pages for {self.agents} agent(s) in {self.seconds:.1f} s.\n"
+            f"Open {index} in a browser (works from file://), or serve it with: python3 -m http.server -d {self.out}"
+        )
+
+
+def parse_compare(spec: str) -> tuple[str, str, str]:
+    """``AGENT:BASE...HEAD`` -> (agent, base, head)."""
+    agent, sep, revs = spec.partition(":")
+    base, dots, head = revs.partition("...")
+    if not (sep and dots and agent and base and head):
+        raise InvalidCall(f"--compare {spec!r} is not AGENT:BASE...HEAD; e.g. --compare demo:main...prompt-v2")
+    return agent, base, head
+
+
+def build_site(
+    root: str | os.PathLike[str] | None,
+    out: str | os.PathLike[str] = DEFAULT_OUT,
+    *,
+    agents: Sequence[str] = (),
+    branch: str | None = None,
+    title: str = DEFAULT_TITLE,
+    compare: Sequence[str] = (),
+    page_size: int = PAGE_SIZE,
+    src: str | os.PathLike[str] | None = None,
+) -> Built:
+    """Build the review site of ``root`` into ``out``.
+
+    Args:
+        agents: only these agents (default: all with events on the branch).
+        branch: the branch to read (default ``main``).
+        compare: ``AGENT:BASE...HEAD`` pairs: one behaviour diff page each.
+        page_size: events per trace page.
+        src: keep the generated Markdown and ``mkdocs.yml`` here (default: a
+            temporary folder, removed after the build).
+
+    Raises:
+        InvalidCall: a bad ``--compare`` or an ``out`` folder that holds other files.
+        NotFound: no events to show, or a compared branch or commit that does not exist.
+        HaloError: the strict MkDocs build failed.
+    """
+    started = time.perf_counter()
+    out = Path(out)
+    check_out(out)
+    pairs = [parse_compare(spec) for spec in compare]
+    with Halo(root) as halo:
+        collected = collect(halo, agents, branch)
+        names = {a.name for a in collected}
+        for agent, _, _ in pairs:
+            if agent not in names:
+                raise InvalidCall(f"--compare names agent '{agent}', which this site does not show; add --agent {agent} or fix the name")
+        diffs = [halo.diff(agent, base, head) for agent, base, head in pairs]
+        site = model(collected, title=title, branch=branch or halo.branch, page_size=page_size, diffs=diffs)
+    pages = render_site(site)
+    if src is not None:
+        Path(src).mkdir(parents=True, exist_ok=False)
+        build(write(pages, nav(site), Path(src), title=title), out)
+    else:
+        with tempfile.TemporaryDirectory(prefix="halo-site-") as tmp:
+            build(write(pages, nav(site), Path(tmp), title=title), out)
+    return Built(out, len(pages), len(site.agents), time.perf_counter() - started)

@@ -1,0 +1,322 @@
+"""Stage 3, render: page objects to Markdown strings (pure, deterministic).
+
+Every piece of agent text goes through ``escape_md`` (shared with the report),
+or ``html.escape`` inside raw HTML. Titles are set in front matter from safe text only, because the
+theme prints page titles unescaped. Cross-page links are Markdown links so a
+strict build checks every one of them, anchors included.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+from typing import Callable, Iterable
+
+from ..diagnosis import SEVERITIES, severity_counts
+from ..diff import Side, render_diff_markdown
+from ..markdown import escape_md, md_table
+from ..model import KINDS, LETTERS, Event
+from ..report import render_report
+from .graph import channel_svg
+from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
+
+
+TOP_FINDINGS = 5  # findings listed on an agent's overview; the diagnosis lists all
+
+
+def front(title: str, body: str, *, hide: Iterable[str] = ()) -> str:
+    """A page: YAML front matter + body. The theme prints titles unescaped, so
+    the title is HTML-escaped here (JSON is valid YAML)."""
+    meta = [f"title: {json.dumps(html.escape(title), ensure_ascii=False)}"]
+    hidden = list(hide)
+    if hidden:
+        meta.append("hide: [" + ", ".join(hidden) + "]")
+    return "---\n" + "\n".join(meta) + "\n---\n\n" + body.rstrip("\n") + "\n"
+
+
+def _short(sha: str | None) -> str:
+    return f'<code title="{sha}">{sha[:10]}</code>' if sha else "none"
+
+
+def _badge(kind: str) -> str:
+    return f'<span class="halo-badge halo-cat-{KINDS[kind].letter}">{kind}</span>'
+
+
+def _when(iso: str) -> str:
+    return iso.replace("T", " ").replace("Z", " UTC")
+
+
+def _severity_text(a: AgentSite) -> str:
+    counts = severity_counts(a.data.diagnosis.findings)
+    parts = [f'<span class="halo-sev halo-sev-{s}">{counts[s]} {s}</span>' for s in SEVERITIES if counts[s]]
+    return " ".join(parts) or "none"
+
+
+def event_link(agent: AgentSite, source: str) -> Callable[[str], str]:
+    """``id -> link`` from page ``source`` to the event's anchor on its trace page."""
+    return lambda event_id: rel(source, agent.location[event_id], event_id)
+
+
+def _id_links(ids: Iterable[str], link: Callable[[str], str], agent: AgentSite) -> str:
+    return ", ".join(f"[{i}]({link(i)}) {agent.kinds[i]}" for i in ids)
+
+
+# --- pages -------------------------------------------------------------------
+
+
+def render_home(site: Site) -> str:
+    rows = []
+    for a in site.agents:
+        log = a.data.log
+        rows.append([
+            f"[{escape_md(a.name)}]({rel(site.home, a.overview)})",
+            str(len(log.events)),
+            str(len(a.sessions)),
+            _when(log.events[-1].time),
+            f"{_severity_text(a)} ([report]({rel(site.home, a.diagnosis)}))",
+            _short(log.head),
+        ])
+    body = [
+        f"# {escape_md(site.title)}",
+        "",
+        f"Agents' event traces on branch `{escape_md(site.branch)}`, read from their Git repositories. "
+        "A trace is the agent's own account of what it did, not observed behaviour; every page pins its "
+        "evidence to the head commit shown.",
+        "",
+        *md_table(["Agent", "Events", "Sessions", "Last activity", "Open findings", "Head commit"], rows, "lrrlll"),
+    ]
+    return front(site.title, "\n".join(body), hide=["navigation", "toc"])
+
+
+def render_overview(site: Site, a: AgentSite) -> str:
+    d, log, page = a.data.diagnosis, a.data.log, a.overview
+    events = log.events
+    link = event_link(a, page)
+    by_kind = [[_badge(k), KINDS[k].category, str(d.by_kind.get(k, 0))] for k in KINDS]
+    sessions = [
+        [f"[{escape_md(s.label)}]({rel(page, s.pages[0].path)})", str(s.events), str(len(s.pages)), _when(s.first.time), _when(s.last.time)]
+        for s in a.sessions
+    ]
+    top = [
+        f'- <span class="halo-sev halo-sev-{f.severity}">{f.severity}</span> {f.rule} {f.name}: '
+        f"{escape_md(f.message)} ({', '.join(f'[{i}]({link(i)})' for i in f.ids[:5])})"
+        for f in d.findings[:TOP_FINDINGS]
+    ]
+    more = len(d.findings) - len(top)
+    body = [
+        f"# {escape_md(a.name)}",
+        "",
+        f"Branch `{escape_md(log.branch)}` at commit {_short(log.head)}: {len(events)} events in "
+        f"{len(a.sessions)} sessions, from {_when(events[0].time)} to {_when(events[-1].time)}.",
+        "",
+        f"[Diagnosis]({rel(page, a.diagnosis)}) · [Trace]({rel(page, a.trace)}) · [Revisions]({rel(page, a.revisions)})"
+        + "".join(f" · [Compare {escape_md(c.diff.base.label)} → {escape_md(c.diff.head.label)}]({rel(page, c.path)})" for c in a.compares),
+        "",
+        "## Findings",
+        "",
+        f"{_severity_text(a)}" + (f"; {more} more in the [diagnosis]({rel(page, a.diagnosis)})." if more > 0 else "."),
+        "",
+        *top,
+        "",
+        "## Channels",
+        "",
+        '<div class="halo-graph-box">',
+        channel_svg(d.channels, "halo-channels"),
+        "</div>",
+        "",
+        "An edge X→Y counts events of category Y that name an event of category X in `uses` "
+        "(an outcome also names its act).",
+        "",
+        "## Events by kind",
+        "",
+        *md_table(["Kind", "Category", "Events"], by_kind, "llr"),
+        "",
+        "## Loop metrics",
+        "",
+        *render_metrics(a),
+        "",
+        "## Sessions",
+        "",
+        *md_table(["Session", "Events", "Pages", "First event", "Last event"], sessions, "lrrll"),
+    ]
+    return front(f"{a.name} · overview", "\n".join(body))
+
+
+def render_metrics(a: AgentSite) -> list[str]:
+    """Every loop metric of the diagnosis, named after its field."""
+    metrics = a.data.diagnosis.metrics
+    rows = []
+    for f in dataclasses.fields(metrics):
+        ratio = getattr(metrics, f.name)
+        share = "—" if ratio.value is None else f"{round(100 * ratio.value)}%"
+        rows.append([f.name.replace("_", " "), share, str(ratio)])
+    return md_table(["Metric", "Share", "Counts"], rows, "lrr")
+
+
+def render_diagnosis(site: Site, a: AgentSite) -> str:
+    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis))
+    return front(f"{a.name} · diagnosis", report)
+
+
+def render_sessions(site: Site, a: AgentSite) -> str:
+    page = a.trace
+    rows = []
+    for s in a.sessions:
+        pages = " ".join(f"[{p.number}]({rel(page, p.path)})" for p in s.pages)
+        rows.append([
+            f"[{escape_md(s.label)}]({rel(page, s.pages[0].path)})",
+            str(s.events),
+            f"{s.first.id}–{s.last.id}",
+            _when(s.first.time),
+            pages,
+        ])
+    body = [
+        f"# Trace of {escape_md(a.name)}",
+        "",
+        f"{len(a.data.log.events)} events in {len(a.sessions)} sessions, in order of each session's first event. "
+        "Each page lists one session's events oldest first; every event has an anchor such as `#e7`.",
+        "",
+        *md_table(["Session", "Events", "Ids", "Started", "Pages"], rows, "lrlll"),
+    ]
+    return front(f"{a.name} · trace", "\n".join(body))
+
+
+def _pager(session: Session, page: TracePage) -> str:
+    if len(session.pages) == 1:
+        return ""
+    items = [
+        f"**{p.number}**" if p is page else f"[{p.number}]({rel(page.path, p.path)})"
+        for p in session.pages
+    ]
+    return "Pages: " + " · ".join(items)
+
+
+def render_event(a: AgentSite, page: TracePage, e: Event) -> str:
+    link = event_link(a, page.path)
+    lines = [f"### {e.id} {_badge(e.kind)} {{ #{e.id} }}", "", escape_md(e.summary), ""]
+    own = KINDS[e.kind].fields
+    if own:
+        parts = []
+        for name in own:
+            value = e.fields[name]
+            parts.append(f"{name} [{value}]({link(value)})" if name == "about" else f"{name} **{escape_md(value)}**")
+        lines.append("- " + " · ".join(parts))
+    if e.uses:
+        lines.append("- uses " + _id_links(e.uses, link, a))
+    used_by = a.used_by.get(e.id)
+    if used_by:
+        lines.append("- used by " + _id_links(used_by, link, a))
+    channels = f" · channels {', '.join(e.channels)}" if e.channels else ""
+    lines.append(f"- {_when(e.time)}{channels} · commit {_short(a.commit(e.id))}")
+    return "\n".join(lines) + "\n"
+
+
+def render_trace_page(site: Site, a: AgentSite, session: Session, page: TracePage) -> str:
+    of = f" (page {page.number} of {len(session.pages)})" if len(session.pages) > 1 else ""
+    pager = _pager(session, page)
+    head = [
+        f"# {escape_md(a.name)} · {escape_md(session.name)}{of}",
+        "",
+        f"Session {escape_md(session.label)} of agent {escape_md(a.name)}: events {page.events[0].id}–{page.events[-1].id} "
+        f"of {session.events}. [All sessions]({rel(page.path, a.trace)}) · [Diagnosis]({rel(page.path, a.diagnosis)})",
+        "",
+    ]
+    if pager:
+        head += [pager, ""]
+    body = "\n".join(head) + "\n".join(render_event(a, page, e) for e in page.events)
+    if pager:
+        body += "\n" + pager + "\n"
+    return front(f"{a.name} · {session.name}{of}", body)
+
+
+def render_revisions(site: Site, a: AgentSite) -> str:
+    page = a.revisions
+    link = event_link(a, page)
+    revs = a.revise_events()
+    ungoverned = {e.id for e in revs if e.fields["made_by"] == "agent" and e.fields["governance"] == "none"}
+    rows = []
+    for e in revs:
+        flag = ' <span class="halo-flag">ungoverned</span>' if e.id in ungoverned else ""
+        rows.append([
+            f"[{e.id}]({link(e.id)}){flag}",
+            escape_md(e.fields["target"]),
+            f"{e.fields['made_by']} · {e.fields['governance']}",
+            _id_links(e.uses, link, a) or "none",
+            escape_md(e.summary),
+            f"{_when(e.time)}<br>{_short(a.commit(e.id))}",
+        ])
+    body = [
+        f"# Revisions of {escape_md(a.name)}",
+        "",
+        f"Every durable change the agent logged to how it works, oldest first: {len(revs)} revisions, "
+        f"{len(ungoverned)} ungoverned (made by the agent with governance none). Commit ids pin each entry "
+        "to the repository history.",
+        "",
+    ]
+    if revs:
+        body += md_table(["Revision", "Target", "Made by · governance", "Basis", "Summary", "Time · commit"], rows)
+    else:
+        body.append("No revisions on this branch.")
+    return front(f"{a.name} · revisions", "\n".join(body), hide=["toc"])
+
+
+def _side_link(a: AgentSite, source: str, sides: tuple[Side, Side]) -> Callable[[str, str], str | None]:
+    """Link a diff's event to the trace when the site's branch holds that very event.
+
+    Above the merge base the same id names different events on each side, so
+    an id links only if the event on that side equals the site's event.
+    """
+    events = a.data.log.events
+
+    def link(label: str, event_id: str) -> str | None:
+        side = sides[0] if label == sides[0].label else sides[1]
+        n = int(event_id[1:])
+        if n <= min(len(events), len(side.events)) and events[n - 1] == side.events[n - 1]:
+            return rel(source, a.location[event_id], event_id)
+        return None
+
+    return link
+
+
+def render_compare(site: Site, a: AgentSite, c: ComparePage) -> str:
+    d = c.diff
+    body = [
+        f"# {escape_md(a.name)}: {escape_md(d.base.label)} → {escape_md(d.head.label)}",
+        "",
+        f"How the agent behaves on {escape_md(d.head.label)} compared with {escape_md(d.base.label)}. Event ids link "
+        f"to the trace where branch `{escape_md(site.branch)}` of this site holds the same event.",
+        "",
+        render_diff_markdown(d, link=_side_link(a, c.path, (d.base, d.head))),
+    ]
+    return front(f"{a.name} · {c.name}", "\n".join(body))
+
+
+def render_site(site: Site) -> dict[str, str]:
+    """Every page of the site: docs-relative path -> Markdown."""
+    pages = {site.home: render_home(site)}
+    for a in site.agents:
+        pages[a.overview] = render_overview(site, a)
+        pages[a.diagnosis] = render_diagnosis(site, a)
+        pages[a.trace] = render_sessions(site, a)
+        pages[a.revisions] = render_revisions(site, a)
+        for c in a.compares:
+            pages[c.path] = render_compare(site, a, c)
+        for s in a.sessions:
+            for p in s.pages:
+                pages[p.path] = render_trace_page(site, a, s, p)
+    return pages
+
+
+def nav(site: Site) -> list:
+    """Index pages only: Material renders the nav into every page."""
+    items: list = [{"Home": site.home}]
+    for a in site.agents:
+        items.append({a.name: [
+            {"Overview": a.overview},
+            {"Diagnosis": a.diagnosis},
+            {"Trace": a.trace},
+            {"Revisions": a.revisions},
+            *({f"Compare {c.name}": c.path} for c in a.compares),
+        ]})
+    return items
