@@ -27,6 +27,8 @@ COMMANDS = [
     "check",
     "export",
     "import_",
+    "demo",
+    "site",
 ]
 
 
