@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Iterable, Sequence
 
 from .model import CATEGORY_OF_LETTER, ENUMS, KINDS, LETTERS, Event
@@ -370,8 +369,12 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     scoped: list[Event] = []
     of_kind: dict[str, list[Event]] = {k: [] for k in KINDS}
     for i, e in enumerate(events):
-        raw = e.sources()
-        valid = tuple([s for s in raw if pos.get(s, i) < i])
+        raw = e.sources() if e.kind == "outcome" else e.uses
+        valid = raw
+        for s in raw:
+            if pos.get(s, i) >= i:  # rare: a hand-made or damaged trace
+                valid = tuple([s for s in raw if pos.get(s, i) < i])
+                break
         mine = not session or e.session == session
         if mine:
             scoped.append(e)
@@ -619,7 +622,7 @@ def _findings(
     outcomes: Outcomes,
     mechanism: Mechanism,
 ) -> list[Finding]:
-    """Apply every rule in ``RULES``; sorted by severity, rule id, then event ids."""
+    """Apply every rule in ``RULES``; sorted by severity, rule id, then first event id."""
     out: list[Finding] = []
     for i in write.unsourced:
         out.append(_finding("HALO-M1", [i], "Memory kept with nothing in uses: its provenance cannot be checked."))
@@ -665,5 +668,6 @@ def _findings(
             out.append(_finding("HALO-R2", [r.id], f"Revision of “{r.target}” names no evidence in uses."))
     for rep in mechanism.repeated:
         out.append(_finding("HALO-R3", rep.ids, f"“{rep.target}” was revised {len(rep.ids)} times."))
-    out.sort(key=lambda f: (SEVERITY_RANK[f.severity], f.rule, [_num(i) for i in f.ids]))
+    # Within a rule no two findings start with the same event, so this order is total.
+    out.sort(key=lambda f: (SEVERITY_RANK[f.severity], f.rule, _num(f.ids[0])))
     return out

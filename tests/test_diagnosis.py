@@ -21,6 +21,7 @@ from halo_git.diagnosis import (
     diagnose,
     severity_counts,
 )
+from bench.bench_report import synthetic_events
 from halo_git.model import KINDS, LETTERS, Event, check_call, resolve
 
 
@@ -463,42 +464,9 @@ def test_same_input_same_diagnosis():
     assert a == b
 
 
-def synthetic(n: int) -> list[Event]:
-    """A realistic mix: sessions of ~50 events, memories recalled later, acts with outcomes, revisions."""
-    from halo_git.model import check_call as cc
-
-    events: list[Event] = []
-    kinds_of = lambda k: events[k - 1].kind  # noqa: E731
-    last: dict[str, str] = {}
-    for i in range(1, n + 1):
-        session = f"s{i // 50}"
-        step = i % 10
-        if step in (1, 6) or "observe" not in last:
-            kind, args = "observe", {}
-        elif step == 2:
-            kind, args = "remember", {"uses": [last["observe"]]}
-        elif step == 3 and "remember" in last:
-            kind, args = "recall", {"uses": [last["remember"]]}
-        elif step in (4, 7):
-            kind, args = "act", {"uses": [last["observe"]] + ([last["recall"]] if "recall" in last else []),
-                                 "trigger": "self" if step == 7 else "request", "form": "execution" if i % 70 == 7 else "communication"}
-        elif step in (5, 8) and "act" in last:
-            kind, args = "outcome", {"about": last["act"]}
-        elif step == 9 and i % 100 == 9:
-            kind, args = "revise", {"uses": [last.get("outcome", last["observe"])], "target": f"rule {i % 7}",
-                                    "made_by": "agent", "governance": "none" if i % 300 == 9 else "approved"}
-        else:
-            kind, args = "observe", {"uses": [last["act"]] if "act" in last else []}
-        ev = resolve(cc(kind, {"summary": f"{kind} {i}", **args}), i, "bench", session,
-                     f"2026-01-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z", kinds_of)
-        events.append(ev)
-        last[kind] = ev.id
-    return events
-
-
 @pytest.mark.slow
 def test_diagnosis_scales_linearly():
-    small, big = synthetic(10_000), synthetic(40_000)
+    small, big = synthetic_events(10_000), synthetic_events(40_000)
     timings = []
     for events in (small, big):
         t0 = time.perf_counter()

@@ -23,7 +23,9 @@ from halo_git.markdown import escape_md, md_link, safe_url
 from halo_git.model import one_line
 from halo_git.report import SECTIONS, render_report
 
-from .test_diagnosis import Trace, synthetic
+from bench.bench_report import synthetic_events
+
+from .test_diagnosis import Trace
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
@@ -353,7 +355,7 @@ def test_docs_page_is_up_to_date():
 def test_report_of_100k_events_is_fast_and_capped():
     import time
 
-    events = synthetic(100_000)
+    events = synthetic_events(100_000)
     t0 = time.perf_counter()
     text = render_report(diagnose(events, agent="bench", branch="main", head="ab" * 20))
     elapsed = time.perf_counter() - t0

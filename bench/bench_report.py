@@ -1,0 +1,147 @@
+"""Benchmark: the diagnosis report of 10,000 and 100,000 events.
+
+    python bench/bench_report.py           # 10k and 100k in memory, plus Halo.report on a 10k repository
+    python bench/bench_report.py --quick   # 2k in memory only
+
+The pure part builds a synthetic trace in memory (through the model's own
+validation, so ids and channels are real), then times ``diagnose`` plus
+``render_report`` and prints the median of several runs and the peak memory
+the report needed (traced allocations), which should grow linearly with the
+events. The end-to-end part imports 10,000 events into a real repository and
+times ``Halo.report`` from a fresh ``Halo`` (reading the branch included) and
+again once the branch is cached. Target: 100,000 events in under 5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+from halo_git import Halo
+from halo_git.diagnosis import diagnose
+from halo_git.jsonl import export_lines
+from halo_git.model import Event, check_call, resolve
+from halo_git.report import render_report
+
+TARGETS = [f"rule {i}" for i in range(12)]
+
+
+def synthetic_events(n: int, *, session_size: int = 200, seed: int = 7, agent: str = "bench") -> list[Event]:
+    """A plausible assistant trace: observations, memories recalled across sessions, acts on
+    request and on its own in every form, most with outcomes, and occasional revisions."""
+    rng = random.Random(seed)
+    events: list[Event] = []
+    memories: list[str] = []
+    acts: list[str] = []
+    last: dict[str, str] = {}
+
+    def kind_of(k: int) -> str:
+        return events[k - 1].kind
+
+    kinds = ["observe", "remember", "recall", "act", "outcome", "revise"]
+    weights = [30, 12, 12, 24, 19, 3]
+    for i in range(1, n + 1):
+        kind = rng.choices(kinds, weights)[0] if "observe" in last else "observe"
+        args: dict = {}
+        if kind == "remember":
+            src = last.get(rng.choice(("observe", "observe", "outcome", "act")))
+            args["uses"] = [src] if src and rng.random() < 0.9 else []
+        elif kind == "recall":
+            if not memories:
+                kind = "observe"
+            else:
+                args["uses"] = sorted(set(rng.choices(memories[-300:], k=rng.randint(1, 3))), key=lambda s: int(s[1:]))
+        elif kind == "act":
+            args["trigger"] = "self" if rng.random() < 0.25 else "request"
+            args["form"] = rng.choices(("silence", "communication", "preparation", "execution"), (5, 60, 15, 20))[0]
+            uses = [last["observe"]] if rng.random() < 0.9 else []
+            if "recall" in last and rng.random() < 0.5:
+                uses.append(last["recall"])
+            args["uses"] = uses
+        elif kind == "outcome":
+            if not acts:
+                kind = "observe"
+            else:
+                args["about"] = rng.choice(acts[-5:])
+        elif kind == "revise":
+            args.update(target=rng.choice(TARGETS), made_by="agent" if rng.random() < 0.7 else "user",
+                        governance=rng.choices(("approved", "bounded", "none"), (5, 2, 3))[0],
+                        uses=[last["outcome"]] if "outcome" in last and rng.random() < 0.85 else [])
+        if kind == "observe" and "act" in last and rng.random() < 0.2:
+            args["uses"] = [last["act"]]
+        seconds = i * 7
+        when = f"2026-{1 + seconds // 2_592_000 % 12:02d}-{1 + seconds // 86400 % 30:02d}T{seconds // 3600 % 24:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}Z"
+        draft = check_call(kind, {"summary": f"{kind} step {i}", **args})
+        ev = resolve(draft, i, agent, f"s{(i - 1) // session_size + 1}", when, kind_of)
+        events.append(ev)
+        last[kind] = ev.id
+        if kind == "remember":
+            memories.append(ev.id)
+        elif kind == "act":
+            acts.append(ev.id)
+    return events
+
+
+def report_seconds(events: list[Event], runs: int) -> tuple[float, int, int]:
+    """Median seconds of diagnose + render, the report's size and its number of findings."""
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        d = diagnose(events, agent="bench", branch="main", head="0" * 40)
+        text = render_report(d)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), len(text), len(d.findings)
+
+
+def peak_mib(events: list[Event]) -> float:
+    tracemalloc.start()
+    render_report(diagnose(events, agent="bench", branch="main", head="0" * 40))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def end_to_end(n: int, events: list[Event], work: Path) -> tuple[float, float, float]:
+    root = work / f"root{n}"
+    t0 = time.perf_counter()
+    with Halo(root) as h:
+        h.import_lines("bench", list(export_lines(events)))
+    setup = time.perf_counter() - t0
+    with Halo(root) as h:
+        t0 = time.perf_counter()
+        h.report("bench")
+        cold = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        h.report("bench")
+        warm = time.perf_counter() - t0
+    return setup, cold, warm
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="2,000 events in memory only")
+    args = p.parse_args(argv)
+    sizes = [2_000] if args.quick else [10_000, 100_000]
+    for n in sizes:
+        events = synthetic_events(n)
+        seconds, chars, findings = report_seconds(events, runs=3 if n >= 100_000 else 5)
+        print(f"{n:>7} events: report in {seconds:.2f} s (median), {chars} characters, {findings} findings, "
+              f"peak {peak_mib(events):.0f} MiB traced")
+        sys.stdout.flush()
+    if not args.quick:
+        n = 10_000
+        with tempfile.TemporaryDirectory(prefix="halo-bench-") as tmp:
+            setup, cold, warm = end_to_end(n, synthetic_events(n), Path(tmp))
+        print(f"{n:>7} events in a repository: Halo.report {cold:.2f} s from a fresh Halo, {warm:.2f} s cached "
+              f"(import took {setup:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
