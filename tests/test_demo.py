@@ -1,0 +1,59 @@
+"""``halo-git demo`` end to end: the real CLI spawns the real server over stdio."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import PYTHON, git, run_cli
+
+REMIND = "e10 [day2] act: reminded the user about the dentist at 9:30 (uses e8, e9) {trigger=self, form=communication}"
+
+
+def test_demo_logs_two_days_prints_trace_and_report_and_builds_the_site(tmp_path):
+    root, out = tmp_path / "root", tmp_path / "site"
+    r = run_cli("demo", "--root", str(root), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    trace = [line for line in lines if line.startswith("e") and " [day" in line]
+    assert len(trace) == 17
+    assert trace[0] == "e1 [day1] observe: user asked for a reminder before the dentist appointment on Thursday at 9:30"
+    assert REMIND in trace
+    # cross-session recall: the day-2 recall names the day-1 memories
+    assert "e9 [day2] recall: looked up the dentist appointment and the morning preference (uses e2, e6)" in trace
+    assert any("{target=reminder timing rule, made_by=user, governance=approved}" in t for t in trace)
+    assert any("{target=reminder timing rule, made_by=agent, governance=none}" in t for t in trace)
+    assert "# HALO report: demo" in r.stdout
+    for rule in ("HALO-A1", "HALO-R1", "HALO-A2"):  # self-initiated execution left open, ungoverned revision
+        assert rule in r.stdout
+    assert f"Open {out / 'index.html'}" in r.stdout
+    assert (out / "agents/demo/trace/day2/index.html").is_file()
+    # what the server committed, seen by plain git: one commit per event, sessions as labelled
+    log = git(root / "demo.git", "log", "--format=%s", "--reverse", "main").stdout.splitlines()
+    assert len(log) == 17 and log[9] == "e10 act: reminded the user about the dentist at 9:30"
+    assert git(root / "demo.git", "fsck", "--full").returncode == 0
+
+
+def test_demo_twice_continues_with_the_next_days(tmp_path):
+    root, out = tmp_path / "root", tmp_path / "site"
+    assert run_cli("demo", "--root", str(root)).returncode == 0
+    r = run_cli("demo", "--root", str(root), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "logged e18–e34 in sessions day3, day4" in r.stdout
+    assert "e27 [day4] act: reminded the user about the dentist at 9:30 (uses e25, e26) {trigger=self, form=communication}" in r.stdout
+    assert (out / "agents/demo/trace/day4/index.html").is_file()
+    assert len(git(root / "demo.git", "log", "--format=%H", "main").stdout.split()) == 34
+
+
+def test_demo_default_root_is_halo_demo_in_the_working_folder(tmp_path):
+    r = subprocess.run(
+        [PYTHON, "-m", "halo_git.cli", "demo"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "halo-demo" / "demo.git" / "HEAD").is_file()
+    assert "Built the review site" not in r.stdout  # no --out, no site
+
+
+def test_demo_help_names_its_options():
+    r = subprocess.run([sys.executable, "-m", "halo_git.cli", "demo", "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "--root" in r.stdout and "--out" in r.stdout and "halo-demo" in r.stdout
