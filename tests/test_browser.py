@@ -1,0 +1,191 @@
+"""The built review site in real headless Chromium (the system package, never a download).
+
+The site is served from 127.0.0.1 by a local HTTP server; every request the
+browser makes is observed, and anything leaving 127.0.0.1 is blocked and fails
+the test. Hostile summaries set ``window.__xss`` if they ever run.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from halo_git import Halo
+from halo_git.site import build_site
+from tests.test_site import HOSTILE, HOSTILE_SESSION, HOSTILE_TARGET, PAGE_SIZE, SEARCH_WORD, fill_root
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """The system Chromium through Playwright; fails (never skips) when it is missing."""
+    if not CHROMIUM.exists() and shutil.which("chromium") is None:
+        pytest.fail(
+            "the browser tests need the system Chromium at /usr/bin/chromium: install the Debian package "
+            "'chromium' (scripts/test.sh does this when it is missing); never download a browser"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")),
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("browser")
+    ids = fill_root(tmp / "root")
+    out = tmp / "out"
+    build_site(tmp / "root", out, page_size=PAGE_SIZE, compare=["demo:main...v2"])
+    with Halo(tmp / "root") as h:
+        channels = sum(1 for n in h.diagnosis("demo").channels.values() if n)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(out)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield {"url": f"http://127.0.0.1:{server.server_address[1]}", "out": out, "ids": ids, "channels": channels, "tmp": tmp}
+    server.shutdown()
+    server.server_close()
+
+
+class Watch:
+    """Every request a page makes; requests that leave 127.0.0.1 (or file://) are blocked."""
+
+    def __init__(self, context):
+        self.requests: list[str] = []
+        self.blocked: list[str] = []
+        self.errors: list[str] = []
+        context.route("**/*", self._route)
+
+    def _route(self, route):
+        url = route.request.url
+        self.requests.append(url)
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob", "file") or (parts.scheme == "http" and parts.hostname == "127.0.0.1"):
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+    def page(self, context):
+        page = context.new_page()
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        return page
+
+
+@pytest.fixture
+def browse(chromium):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    watch = Watch(context)
+    yield context, watch
+    context.close()
+    assert watch.blocked == [], f"requests left 127.0.0.1: {watch.blocked}"
+
+
+def _xss(page) -> str:
+    return page.evaluate("typeof window.__xss")
+
+
+def test_diagnosis_and_trace_pages_render_and_screenshot(site, browse, tmp_path):
+    context, watch = browse
+    page = watch.page(context)
+    for name, path in (("diagnosis", "agents/demo/diagnosis.html"), ("trace", "agents/demo/trace/day1/index.html")):
+        page.goto(f"{site['url']}/{path}")
+        page.wait_for_load_state("networkidle")
+        shot = tmp_path / f"{name}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+    # the trace page shows event e3 at its anchor, with its badge and a working link to what it uses
+    page.goto(f"{site['url']}/agents/demo/trace/day1/index.html#{site['ids']['plan']}")
+    assert page.locator(f"h3#{site['ids']['plan']} .halo-badge").inner_text() == "act"
+    page.locator(f"a[href='#{site['ids']['keep']}']").first.click()
+    assert page.url.endswith(f"#{site['ids']['keep']}")
+    assert watch.errors == []
+    assert watch.requests and all(urlsplit(u).hostname == "127.0.0.1" for u in watch.requests)
+
+
+def test_search_box_returns_a_known_event(site, browse):
+    context, watch = browse
+    page = watch.page(context)
+    page.goto(f"{site['url']}/index.html")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    box = page.locator("input.md-search__input")
+    box.press_sequentially(SEARCH_WORD, delay=40)  # Material reacts to keystrokes, not fill()
+    event = site["ids"]["ask"]
+    # results link to the event's anchor (with the theme's ?h= highlight query before it)
+    hit = page.locator(f"a.md-search-result__link[href*='trace/day1/index.html'][href$='#{event}']").first
+    hit.wait_for(state="attached", timeout=15_000)
+    assert f"{event} observe" in hit.text_content() and SEARCH_WORD in hit.text_content()
+    page.goto(hit.get_attribute("href"))
+    assert page.locator(f"h3#{event}").is_visible()
+    assert watch.errors == []
+
+
+def test_channel_graph_is_drawn_inline(site, browse):
+    context, watch = browse
+    page = watch.page(context)
+    page.goto(f"{site['url']}/agents/demo/index.html")
+    graph = page.locator("svg#halo-channels")
+    assert graph.is_visible()
+    box = graph.bounding_box()
+    assert box["width"] > 200 and box["height"] > 150
+    assert page.locator("svg#halo-channels g.halo-graph-edge").count() == site["channels"]
+    assert page.locator("svg#halo-channels g.halo-graph-node").count() == 4
+
+
+def test_hostile_text_shows_as_text_and_never_runs(site, browse):
+    context, watch = browse
+    page = watch.page(context)
+    out = site["out"]
+    pages = [p.relative_to(out).as_posix() for p in sorted((out / "agents").rglob("*.html"))] + ["index.html"]
+    for path in pages:
+        page.goto(f"{site['url']}/{path}")
+        page.wait_for_load_state("networkidle")
+        assert _xss(page) == "undefined", path
+    shown = ""
+    for name in ("index.html", "page-2.html", "page-3.html"):
+        page.goto(f"{site['url']}/agents/demo/trace/day2/{name}")
+        shown += page.locator("article").inner_text()
+    for text in HOSTILE:
+        assert text.replace("\n", "\\n") in shown, text
+    page.goto(f"{site['url']}/agents/demo/revisions.html")
+    assert HOSTILE_TARGET in page.locator("article").inner_text()
+    assert page.locator("article img, article svg[onload], article a[href^='javascript']").count() == 0
+    page.goto(f"{site['url']}/agents/demo/trace/index.html")
+    assert HOSTILE_SESSION in page.locator("article").inner_text()
+    # search results are rendered as HTML by the theme: hostile text must stay text there too
+    page.locator(".md-search__input").first.click()
+    page.locator("input.md-search__input").press_sequentially("xss onerror", delay=40)
+    page.locator(".md-search-result__item").first.wait_for(timeout=15_000)
+    page.wait_for_timeout(300)
+    assert _xss(page) == "undefined"
+    assert watch.errors == []
+
+
+def test_search_works_from_file_url_without_any_network(site, browse):
+    """The offline plugin and the local iframe-worker polyfill: search from file://."""
+    context, watch = browse
+    page = watch.page(context)
+    page.goto((site["out"] / "index.html").as_uri())
+    page.locator(".md-search__input").first.click()
+    page.locator("input.md-search__input").press_sequentially(SEARCH_WORD, delay=40)
+    page.locator("a.md-search-result__link").first.wait_for(timeout=15_000)
+    assert SEARCH_WORD in page.locator(".md-search-result").text_content()
+    assert all(urlsplit(u).scheme in ("file", "data", "blob") for u in watch.requests), watch.requests
