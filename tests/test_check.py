@@ -71,6 +71,13 @@ def test_annotation_text_stays_on_one_line(root):
     assert line.startswith("::warning title=HALO-S2 acts-without-observation (medium)::e1: Session “a%250A::error")
 
 
+def test_annotation_names_at_most_20_ids(root):
+    with Halo(root) as h:
+        h.import_lines("x", [f'{{"kind": "act", "summary": "act {i}", "trigger": "request", "form": "silence"}}' for i in range(25)])
+    [line] = run_cli("check", "--agent", "x", "--fail-on", "medium", root=root).stdout.splitlines()
+    assert "::e1, e2, " in line and "e20 and 5 more: Session “import” has 25 acts but no observation." in line
+
+
 @pytest.mark.parametrize(
     "args, says",
     [

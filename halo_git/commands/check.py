@@ -16,6 +16,7 @@ from ..errors import NotFound
 from . import add_common, open_halo
 
 LEVEL = {"high": "error", "medium": "warning", "low": "notice", "info": "notice"}
+MAX_IDS = 20  # ids named per annotation; a session finding can list thousands of acts
 
 
 def add_parser(sub) -> None:
@@ -48,7 +49,8 @@ def _prop(text: str) -> str:
 def annotation(f: Finding) -> str:
     """One finding as one workflow command line."""
     title = _prop(f"{f.rule} {f.name} ({f.severity})")
-    return f"::{LEVEL[f.severity]} title={title}::{_data(', '.join(f.ids) + ': ' + f.message + ' Remedy: ' + f.remedy)}"
+    ids = ", ".join(f.ids[:MAX_IDS]) + (f" and {len(f.ids) - MAX_IDS} more" if len(f.ids) > MAX_IDS else "")
+    return f"::{LEVEL[f.severity]} title={title}::{_data(f'{ids}: {f.message} Remedy: {f.remedy}')}"
 
 
 def run(args) -> int:
