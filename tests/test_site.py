@@ -8,12 +8,16 @@ table breaks) and a session long enough to paginate.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 import pytest
+import yaml
 
 from halo_git import Halo, HaloError, InvalidCall
 from halo_git.diagnosis import diagnose
@@ -42,6 +46,7 @@ HOSTILE = [
 HOSTILE_SESSION = '<img src=x onerror="window.__xss=1">'
 HOSTILE_TARGET = "{{ config }} </title><script>window.__xss=1</script> | x"
 PAGE_SIZE = 5
+REPO = Path(__file__).resolve().parent.parent
 
 
 def fill_root(root: Path) -> dict[str, str]:
@@ -231,7 +236,7 @@ def test_template_is_found_and_offline_by_configuration():
     assert any("iframe-worker" in p for p in polyfills)
     assert all((t / p).is_file() for p in polyfills)
     # the package copy is the top-level source (a link), so they cannot drift
-    top = Path(__file__).resolve().parent.parent / "site_template"
+    top = REPO / "site_template"
     assert t.resolve() == top.resolve()
 
 
@@ -457,3 +462,38 @@ def test_paths_stay_inside_the_output(built):
     for path in out.rglob("*"):
         assert out in path.resolve().parents
         assert PurePosixPath(path.relative_to(out).as_posix()).parts[0] in {"agents", "assets", "search", "index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", ".halo-site"}
+
+
+# --- the publishing workflow ---------------------------------------------------------------
+
+
+def test_review_site_workflow_steps_build_a_site_from_cloned_repositories(built, tmp_path):
+    """Run the workflow's own shell steps: clone agent repositories by path, build the site."""
+    workflow = yaml.safe_load((REPO / ".github/workflows/review-site.yml").read_text())
+    steps = {s.get("name"): s for s in workflow["jobs"]["build"]["steps"]}
+    uses = [s["uses"].split("@")[0] for job in workflow["jobs"].values() for s in job["steps"] if "uses" in s]
+    assert {"actions/configure-pages", "actions/upload-pages-artifact", "actions/deploy-pages"} <= set(uses)
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "AGENTS": f"{built['root'] / 'demo.git'} {built['root'] / 'helper.git'}",
+        "BRANCH": "main",
+        "COMPARE": "demo:main...v2",
+        "TITLE": "Team <review>",
+        "HALO_ROOT": str(tmp_path / "root"),
+        "SITE_DIR": str(tmp_path / "site"),
+    }
+    for name in ("Clone the agent repositories into one root", "Build the site"):
+        r = subprocess.run(["bash", "-c", steps[name]["run"]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "site/agents/demo/compare/main...v2.html").is_file()
+    assert (tmp_path / "site/agents/helper/index.html").is_file()
+    assert workflow["jobs"]["build"]["steps"][-1]["with"]["path"].endswith("/review-site")
+
+
+def test_tests_workflow_runs_the_test_script():
+    workflow = yaml.safe_load((REPO / ".github/workflows/tests.yml").read_text())
+    runs = [s.get("run", "") for s in workflow["jobs"]["test"]["steps"]]
+    assert "bash scripts/test.sh" in runs
+    ci = (REPO / ".ci/run").read_text()
+    assert "scripts/test.sh" in ci
