@@ -281,6 +281,10 @@ class Authority:
     paths: list[AuthorityPath]  # longest first
     sinks: int  # self-initiated acts and revisions in scope
     sinks_with_more: int  # sinks that had more than ``per_sink`` paths
+    # For each sink, every kind anywhere upstream of it (no depth limit), in KINDS order.
+    upstream: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Sinks with an ungoverned self-revision upstream, in id order.
+    ungoverned_upstream: list[str] = field(default_factory=list)
     max_events: int = MAX_PATH_EVENTS
     per_sink: int = PATHS_PER_SINK
 
@@ -570,23 +574,27 @@ def _authority(
     """Backward chains from each sink, longest first, at most ``PATHS_PER_SINK`` each.
 
     ``height[i]`` is the number of events on the longest chain ending at ``i``
-    (capped at the depth limit); it is filled in commit order because every
-    edge points to an earlier event, so the graph has no cycles to loop on.
-    The walk from a sink then tries predecessors tallest first, which makes
-    its first complete path a longest one and bounds the work per sink.
+    (capped at the depth limit) and ``up[i]`` a bit set of the kinds anywhere
+    upstream of ``i``; both are filled in commit order because every edge
+    points to an earlier event, so the graph has no cycles to loop on. The
+    walk from a sink then tries predecessors tallest first, which makes its
+    first complete path a longest one and bounds the work per sink.
     """
     if not sinks:
         return Authority([], 0, 0)
     limit = max(pos[s.id] for s in sinks)
     height: dict[str, int] = {}
+    up: dict[str, int] = {}
     for h in by_id:  # commit order
         if pos[h] > limit:
             break
-        best = 0
+        best = mask = 0
         for s in sources[h]:
             if height[s] > best:
                 best = height[s]
+            mask |= up[s] | _bit(by_id[s])
         height[h] = best + 1 if best < MAX_PATH_EVENTS else MAX_PATH_EVENTS
+        up[h] = mask
 
     paths: list[AuthorityPath] = []
     sinks_with_more = 0
@@ -609,7 +617,20 @@ def _authority(
             kinds = {by_id[i].kind for i in ids[:-1]}
             paths.append(AuthorityPath(sink.id, ids, truncated, tuple(k for k in KINDS if k in kinds)))
     paths.sort(key=lambda p: (-len(p.ids), _num(p.sink), [_num(i) for i in p.ids]))
-    return Authority(paths, len(sinks), sinks_with_more)
+    upstream = {s.id: tuple(k for k in KINDS if up[s.id] & _KIND_BIT[k]) for s in sinks}
+    ungoverned = [s.id for s in sinks if up[s.id] & _UNGOVERNED_BIT]
+    return Authority(paths, len(sinks), sinks_with_more, upstream=upstream, ungoverned_upstream=ungoverned)
+
+
+_KIND_BIT = {k: 1 << i for i, k in enumerate(KINDS)}
+_UNGOVERNED_BIT = 1 << len(KINDS)
+
+
+def _bit(e: Event) -> int:
+    """The bit of an event's kind, plus the ungoverned bit for an ungoverned self-revision."""
+    if e.kind == "revise" and e.fields["made_by"] == "agent" and e.fields["governance"] == "none":
+        return _KIND_BIT["revise"] | _UNGOVERNED_BIT
+    return _KIND_BIT[e.kind]
 
 
 def _findings(

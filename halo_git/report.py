@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence, TypeVar
 
-from .diagnosis import FORMS, SEVERITIES, TRIGGERS, AuthorityPath, Diagnosis, severity_counts
+from .diagnosis import FORMS, SEVERITIES, TRIGGERS, AuthorityPath, Diagnosis, Ratio, severity_counts
 from .markdown import escape_md, md_table, safe_url, shorten
 from .model import CATEGORY_OF_LETTER, KINDS, LETTERS
 
@@ -32,7 +32,7 @@ SUMMARY_CHARS = 120  # summaries in tables; the trace holds the full text
 OUTSIDE = "†"
 
 
-def _pct(r) -> str:
+def _pct(r: Ratio) -> str:
     return "—" if r.value is None else f"{round(100 * r.value)}%"
 
 
@@ -94,8 +94,8 @@ class _Writer:
             self.left_out += len(items) - len(shown)
             self.para(f"{len(items) - len(shown)} more rows not listed (the first {len(shown)} are shown).")
 
-    def listing(self, label: str, ids: Sequence[str], empty: str, *, kinds: bool = False) -> None:
-        self.para(f"{label}: {self.ids(ids, kinds=kinds)}." if ids else empty)
+    def listing(self, label: str, ids: Sequence[str], empty: str) -> None:
+        self.para(f"{label}: {self.ids(ids)}." if ids else empty)
 
     def heading(self, title: str) -> None:
         self.lines += [f"## {title}", ""]
@@ -160,7 +160,11 @@ def _boundary(w: _Writer) -> None:
         by_session: dict[str, list[str]] = {}
         for i in d.outside:
             by_session.setdefault(d.evidence[i].session, []).append(i)
-        parts = "; ".join(f"session {escape_md(s)}: {w.ids(ids)}" for s, ids in by_session.items())
+        groups = list(by_session.items())
+        parts = "; ".join(f"session {escape_md(s)}: {w.ids(ids)}" for s, ids in groups[: w.max_rows])
+        if len(groups) > w.max_rows:
+            w.left_out += sum(len(ids) for _, ids in groups[w.max_rows:])
+            parts += f"; and {len(groups) - w.max_rows} more sessions"
         w.add(f"- Evidence outside the scope, marked {OUTSIDE}: {_plural(len(d.outside), 'event')} of other sessions "
               f"that events in scope build on or that build on them ({parts})")
     elif d.session:
@@ -282,14 +286,13 @@ def _actions(w: _Writer) -> None:
     w.table(["trigger ╲ form", *FORMS, "total"], rows, align="lrrrrr")
     if a.self_initiated:
         w.para("Self-initiated acts (trigger=self): nothing the user asked or scheduled started them.")
-        by_id = {x.id: x for x in a.acts}
         w.table(
             ["act", "form", "summary", "basis", "outcomes"],
-            [by_id[i] for i in a.self_initiated],
+            [x for x in a.acts if x.trigger == "self"],
             lambda x: [w.id(x.id), x.form, w.summary(x.id), w.ids(x.basis, kinds=True), w.ids(x.outcomes, none="none")],
         )
     else:
-        w.para("No act was self-initiated: every act answered a request or a schedule the user set.")
+        w.para("No act was self-initiated: every act is logged with trigger=request.")
     w.listing("Acts with no basis (nothing in uses)", a.no_basis, "Every act names the events it relied on.")
 
 
@@ -361,18 +364,19 @@ def _authority(w: _Writer) -> None:
         f"Longest first; at most {a.per_sink} chains per act or revision and {a.max_events} events per chain "
         "(a chain starting with … was cut at that depth)."
     )
-    memory_led = {p.sink for p in a.paths if "remember" in p.carriers or "recall" in p.carriers}
-    outcome_led = {p.sink for p in a.paths if "outcome" in p.carriers}
-    revision_led = {p.sink for p in a.paths if "revise" in p.carriers}
-    bare = {p.sink for p in a.paths} - {p.sink for p in a.paths if len(p.ids) > 1}
-    order = lambda s: int(s[1:])  # noqa: E731
-    w.add(
-        f"- Retained memory carries authority over {len(memory_led)} of {a.sinks}: {w.ids(sorted(memory_led, key=order), none='none')}",
-        f"- Outcomes (feedback) feed {len(outcome_led)} of {a.sinks}: {w.ids(sorted(outcome_led, key=order), none='none')}",
-        f"- Earlier revisions feed {len(revision_led)} of {a.sinks}: {w.ids(sorted(revision_led, key=order), none='none')}",
-        f"- Nothing logged feeds {len(bare)} of {a.sinks}: {w.ids(sorted(bare, key=order), none='none')}",
-        "",
-    )
+    def upstream(*kinds: str) -> list[str]:
+        return [i for i, up in a.upstream.items() if any(k in up for k in kinds)]
+
+    w.para("Upstream of each, at any depth:")
+    for label, ids in (
+        ("retained memory (remember, recall)", upstream("remember", "recall")),
+        ("outcomes (feedback)", upstream("outcome")),
+        ("earlier revisions", upstream("revise")),
+        ("an ungoverned self-revision", a.ungoverned_upstream),
+        ("nothing logged", [i for i, up in a.upstream.items() if not up]),
+    ):
+        w.add(f"- {label}: {len(ids)} of {a.sinks} ({w.ids(ids, none='none')})")
+    w.add("")
 
     def path_row(item: tuple[int, AuthorityPath]) -> list[str]:
         n, p = item
@@ -393,7 +397,7 @@ def _findings(w: _Writer) -> None:
     counts = severity_counts(d.findings)
     w.para(
         f"{_plural(len(d.findings), 'finding')}: " + ", ".join(f"{counts[s]} {s}" for s in SEVERITIES)
-        + ". Sorted by severity, then rule id, then event id; the rules are described on the Report page of the docs."
+        + ". Sorted by severity, then rule id, then first event id; the rules are described on the Report page of the docs."
     )
     w.table(
         ["#", "severity", "rule", "events", "finding", "what to do"],

@@ -417,6 +417,22 @@ def test_authority_paths_longest_first_with_carriers():
         (a, (o2, a), False),
     ]
     assert d.authority.paths[0].carriers == ("observe", "outcome", "remember", "recall", "act")
+    assert d.authority.upstream == {a: ("observe", "remember", "recall"), rev: ("observe", "outcome", "remember", "recall", "act")}
+    assert d.authority.ungoverned_upstream == []
+
+
+def test_authority_upstream_sees_beyond_the_depth_limit_and_ungoverned_revisions():
+    t = Trace()
+    m = t.remember([t.observe()])
+    rev = t.revise([m], made_by="agent", governance="none")
+    prev = rev
+    for _ in range(MAX_PATH_EVENTS + 2):
+        prev = t.observe([prev]) if prev != rev else t.act([prev])
+    a = t.act([prev], trigger="self")
+    d = t.diagnose()
+    assert all("remember" not in p.carriers for p in d.authority.paths if p.sink == a)  # beyond the listed chain
+    assert "remember" in d.authority.upstream[a]
+    assert d.authority.ungoverned_upstream == [a]
 
 
 def test_authority_path_depth_limit_marks_truncation():
