@@ -20,18 +20,21 @@ import os
 import random
 import threading
 import time
+from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
 from dulwich.errors import NotGitRepository
 from dulwich.file import FileLocked
-from dulwich.objects import Blob, Commit, Tree
+from dulwich.objects import Commit, ShaFile, Tree, parse_tree
 from dulwich.refs import check_ref_format
 from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, InvalidCall, NotFound
 from ..model import Event, commit_message, epoch_seconds, from_yaml, to_yaml
+from . import maintenance
+from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, object_id
 
 ZERO_SHA = b"0" * 40
 DEFAULT_BRANCH = "main"
@@ -40,6 +43,9 @@ DEFAULT_BRANCH = "main"
 STALE_LOCK_SECONDS = float(os.environ.get("HALO_STALE_LOCK_SECONDS", "10"))
 CACHE_DIR = "halo"  # inside the bare repository; git ignores unknown folders there
 SNAPSHOT_EVERY = 500  # persist the parsed-event cache when it is this far ahead
+# A batch of at least this many events is written straight into one pack (fast,
+# compact); smaller batches write loose objects like single appends.
+PACK_BATCH_MIN = 100
 
 
 def event_path(number: int) -> str:
@@ -70,6 +76,89 @@ def number_from_message(message: bytes) -> int | None:
     if head[:1] == b"e" and head[1:].isdigit():
         return int(head[1:])
     return None
+
+
+def _commit_raw(event: Event, tree: bytes, parent: bytes | None) -> bytes:
+    """The commit holding ``event`` (hex ``tree`` and ``parent`` ids), byte for
+    byte as dulwich writes it: author = committer = the agent, at the event's
+    time, in UTC."""
+    ident = f"{event.agent} <{event.agent}@halo>".encode()
+    stamp = b"%s %d +0000" % (ident, epoch_seconds(event.time))
+    head = b"tree " + tree + b"\n"
+    if parent is not None:
+        head += b"parent " + parent + b"\n"
+    head += b"author " + stamp + b"\ncommitter " + stamp + b"\nencoding UTF-8\n\n"
+    return head + commit_message(event).encode("utf-8")
+
+
+class _Spine:
+    """The trees on the path to the newest event, as sorted entry lists.
+
+    Adding an event replaces or inserts one entry per level and serialises
+    only those trees: no tree is parsed or re-sorted per append. ``root`` is
+    the (hex) root tree the spine stands on; a writer whose parent commit has
+    another root tree calls ``reset`` (it re-reads at most one tree per level).
+    """
+
+    def __init__(self, read_tree: Callable[[bytes], bytes]):
+        self._read = read_tree  # hex id -> raw tree
+        self.root: bytes | None = b""  # stands on nothing yet
+        self._dirs: list[bytes] = []  # names of the directories on the current path
+        self._levels: list[tuple[list[bytes], list[bytes]]] = []  # (sort keys, entries) per level
+
+    def reset(self, root: bytes | None) -> None:
+        self.root = root
+        self._dirs = []
+        self._levels = [self._load(root)]
+
+    def _load(self, tree: bytes | None) -> tuple[list[bytes], list[bytes]]:
+        keys: list[bytes] = []
+        entries: list[bytes] = []
+        if tree is not None:
+            for name, mode, sha in parse_tree(self._read(tree), 20):
+                keys.append(name + b"/" if mode & 0o170000 == 0o040000 else name)
+                entries.append(b"%o %s\0" % (mode, name) + bytes.fromhex(sha.decode()))
+        return keys, entries
+
+    def _entry(self, level: int, name: bytes) -> bytes | None:
+        """Hex id of the subtree ``name`` at ``level``, if there is one."""
+        keys, entries = self._levels[level]
+        i = bisect_left(keys, name + b"/")
+        if i < len(keys) and keys[i] == name + b"/":
+            return entries[i][-20:].hex().encode()
+        return None
+
+    def add(self, parts: list[bytes], blob: bytes) -> list[tuple[bytes, bytes, bytes]]:
+        """Put ``blob`` (binary id) at ``parts``; returns the new trees as
+        ``(id, raw, path)``, deepest first (the root last)."""
+        self.root = b""  # stands on nothing until done, so a failure cannot leave it half-moved
+        dirs = parts[:-1]
+        keep = 0
+        while keep < min(len(dirs), len(self._dirs)) and dirs[keep] == self._dirs[keep]:
+            keep += 1
+        del self._levels[keep + 1 :]
+        for level in range(keep, len(dirs)):
+            self._levels.append(self._load(self._entry(level, dirs[level])))
+        self._dirs = list(dirs)
+        out = []
+        sha, mode, suffix = blob, b"100644", b""
+        for level in range(len(parts) - 1, -1, -1):
+            keys, entries = self._levels[level]
+            name = parts[level]
+            key = name + suffix
+            entry = b"%s %s\0" % (mode, name) + sha
+            i = bisect_left(keys, key)
+            if i < len(keys) and keys[i] == key:
+                entries[i] = entry
+            else:
+                keys.insert(i, key)
+                entries.insert(i, entry)
+            raw = b"".join(entries)
+            sha = object_id(OBJ_TREE, raw)
+            out.append((sha, raw, b"/".join(parts[:level])))
+            mode, suffix = b"40000", b"/"
+        self.root = sha.hex().encode()
+        return out
 
 
 @dataclass(frozen=True)
@@ -106,6 +195,8 @@ class AgentRepo:
         self._logs: dict[str, EventLog] = {}
         self._snapshot_count: dict[str, int] = {}
         self._after_append: list[Callable[["AgentRepo", int], None]] = []
+        self._spine = _Spine(lambda sha: self._tree(self._open(False), sha).as_raw_string())
+        self._packer = maintenance.Background(path, fsync=fsync)
 
     # -- opening -------------------------------------------------------------
 
@@ -142,6 +233,7 @@ class AgentRepo:
         return repo
 
     def close(self) -> None:
+        self._packer.wait()
         with self._lock:
             if self._repo is not None:
                 self._repo.close()
@@ -195,7 +287,7 @@ class AgentRepo:
                 yield prefix
             return
         for sha in repo.object_store.iter_prefix(prefix.encode()):
-            obj = repo.object_store[sha]
+            obj = self._get(repo, sha)
             if isinstance(obj, Commit):
                 yield sha.decode()
 
@@ -226,21 +318,26 @@ class AgentRepo:
                 if old is None:
                     number, root = 1, None
                 else:
-                    parent = repo.object_store[old]
+                    parent = self._get(repo, old)
                     number = self._number_of(parent) + 1
                     root = parent.tree
                 event = build(number, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
-                commit = self._write_commit(repo, event, root, old)
+                items = self._event_objects(event, root, old)
+                for item in items:
+                    self._add_object(repo, ShaFile.from_raw_string(item.type_num, item.raw, sha=item.sha.hex()))
+                commit = items[-1].sha.hex().encode()
                 try:
-                    if repo.refs.set_if_equals(ref, old or ZERO_SHA, commit.id):
+                    if repo.refs.set_if_equals(ref, old or ZERO_SHA, commit):
                         break
                 except FileLocked as e:
                     self._clear_if_stale(e.lockfilename)
                 time.sleep(random.uniform(0, min(0.002 * (attempt + 1), 0.05)))
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
-            committed = Committed(event, commit.id.decode())
+            committed = Committed(event, commit.decode())
             self._note_append(branch, old, committed)
+        if number % maintenance.PACK_EVERY == 0:
+            self._packer.request()
         for hook in self._after_append:
             hook(self, number)
         return committed
@@ -251,8 +348,11 @@ class AgentRepo:
         All or nothing: either every event lands contiguously or none does.
         ``build(first_number, kind_of)`` returns the events numbered from
         ``first_number``; it is called again if another writer moved the branch.
+        A batch of ``PACK_BATCH_MIN`` events or more is written as one pack
+        (removed again if the swap fails), which is what makes imports fast.
         """
         ref = branch_ref(branch)
+        pack_dir = self.path / "objects" / "pack"
         with self._lock:
             repo = self._open(True)
             for attempt in range(retries):
@@ -260,50 +360,80 @@ class AgentRepo:
                 if old is None:
                     first, root = 1, None
                 else:
-                    parent = repo.object_store[old]
+                    parent = self._get(repo, old)
                     first = self._number_of(parent) + 1
                     root = parent.tree
                 events = build(first, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
                 if not events:
                     return []
-                done: list[Committed] = []
-                tip, tree = old, root
-                for event in events:
-                    commit = self._write_commit(repo, event, tree, tip)
-                    done.append(Committed(event, commit.id.decode()))
-                    tip, tree = commit.id, commit.tree
+                done, tip, pack = self._write_batch(repo, events, root, old)
                 try:
                     if repo.refs.set_if_equals(ref, old or ZERO_SHA, tip):
                         break
                 except FileLocked as e:
                     self._clear_if_stale(e.lockfilename)
+                if pack is not None:
+                    maintenance.remove_pack(pack_dir, pack)  # nothing refers to it
                 time.sleep(random.uniform(0, min(0.002 * (attempt + 1), 0.05)))
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
             log = self._logs.get(branch)
             if log is not None and log.head == (old.decode() if old else None):
                 self._logs[branch] = EventLog(branch, done[-1].commit, log.events + [c.event for c in done], log.commits + [c.commit for c in done])
+        last = done[-1].event.number
+        if pack is not None or last // maintenance.PACK_EVERY > (first - 1) // maintenance.PACK_EVERY:
+            self._packer.request()
         for hook in self._after_append:
-            hook(self, done[-1].event.number)
+            hook(self, last)
         return done
 
-    def _write_commit(self, repo: Repo, event: Event, root: bytes | None, parent: bytes | None) -> Commit:
-        blob = Blob.from_string(to_yaml(event))
-        objects: list = [blob]
-        tree_id = self._put(root, _path_parts(event.number), blob.id, objects)
-        c = Commit()
-        c.tree = tree_id
-        c.parents = [parent] if parent else []
-        ident = f"{event.agent} <{event.agent}@halo>".encode()
-        c.author = c.committer = ident
-        c.author_time = c.commit_time = epoch_seconds(event.time)
-        c.author_timezone = c.commit_timezone = 0
-        c.encoding = b"UTF-8"
-        c.message = commit_message(event).encode("utf-8")
-        objects.append(c)
-        for obj in objects:
-            self._add_object(repo, obj)
-        return c
+    def _event_objects(self, event: Event, root: bytes | None, parent: bytes | None) -> list[Item]:
+        """The objects of the commit adding ``event`` on ``parent`` (whose root
+        tree is ``root``): the blob, the trees deepest first, the commit."""
+        spine = self._spine
+        if spine.root != root:
+            spine.reset(root)
+        data = to_yaml(event)
+        blob = object_id(OBJ_BLOB, data)
+        items = [Item(blob, OBJ_BLOB, data, None)]
+        for sha, raw, path in spine.add(_path_parts(event.number), blob):
+            items.append(Item(sha, OBJ_TREE, raw, path))
+        commit = _commit_raw(event, spine.root, parent)
+        items.append(Item(object_id(OBJ_COMMIT, commit), OBJ_COMMIT, commit, None))
+        return items
+
+    def _write_batch(self, repo: Repo, events: list[Event], root: bytes | None, parent: bytes | None) -> tuple[list[Committed], bytes, str | None]:
+        """Write one commit per event, chained on ``parent``; returns the
+        commits, the tip and the new pack's name (None: loose objects).
+
+        In a pack, the versions of each tree written while the deepest
+        directory stays the same are stored as deltas against the last one.
+        """
+        done: list[Committed] = []
+        tip = parent
+        writer = PackWriter(self.path / "objects" / "pack", fsync=self.fsync) if len(events) >= PACK_BATCH_MIN else None
+        try:
+            chunk: list[Item] = []
+            for event in events:
+                items = self._event_objects(event, root, tip)
+                if writer is None:
+                    for item in items:
+                        self._add_object(repo, ShaFile.from_raw_string(item.type_num, item.raw, sha=item.sha.hex()))
+                else:
+                    if chunk and items[1].group != chunk[1].group:
+                        writer.add_grouped(chunk)
+                        chunk = []
+                    chunk += items
+                tip, root = items[-1].sha.hex().encode(), self._spine.root
+                done.append(Committed(event, tip.decode()))
+            if writer is None:
+                return done, tip, None
+            writer.add_grouped(chunk)
+            return done, tip, writer.install()
+        except BaseException:
+            if writer is not None:
+                writer.abort()
+            raise
 
     def _add_object(self, repo: Repo, obj) -> None:
         for _ in range(3):
@@ -345,31 +475,20 @@ class AgentRepo:
     def _tree(self, repo: Repo, sha: bytes) -> Tree:
         tree = self._trees.get(sha)
         if tree is None:
-            tree = repo.object_store[sha]
+            tree = self._get(repo, sha)
             if len(self._trees) > 4096:
                 self._trees.clear()
             self._trees[sha] = tree
         return tree
 
-    def _put(self, tree_id: bytes | None, parts: list[bytes], blob_id: bytes, out: list) -> bytes:
-        """Return the id of ``tree_id`` with ``blob_id`` added at ``parts``."""
-        repo = self._repo
-        assert repo is not None
-        name = parts[0]
-        tree = Tree()
-        if tree_id is not None:
-            for entry in self._tree(repo, tree_id).iteritems():
-                tree.add(entry.path, entry.mode, entry.sha)
-        if len(parts) == 1:
-            tree.add(name, 0o100644, blob_id)
-        else:
-            child = None
-            if tree_id is not None and name in tree:
-                child = tree[name][1]
-            tree.add(name, 0o040000, self._put(child, parts[1:], blob_id, out))
-        out.append(tree)
-        self._trees[tree.id] = tree
-        return tree.id
+    def _get(self, repo: Repo, sha: bytes):
+        """``repo.object_store[sha]``, looked up twice if need be: dulwich looks
+        in packs, then in loose files, and a background pass can move an object
+        from a loose file into a new pack in between. The second look finds it."""
+        try:
+            return repo.object_store[sha]
+        except KeyError:
+            return repo.object_store[sha]
 
     def _number_of(self, commit: Commit) -> int:
         n = number_from_message(commit.message)
@@ -384,7 +503,7 @@ class AgentRepo:
         for part in _path_parts(number):
             tree = self._tree(repo, sha)
             sha = tree[part][1]
-        return repo.object_store[sha].data
+        return self._get(repo, sha).data
 
     def _kind_at(self, branch: str, head: bytes | None, root: bytes | None, number: int) -> str:
         log = self._logs.get(branch)
@@ -399,7 +518,7 @@ class AgentRepo:
     def event_at(self, commit: str, number: int) -> Event:
         with self._lock:
             repo = self._open(False)
-            return from_yaml(self._blob_at(repo.object_store[commit.encode()].tree, number))
+            return from_yaml(self._blob_at(self._get(repo, commit.encode()).tree, number))
 
     def tail(self, branch: str, limit: int) -> list[Event]:
         """The last ``limit`` events of a branch, read by path (no history walk)."""
@@ -411,7 +530,7 @@ class AgentRepo:
             if log is not None and log.head == head:
                 return log.events[-limit:]
             repo = self._open(False)
-            commit = repo.object_store[head.encode()]
+            commit = self._get(repo, head.encode())
             n = self._number_of(commit)
             return [from_yaml(self._blob_at(commit.tree, k)) for k in range(max(1, n - limit + 1), n + 1)]
 
@@ -446,7 +565,7 @@ class AgentRepo:
 
     def _extend(self, branch: str, head: str, base: EventLog | None) -> EventLog:
         repo = self._open(False)
-        head_commit = repo.object_store[head.encode()]
+        head_commit = self._get(repo, head.encode())
         n_head = self._number_of(head_commit)
         stop = base.head.encode() if base is not None and base.head and len(base.events) <= n_head else None
         stop_n = len(base.events) if stop else 0
@@ -461,7 +580,7 @@ class AgentRepo:
             new.append((c, n))
             if not c.parents:
                 break
-            c = repo.object_store[c.parents[0]]
+            c = self._get(repo, c.parents[0])
             n -= 1
         if n > 1 and not c.parents and stop is None:
             raise HaloError(f"branch '{branch}' of agent '{self.agent}' does not start at e1; run halo-git verify")

@@ -1,0 +1,659 @@
+"""Automatic packing: loose objects into small delta packs, and few packs.
+
+Why: every append writes six loose objects, one 4 KiB file each (~24 KB per
+event on disk). dulwich's ``pack_loose_objects`` stores them whole (~3.2 KB
+per event) and its generic delta search is too slow for a background job. Our
+history has a shape a generic packer does not know: each commit adds one file,
+so it rewrites one tree per level of the path to it, and the versions of one
+tree differ from the next by one entry. Each path's newest version in a pack
+is stored whole and its older versions as one delta each against it (depth 1,
+a few dozen bytes), which brings a packed event to well under 1 KB with no
+``git`` binary. The head's trees, read by every append, stay whole.
+
+Policy (``PACK_EVERY``): the append of every 1000th event of a branch, and
+every batch import, asks for a pass in a background thread (one per repository
+and process, one per repository across processes through ``flock``). A pass
+
+1. packs the loose objects of each branch: it walks back from the head over
+   loose commits, takes what each commit added compared with its parent, and
+   writes them in slices of ``SLICE_EVENTS`` commits, one pack per slice;
+   any other loose object (a lost compare-and-swap leaves a few) goes whole
+   into a last pack;
+2. consolidates: while the smallest packs together hold at least half as many
+   objects as the next bigger one, they are merged into one, by copying their
+   compressed entries byte for byte. Packs therefore grow geometrically and a
+   repository holds about log2(events / PACK_EVERY) of them, so lookups stay
+   flat (each extra pack costs every lookup a probe).
+
+Readers are never left without an object: a pack becomes visible only when its
+``.idx`` is renamed into place (after the ``.pack``); loose objects and merged
+packs are deleted only after the pack that holds them is visible, and a merged
+pack's ``.idx`` goes before its ``.pack``. A reader that looked at the old set
+of files retries (``AgentRepo`` does, dulwich rescans the pack folder on a
+miss, ``git`` re-reads it). A killed pass leaves at most a ``tmp_pack_halo_*``
+file, removed by a later pass after an hour.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import mmap
+import os
+import struct
+import tempfile
+import threading
+import time
+import zlib
+from pathlib import Path
+from typing import Iterable, NamedTuple
+
+from dulwich.object_format import SHA1
+from dulwich.object_store import DiskObjectStore
+from dulwich.objects import parse_tree
+from dulwich.pack import load_pack_index, write_pack_index_v2
+
+PACK_EVERY = 1000  # appends between background packing passes
+SLICE_EVENTS = 5000  # loose commits per new pack (bounds a pass's memory)
+TMP_PREFIX = "tmp_pack_halo_"
+TMP_MAX_AGE = 3600.0  # seconds before a leftover temporary pack counts as abandoned
+LEFTOVER_AGE = 600.0  # seconds before a loose object no branch reaches is packed anyway
+LOCK_FILE = "halo/maintenance.lock"
+
+OBJ_COMMIT, OBJ_TREE, OBJ_BLOB = 1, 2, 3
+OFS_DELTA, REF_DELTA = 6, 7
+_DIR_MODE = 0o040000
+
+
+class Item(NamedTuple):
+    """One object to pack; ``group`` names the objects that are versions of one
+    another (a tree's path), ``None`` for objects packed whole."""
+
+    sha: bytes  # 20-byte binary id
+    type_num: int
+    raw: bytes
+    group: bytes | None
+
+
+def object_id(type_num: int, raw: bytes) -> bytes:
+    """The binary Git id of an object (SHA-1 of its header and content)."""
+    name = (b"commit", b"tree", b"blob")[type_num - 1]
+    h = hashlib.sha1(b"%s %d\0" % (name, len(raw)))
+    h.update(raw)
+    return h.digest()
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append(0x80 | (n & 0x7F))
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def make_delta(base: bytes, target: bytes) -> bytes:
+    """A Git delta turning ``base`` into ``target``: copy their common prefix
+    and suffix, insert the middle. Enough for versions of one tree (an entry
+    appended or one id changed) and much cheaper than a general delta search."""
+    p = _common_prefix(base, target)
+    limit = min(len(base), len(target)) - p
+    s = _common_prefix(base[::-1][:limit], target[::-1][:limit])
+    out = bytearray(_varint(len(base)) + _varint(len(target)))
+    _copy_op(out, 0, p)
+    middle = target[p : len(target) - s]
+    for i in range(0, len(middle), 0x7F):
+        piece = middle[i : i + 0x7F]
+        out.append(len(piece))
+        out += piece
+    _copy_op(out, len(base) - s, s)
+    return bytes(out)
+
+
+def _copy_op(out: bytearray, offset: int, size: int) -> None:
+    while size:
+        n = min(size, 0x10000)
+        op = 0x80
+        args = bytearray()
+        for i in range(4):
+            if (offset >> (8 * i)) & 0xFF:
+                op |= 1 << i
+                args.append((offset >> (8 * i)) & 0xFF)
+        if n != 0x10000:  # a size of 0x10000 is written as no size bytes
+            for i in range(3):
+                if (n >> (8 * i)) & 0xFF:
+                    op |= 0x10 << i
+                    args.append((n >> (8 * i)) & 0xFF)
+        out.append(op)
+        out += args
+        offset += n
+        size -= n
+
+
+def _entry_header(type_num: int, size: int) -> bytearray:
+    out = bytearray()
+    c = (type_num << 4) | (size & 15)
+    size >>= 4
+    while size:
+        out.append(c | 0x80)
+        c = size & 0x7F
+        size >>= 7
+    out.append(c)
+    return out
+
+
+def _ofs(distance: int) -> bytes:
+    """Git's offset encoding of an OFS_DELTA base distance."""
+    out = [distance & 0x7F]
+    distance >>= 7
+    while distance:
+        distance -= 1
+        out.append(0x80 | (distance & 0x7F))
+        distance >>= 7
+    return bytes(reversed(out))
+
+
+class PackWriter:
+    """Streams objects into a new pack in ``objects/pack`` and installs it.
+
+    Nothing is visible to readers until ``install``; ``abort`` (or a crash)
+    leaves no pack behind. Objects added twice are written once.
+    """
+
+    def __init__(self, pack_dir: Path, *, fsync: bool = False):
+        pack_dir.mkdir(parents=True, exist_ok=True)
+        self.pack_dir = pack_dir
+        self.fsync = fsync
+        fd, self._tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=pack_dir)
+        self._f = os.fdopen(fd, "w+b")
+        self._f.write(b"PACK\0\0\0\2\0\0\0\0")  # the count is filled in by install
+        self._offset = 12
+        self.entries: dict[bytes, tuple[int, int]] = {}  # sha -> (offset, crc32)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, sha: bytes) -> bool:
+        return sha in self.entries
+
+    def add(self, sha: bytes, type_num: int, raw: bytes) -> None:
+        """Write an object whole."""
+        if sha not in self.entries:
+            self._write(sha, _entry_header(type_num, len(raw)), zlib.compress(raw))
+
+    def add_delta(self, item: Item, base: Item) -> None:
+        """Write ``item`` as a delta against ``base`` (already written), or
+        whole when the delta would not be smaller."""
+        if item.sha in self.entries:
+            return
+        delta = make_delta(base.raw, item.raw)
+        if len(delta) >= len(item.raw):
+            return self.add(item.sha, item.type_num, item.raw)
+        head = _entry_header(OFS_DELTA, len(delta))
+        head += _ofs(self._offset - self.entries[base.sha][0])
+        self._write(item.sha, head, zlib.compress(delta))
+
+    def add_grouped(self, items: Iterable[Item]) -> None:
+        """Write ``items`` (oldest first): the newest object of each group
+        whole, the others as deltas against it, everything else whole."""
+        items = list(items)
+        newest: dict[bytes, Item] = {}
+        for it in items:
+            if it.group is not None:
+                newest[it.group] = it
+        for it in newest.values():
+            self.add(it.sha, it.type_num, it.raw)
+        for it in items:
+            if it.group is None:
+                self.add(it.sha, it.type_num, it.raw)
+            else:
+                self.add_delta(it, newest[it.group])
+
+    def _write(self, sha: bytes, head: bytes, data: bytes, crc: int | None = None) -> None:
+        if crc is None:
+            crc = zlib.crc32(data, zlib.crc32(head))
+        self.entries[sha] = (self._offset, crc)
+        self._f.write(head)
+        self._f.write(data)
+        self._offset += len(head) + len(data)
+
+    def copy_whole(self, data: mmap.mmap, entries: list[tuple[int, bytes, int]]) -> None:
+        """Copy a whole pack's entries (``(offset, sha, crc)``, by offset)."""
+        shift = self._offset - 12
+        with memoryview(data) as view:
+            self._f.write(view[12 : len(data) - 20])
+        self._offset += len(data) - 32
+        for off, sha, crc in entries:
+            self.entries[sha] = (off + shift, crc)
+
+    def copy_entries(self, data: mmap.mmap, entries: list[tuple[int, bytes, int]]) -> None:
+        """Copy a pack's entries one by one, dropping objects already written."""
+        moved: dict[int, int] = {}  # old offset -> new offset of kept entries
+        dropped: dict[int, bytes] = {}  # old offset -> id of entries already in the merge
+        ends = [off for off, _, _ in entries[1:]] + [len(data) - 20]
+        for (off, sha, crc), end in zip(entries, ends):
+            if sha in self.entries:
+                dropped[off] = sha
+                continue
+            pos = off
+            type_num = (data[pos] >> 4) & 7
+            size = data[pos] & 15
+            shift = 4
+            while data[pos] & 0x80:
+                pos += 1
+                size |= (data[pos] & 0x7F) << shift
+                shift += 7
+            pos += 1
+            if type_num != OFS_DELTA:
+                moved[off] = self._offset
+                self._write(sha, data[off:end], b"", crc)
+                continue
+            distance = data[pos] & 0x7F
+            while data[pos] & 0x80:
+                pos += 1
+                distance = ((distance + 1) << 7) | (data[pos] & 0x7F)
+            pos += 1
+            base = off - distance
+            if base in moved:
+                head = _entry_header(OFS_DELTA, size) + _ofs(self._offset - moved[base])
+            else:
+                head = _entry_header(REF_DELTA, size) + dropped[base]
+            body = data[pos:end]
+            moved[off] = self._offset
+            self._write(sha, bytes(head), body)
+
+    def install(self) -> str | None:
+        """Finish the pack and make it visible; returns its base name
+        (``pack-<checksum>``), or None when it is empty (nothing written)."""
+        if not self.entries:
+            self.abort()
+            return None
+        f = self._f
+        f.seek(8)
+        f.write(struct.pack(">L", len(self.entries)))
+        f.flush()
+        f.seek(0)
+        h = hashlib.sha1()
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+        checksum = h.digest()
+        f.write(checksum)
+        f.flush()
+        if self.fsync:
+            os.fsync(f.fileno())
+        f.close()
+        name = f"pack-{checksum.hex()}"
+        os.chmod(self._tmp, 0o444)
+        os.replace(self._tmp, self.pack_dir / f"{name}.pack")
+        fd, tmp_idx = tempfile.mkstemp(prefix=TMP_PREFIX, dir=self.pack_dir)
+        try:
+            with os.fdopen(fd, "wb") as idx:
+                write_pack_index_v2(idx, sorted((s, o, c) for s, (o, c) in self.entries.items()), checksum)
+                if self.fsync:
+                    idx.flush()
+                    os.fsync(idx.fileno())
+            os.chmod(tmp_idx, 0o444)
+            os.replace(tmp_idx, self.pack_dir / f"{name}.idx")  # now readers see the pack
+        except BaseException:
+            _unlink(tmp_idx)
+            raise
+        return name
+
+    def abort(self) -> None:
+        if not self._f.closed:
+            self._f.close()
+        _unlink(self._tmp)
+
+
+def remove_pack(pack_dir: Path, name: str) -> None:
+    """Remove a pack, index first so no reader finds an index without data."""
+    _unlink(pack_dir / f"{name}.idx")
+    _unlink(pack_dir / f"{name}.pack")
+
+
+def _unlink(path: str | os.PathLike[str]) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+# -- one pass ------------------------------------------------------------------------
+
+
+class Pass(NamedTuple):
+    """What one maintenance pass did."""
+
+    packed: int  # loose objects now in packs
+    merged: int  # packs merged into one (0 when none)
+
+
+def run(path: Path, *, fsync: bool = False) -> Pass | None:
+    """One maintenance pass over the bare repository at ``path``; None when
+    another pass (thread or process) holds the repository's lock."""
+    lock = path / LOCK_FILE
+    lock.parent.mkdir(exist_ok=True)
+    with open(lock, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
+        pack_dir = path / "objects" / "pack"
+        _remove_abandoned(pack_dir)
+        packed = pack_loose(path, fsync=fsync)
+        merged = consolidate(pack_dir, fsync=fsync)
+        return Pass(packed, merged)
+
+
+def _remove_abandoned(pack_dir: Path) -> None:
+    try:
+        names = os.listdir(pack_dir)
+    except FileNotFoundError:
+        return
+    now = time.time()
+    for name in names:
+        if name.startswith(TMP_PREFIX):
+            p = pack_dir / name
+            try:
+                if now - p.stat().st_mtime > TMP_MAX_AGE:
+                    p.unlink()
+            except FileNotFoundError:
+                pass
+
+
+def loose_objects(objects_dir: Path) -> set[bytes]:
+    """Hex ids of the loose objects."""
+    found = set()
+    for d in range(256):
+        sub = f"{d:02x}"
+        try:
+            names = os.listdir(objects_dir / sub)
+        except FileNotFoundError:
+            continue
+        found.update((sub + n).encode() for n in names if len(n) == 38)
+    return found
+
+
+class _Reader:
+    """Raw objects: loose files read directly, anything else through dulwich."""
+
+    def __init__(self, path: Path, loose: set[bytes]):
+        self.objects = path / "objects"
+        self.loose = loose
+        self.store = DiskObjectStore(str(self.objects))
+
+    def get(self, hexsha: bytes) -> tuple[int, bytes]:
+        if hexsha in self.loose:
+            s = hexsha.decode()
+            try:
+                with open(self.objects / s[:2] / s[2:], "rb") as f:
+                    data = zlib.decompress(f.read())
+            except FileNotFoundError:
+                pass  # packed meanwhile by someone else (git gc); read it from there
+            else:
+                head, _, raw = data.partition(b"\0")
+                return {b"commit": OBJ_COMMIT, b"tree": OBJ_TREE, b"blob": OBJ_BLOB}.get(head.split(b" ")[0], 0), raw
+        return self.store.get_raw(hexsha)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _commit_links(raw: bytes) -> tuple[bytes, list[bytes]]:
+    """(tree, parents) of a raw commit, as hex ids."""
+    tree, parents = b"", []
+    for line in raw.split(b"\n\n", 1)[0].split(b"\n"):
+        if line.startswith(b"tree "):
+            tree = line[5:]
+        elif line.startswith(b"parent "):
+            parents.append(line[7:])
+    return tree, parents
+
+
+def _added(reader: _Reader, tree: bytes, base: bytes | None, path: bytes, out: list[Item]) -> None:
+    """Append the loose objects of ``tree`` that ``base`` (the same path in the
+    parent commit) does not have, each tree grouped by its path."""
+    if tree == base or tree not in reader.loose:
+        return
+    type_num, raw = reader.get(tree)
+    out.append(Item(bytes.fromhex(tree.decode()), type_num, raw, b"tree:" + path))
+    old: dict[bytes, tuple[int, bytes]] = {}
+    if base is not None:
+        old = {name: (mode, sha) for name, mode, sha in parse_tree(reader.get(base)[1], 20)}
+    for name, mode, sha in parse_tree(raw, 20):
+        prev = old.get(name)
+        if prev is not None and prev[1] == sha:
+            continue
+        if mode & 0o170000 == _DIR_MODE:
+            _added(reader, sha, prev[1] if prev and prev[0] & 0o170000 == _DIR_MODE else None, path + b"/" + name, out)
+        elif sha in reader.loose:
+            t, data = reader.get(sha)
+            out.append(Item(bytes.fromhex(sha.decode()), t, data, None))
+
+
+def pack_loose(path: Path, *, fsync: bool = False) -> int:
+    """Pack the loose objects; returns how many were packed."""
+    objects = path / "objects"
+    heads = _branch_heads(path)  # before listing, so every loose commit they reach is listed
+    loose = loose_objects(objects)
+    if not loose:
+        return 0
+    reader = _Reader(path, loose)
+    packed = 0
+    try:
+        commits: list[bytes] = []  # loose commits, newest first per branch
+        seen: set[bytes] = set()
+        for head in heads:
+            c = head
+            while c in loose and c not in seen:
+                seen.add(c)
+                commits.append(c)
+                _, parents = _commit_links(reader.get(c)[1])
+                if not parents:
+                    break
+                c = parents[0]
+        commits.reverse()  # oldest first: the newest version of each path is then last
+        for start in range(0, len(commits), SLICE_EVENTS):
+            items: list[Item] = []
+            for c in commits[start : start + SLICE_EVENTS]:
+                raw = reader.get(c)[1]
+                tree, parents = _commit_links(raw)
+                base = _commit_links(reader.get(parents[0])[1])[0] if parents else None
+                _added(reader, tree, base, b"", items)
+                items.append(Item(bytes.fromhex(c.decode()), OBJ_COMMIT, raw, None))
+            packed += _write_and_drop(objects, reader, items, fsync)
+        # Leftovers, e.g. of a lost compare-and-swap; young ones may belong to
+        # an append in flight (not yet on a branch) and wait for a later pass.
+        items = []
+        old = time.time() - LEFTOVER_AGE
+        for hexsha in sorted(loose_objects(objects) & loose):
+            file = objects / hexsha[:2].decode() / hexsha[2:].decode()
+            try:
+                if file.stat().st_mtime > old:
+                    continue
+            except FileNotFoundError:
+                continue
+            if reader.store.contains_packed(hexsha):
+                _unlink(file)
+                continue
+            t, raw = reader.get(hexsha)
+            if t:
+                items.append(Item(bytes.fromhex(hexsha.decode()), t, raw, None))
+        packed += _write_and_drop(objects, reader, items, fsync)
+    finally:
+        reader.close()
+    return packed
+
+
+def _branch_heads(path: Path) -> list[bytes]:
+    from dulwich.refs import DiskRefsContainer
+
+    refs = DiskRefsContainer(str(path))
+    heads = []
+    for name in refs.keys(base=b"refs/heads/"):
+        try:
+            heads.append(refs[b"refs/heads/" + name])
+        except KeyError:
+            continue
+    return heads
+
+
+def _write_and_drop(objects: Path, reader: _Reader, items: list[Item], fsync: bool) -> int:
+    """Write ``items`` into one pack, install it, then delete their loose files."""
+    items = [it for it in items if not reader.store.contains_packed(it.sha)]
+    if not items:
+        return 0
+    writer = PackWriter(objects / "pack", fsync=fsync)
+    try:
+        writer.add_grouped(items)
+        writer.install()
+    except BaseException:
+        writer.abort()
+        raise
+    for sha in writer.entries:
+        h = sha.hex()
+        _unlink(objects / h[:2] / h[2:])
+    return len(writer.entries)
+
+
+# -- consolidation -------------------------------------------------------------------
+
+
+class _PackFile(NamedTuple):
+    name: str
+    count: int
+
+
+def packs(pack_dir: Path) -> list[_PackFile]:
+    """The complete packs (with an index), smallest first."""
+    try:
+        names = set(os.listdir(pack_dir))
+    except FileNotFoundError:
+        return []
+    out = []
+    for n in names:
+        if n.endswith(".pack") and n[:-5] + ".idx" in names:
+            try:
+                with open(pack_dir / n, "rb") as f:
+                    head = f.read(12)
+            except FileNotFoundError:
+                continue
+            if len(head) == 12 and head[:4] == b"PACK":
+                out.append(_PackFile(n[:-5], struct.unpack(">L", head[8:])[0]))
+    return sorted(out, key=lambda p: (p.count, p.name))
+
+
+def consolidate(pack_dir: Path, *, fsync: bool = False) -> int:
+    """Merge small packs so that the rest form a geometric progression (each
+    at least twice the objects of the next smaller one); returns the number
+    of packs merged (0 when none). This is Git's geometric repack with factor 2.
+    """
+    current = packs(pack_dir)
+    split = len(current) - 1
+    while split > 0 and current[split].count >= 2 * current[split - 1].count:
+        split -= 1
+    if split <= 0:
+        return 0
+    split += 1  # the packs below the first break are rolled up...
+    total = sum(p.count for p in current[:split])
+    while split < len(current) and current[split].count < 2 * total:
+        total += current[split].count  # ...with any bigger pack the roll-up would not be half of
+        split += 1
+    merge(pack_dir, [p.name for p in reversed(current[:split])], fsync=fsync)
+    return split
+
+
+def merge(pack_dir: Path, names: list[str], *, fsync: bool = False) -> str | None:
+    """Merge packs into one by copying their entries, then remove them.
+
+    A pack whose objects are all new to the merge is copied in one piece
+    (offset deltas stay valid, being relative). An object already copied from
+    an earlier pack (two packs can hold the same object, e.g. an interrupted
+    import run again) is dropped; entries of that pack are then copied one by
+    one, re-pointing offset deltas, and a delta whose base was dropped refers
+    to the kept copy by id instead.
+    """
+    writer = PackWriter(pack_dir, fsync=fsync)
+    try:
+        for name in names:
+            idx = load_pack_index(str(pack_dir / f"{name}.idx"), SHA1)
+            try:
+                entries = sorted(((off, sha, crc) for sha, off, crc in idx.iterentries()))
+            finally:
+                idx.close()
+            with open(pack_dir / f"{name}.pack", "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                if not any(sha in writer for _, sha, _ in entries):
+                    writer.copy_whole(data, entries)
+                else:
+                    writer.copy_entries(data, entries)
+        merged = writer.install()
+    except BaseException:
+        writer.abort()
+        raise
+    for name in names:
+        if name != merged:
+            remove_pack(pack_dir, name)
+    return merged
+
+
+# -- scheduling ------------------------------------------------------------------------
+
+
+class Background:
+    """Runs passes for one repository in a background thread, one at a time.
+
+    ``request`` never waits; a request made while a pass runs starts one more
+    pass after it. ``wait`` joins the thread (``AgentRepo.close`` calls it) so
+    a finishing process leaves no half-done pass behind when it can avoid it;
+    an abrupt exit is safe too (see the module docstring).
+    """
+
+    def __init__(self, path: Path, *, fsync: bool = False):
+        self.path = path
+        self.fsync = fsync
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._again = False
+        self.passes: list[Pass] = []
+        self.error: BaseException | None = None
+
+    def request(self) -> None:
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                self._again = True
+                return
+            self._again = False
+            self._thread = threading.Thread(target=self._loop, name=f"halo-pack-{self.path.name}", daemon=True)
+            self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                done = run(self.path, fsync=self.fsync)
+                if done is not None:
+                    self.passes.append(done)
+            except Exception as e:  # packing is an optimisation: the repository stays valid
+                self.error = e
+            with self._lock:
+                if not self._again:
+                    return
+                self._again = False
+
+    def wait(self) -> None:
+        thread = self._thread
+        if thread is not None:
+            thread.join()
