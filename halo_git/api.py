@@ -30,7 +30,7 @@ from .model import (
     trace_text,
 )
 from .report import render_report
-from .screening import Screen, default_screen
+from .screening import Screen, default_screen, load_screen
 from .store import DEFAULT_BRANCH, EventLog, Store
 
 
@@ -60,7 +60,7 @@ class Halo:
         self.store = Store(root, fsync=fsync)
         self.branch = branch
         self.session = session or new_session_label()
-        self.screen = screen
+        self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
 
     @property
     def root(self):
