@@ -299,6 +299,11 @@ def test_every_event_has_one_anchor_with_kind_fields_and_commit(built):
     assert "halo-badge" in block and ">act<" in block
     assert "trigger" in block and "preparation" in block
     assert commits[2][:10] in block and f'title="{commits[2]}"' in block
+    # findings about an event are shown on it and lead to the diagnosis
+    day2 = (out / "agents/demo/trace/day2/index.html").read_text()
+    taxi = day2[day2.index(f'id="{ids["taxi"]}"') : day2.index(f'id="{ids["self_rule"]}"')]
+    assert 'href="../../diagnosis.html#findings"' in taxi and "HALO-A1" in taxi
+    assert "HALO-A1" not in block
 
 
 def test_links_to_used_and_using_events_resolve_across_pages(built):

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..diagnosis import Finding
 from ..diff import BehaviourDiff
 from ..model import Event
 from .collect import AgentData
@@ -87,6 +88,7 @@ class AgentSite:
     location: dict[str, str]  # event id -> trace page path
     used_by: dict[str, tuple[str, ...]]  # event id -> ids of later events naming it
     kinds: dict[str, str] = field(repr=False)  # event id -> kind
+    findings: dict[str, tuple[Finding, ...]] = field(repr=False)  # event id -> findings about it
     compares: tuple[ComparePage, ...] = ()
 
     @property
@@ -178,7 +180,18 @@ def agent_site(data: AgentData, page_size: int = PAGE_SIZE, diffs: Sequence[Beha
         for src in e.sources():
             used_by.setdefault(src, []).append(e.id)
     kinds = {e.id: e.kind for e in data.log.events}
-    return AgentSite(data, sessions, location, {k: tuple(v) for k, v in used_by.items()}, kinds, _compares(data.name, diffs))
+    findings: dict[str, list[Finding]] = {}
+    for f in data.diagnosis.findings:  # a finding is about its first id
+        findings.setdefault(f.ids[0], []).append(f)
+    return AgentSite(
+        data,
+        sessions,
+        location,
+        {k: tuple(v) for k, v in used_by.items()},
+        kinds,
+        {k: tuple(v) for k, v in findings.items()},
+        _compares(data.name, diffs),
+    )
 
 
 def model(

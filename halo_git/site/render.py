@@ -207,6 +207,12 @@ def render_event(a: AgentSite, page: TracePage, e: Event) -> str:
     used_by = a.used_by.get(e.id)
     if used_by:
         lines.append("- used by " + _id_links(used_by, link, a))
+    findings = a.findings.get(e.id)
+    if findings:
+        report = rel(page.path, a.diagnosis, "findings")
+        lines.append("- findings " + " ".join(
+            f'[<span class="halo-sev halo-sev-{f.severity}">{f.rule} {f.name}</span>]({report})' for f in findings
+        ))
     channels = f" · channels {', '.join(e.channels)}" if e.channels else ""
     lines.append(f"- {_when(e.time)}{channels} · commit {_short(a.commit(e.id))}")
     return "\n".join(lines) + "\n"
