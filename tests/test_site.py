@@ -25,7 +25,7 @@ from halo_git.model import Event
 from halo_git.site import build_site
 from halo_git.site.collect import AgentData
 from halo_git.site.graph import channel_svg
-from halo_git.site.output import build, template_dir, write
+from halo_git.site.output import build, check_out, template_dir, write
 from halo_git.site.pages import model, rel, slugify
 from halo_git.site.render import nav, render_site
 from halo_git.store import EventLog
@@ -244,6 +244,13 @@ def test_strict_build_fails_on_a_broken_link(tmp_path):
     config = write({"index.md": "# Home\n\n[gone](nowhere.md#e1)\n"}, [{"Home": "index.md"}], tmp_path / "src", title="t")
     with pytest.raises(HaloError, match="nowhere.md"):
         build(config, tmp_path / "out")
+    check_out(tmp_path / "out")  # a failed build leaves a folder the next build may replace
+
+
+def test_src_folder_must_be_new(built, tmp_path):
+    (tmp_path / "src").mkdir()
+    with pytest.raises(InvalidCall, match="--src"):
+        build_site(built["root"], tmp_path / "out", src=tmp_path / "src")
 
 
 def test_out_folder_with_other_files_is_refused(built, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..demo import AGENT, DEFAULT_ROOT, run_demo
+from ..site import build_site
 
 
 def add_parser(sub) -> None:
@@ -30,8 +31,6 @@ def run(args) -> int:
     print()
     print(done.report, end="" if done.report.endswith("\n") else "\n")
     if args.out:
-        from ..site import build_site
-
         built = build_site(done.root, args.out, agents=[AGENT])
         print()
         print(built.message())

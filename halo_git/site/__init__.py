@@ -88,6 +88,8 @@ def build_site(
     started = time.perf_counter()
     out = Path(out)
     check_out(out)
+    if src is not None and Path(src).exists():
+        raise InvalidCall(f"--src {src} exists; pass a new folder for the generated Markdown")
     pairs = [parse_compare(spec) for spec in compare]
     with Halo(root) as halo:
         collected = collect(halo, agents, branch)
@@ -99,7 +101,7 @@ def build_site(
         site = model(collected, title=title, branch=branch or halo.branch, page_size=page_size, diffs=diffs)
     pages = render_site(site)
     if src is not None:
-        Path(src).mkdir(parents=True, exist_ok=False)
+        Path(src).mkdir(parents=True)
         build(write(pages, nav(site), Path(src), title=title), out)
     else:
         with tempfile.TemporaryDirectory(prefix="halo-site-") as tmp:

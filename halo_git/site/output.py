@@ -83,6 +83,10 @@ def build(config_file: Path, out: Path) -> None:
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
+    # MkDocs keeps hidden files when it empties the folder: the marker written
+    # first survives, so a failed build can be retried into the same folder.
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text("Built by halo-git site; halo-git may delete and rebuild this folder.\n", encoding="utf-8")
     logger = logging.getLogger("mkdocs")
     if logger.getEffectiveLevel() > logging.WARNING:
         logger.setLevel(logging.WARNING)
@@ -96,4 +100,3 @@ def build(config_file: Path, out: Path) -> None:
         raise HaloError(f"the site build failed: {e}" + (f" ({shown})" if shown else "")) from None
     finally:
         logger.removeHandler(warnings)
-    (out / MARKER).write_text("Built by halo-git site; halo-git may delete and rebuild this folder.\n", encoding="utf-8")
