@@ -456,6 +456,14 @@ def test_site_command_builds_and_says_where(built, tmp_path):
     assert (out / "agents/demo/index.html").is_file()
 
 
+def test_site_of_another_branch_skips_agents_without_it(built, tmp_path):
+    out = tmp_path / "v2"
+    r = run_cli("site", "--root", str(built["root"]), "--out", str(out), "--branch", "v2")
+    assert r.returncode == 0, r.stderr
+    assert (out / "agents/demo/trace/v2run/index.html").is_file() and not (out / "agents/helper").exists()
+    assert "v2 acted alone" in parse(out / "agents/demo/trace/v2run/index.html").all_text
+
+
 def test_site_command_refusals(built, tmp_path):
     r = run_cli("site", "--root", str(built["root"]), "--out", str(tmp_path / "a"), "--compare", "demo:main...nope")
     assert r.returncode == 1 and "nope" in r.stderr and not (tmp_path / "a").exists()

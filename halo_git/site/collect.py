@@ -30,8 +30,9 @@ def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None) -
     names = list(dict.fromkeys(agents)) or halo.agents()
     out = []
     for name in names:
-        log = halo.event_log(name, branch)
-        if not log.events:
+        has_branch = branch in halo.store.repo(name).branches()
+        log = halo.event_log(name, branch) if has_branch else None
+        if log is None or not log.events:
             if agents:
                 raise NotFound(f"agent '{name}' has no events on branch '{branch}' under {halo.root}; check --agent, --branch and --root")
             continue
