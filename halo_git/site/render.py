@@ -53,13 +53,24 @@ def _severity_text(a: AgentSite) -> str:
     return " ".join(parts) or "none"
 
 
-def event_link(agent: AgentSite, source: str) -> Callable[[str], str]:
-    """``id -> link`` from page ``source`` to the event's anchor on its trace page."""
-    return lambda event_id: rel(source, agent.location[event_id], event_id)
+def event_link(agent: AgentSite, source: str) -> Callable[[str], str | None]:
+    """``id -> link`` from page ``source`` to the event's anchor on its trace page
+    (None for an id the branch does not hold, which then stays plain text)."""
+
+    def link(event_id: str) -> str | None:
+        target = agent.location.get(event_id)
+        return rel(source, target, event_id) if target else None
+
+    return link
 
 
-def _id_links(ids: Iterable[str], link: Callable[[str], str], agent: AgentSite) -> str:
-    return ", ".join(f"[{i}]({link(i)}) {agent.kinds[i]}" for i in ids)
+def _ref(event_id: str, link: Callable[[str], str | None]) -> str:
+    url = link(event_id)
+    return f"[{event_id}]({url})" if url else event_id
+
+
+def _id_links(ids: Iterable[str], link: Callable[[str], str | None], agent: AgentSite) -> str:
+    return ", ".join(f"{_ref(i, link)} {agent.kinds.get(i, '')}".rstrip() for i in ids)
 
 
 # --- pages -------------------------------------------------------------------
@@ -100,7 +111,7 @@ def render_overview(site: Site, a: AgentSite) -> str:
     ]
     top = [
         f'- <span class="halo-sev halo-sev-{f.severity}">{f.severity}</span> {f.rule} {f.name}: '
-        f"{escape_md(f.message)} ({', '.join(f'[{i}]({link(i)})' for i in f.ids[:5])})"
+        f"{escape_md(f.message)} ({', '.join(_ref(i, link) for i in f.ids[:5])})"
         for f in d.findings[:TOP_FINDINGS]
     ]
     more = len(d.findings) - len(top)
@@ -200,7 +211,7 @@ def render_event(a: AgentSite, page: TracePage, e: Event) -> str:
         parts = []
         for name in own:
             value = e.fields[name]
-            parts.append(f"{name} [{value}]({link(value)})" if name == "about" else f"{name} **{escape_md(value)}**")
+            parts.append(f"{name} {_ref(value, link)}" if name == "about" else f"{name} **{escape_md(value)}**")
         lines.append("- " + " · ".join(parts))
     if e.uses:
         lines.append("- uses " + _id_links(e.uses, link, a))
@@ -245,7 +256,7 @@ def render_revisions(site: Site, a: AgentSite) -> str:
     for e in revs:
         flag = ' <span class="halo-flag">ungoverned</span>' if e.id in ungoverned else ""
         rows.append([
-            f"[{e.id}]({link(e.id)}){flag}",
+            f"{_ref(e.id, link)}{flag}",
             escape_md(e.fields["target"]),
             f"{e.fields['made_by']} · {e.fields['governance']}",
             _id_links(e.uses, link, a) or "none",
