@@ -25,6 +25,7 @@ COMMANDS = [
     "pull",
     "clone",
     "check",
+    "verify",
     "export",
     "import_",
     "demo",

@@ -14,8 +14,9 @@ from pathlib import Path
 from ..model import check_agent_name
 from .repo import DEFAULT_BRANCH, AgentRepo, Committed, EventLog, event_path
 from .remote import Transfer, clone, fetch_into_root, pull, push
+from .verify import Verified, verify_branch
 
-__all__ = ["Store", "AgentRepo", "Committed", "EventLog", "DEFAULT_BRANCH", "event_path", "default_root", "Transfer", "push", "pull", "clone", "fetch_into_root"]
+__all__ = ["Store", "AgentRepo", "Committed", "EventLog", "DEFAULT_BRANCH", "event_path", "default_root", "Transfer", "push", "pull", "clone", "fetch_into_root", "Verified", "verify_branch"]
 
 
 def default_root() -> Path:
