@@ -51,7 +51,7 @@ from typing import Iterable, NamedTuple
 from dulwich.object_format import SHA1
 from dulwich.object_store import DiskObjectStore
 from dulwich.objects import parse_tree
-from dulwich.pack import load_pack_index, write_pack_index_v2
+from dulwich.pack import load_pack_index
 
 PACK_EVERY = 1000  # appends between background packing passes
 SLICE_EVENTS = 5000  # loose commits per new pack (bounds a pass's memory)
@@ -92,14 +92,14 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
-def _common_prefix(a: bytes, b: bytes) -> int:
-    n = min(len(a), len(b))
-    if a[:n] == b[:n]:
+def _longest(fits, n: int) -> int:
+    """The largest k in 0..n with ``fits(k)``, for a ``fits`` true up to some k."""
+    if fits(n):
         return n
-    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    lo, hi = 0, n  # fits(lo), not fits(hi)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if a[:mid] == b[:mid]:
+        if fits(mid):
             lo = mid
         else:
             hi = mid
@@ -110,9 +110,9 @@ def make_delta(base: bytes, target: bytes) -> bytes:
     """A Git delta turning ``base`` into ``target``: copy their common prefix
     and suffix, insert the middle. Enough for versions of one tree (an entry
     appended or one id changed) and much cheaper than a general delta search."""
-    p = _common_prefix(base, target)
-    limit = min(len(base), len(target)) - p
-    s = _common_prefix(base[::-1][:limit], target[::-1][:limit])
+    n = min(len(base), len(target))
+    p = _longest(lambda k: base.startswith(target[:k]), n)
+    s = _longest(lambda k: base.endswith(target[len(target) - k :]), n - p)
     out = bytearray(_varint(len(base)) + _varint(len(target)))
     _copy_op(out, 0, p)
     middle = target[p : len(target) - s]
@@ -165,6 +165,38 @@ def _ofs(distance: int) -> bytes:
         out.append(0x80 | (distance & 0x7F))
         distance >>= 7
     return bytes(reversed(out))
+
+
+def _index_v2(entries: dict[bytes, tuple[int, int]], checksum: bytes) -> bytes:
+    """A version 2 pack index (what ``git index-pack`` writes) for
+    ``sha -> (offset, crc32)``; built with whole-array packing because an
+    import indexes hundreds of thousands of objects."""
+    shas = sorted(entries)
+    fanout = [0] * 256
+    for sha in shas:
+        fanout[sha[0]] += 1
+    total = 0
+    for i, c in enumerate(fanout):
+        total += c
+        fanout[i] = total
+    offsets = [entries[sha][0] for sha in shas]
+    large = [o for o in offsets if o >= 1 << 31]
+    if large:
+        position = {o: i for i, o in enumerate(large)}
+        offsets = [o if o < 1 << 31 else (1 << 31) | position[o] for o in offsets]
+    n = len(shas)
+    body = b"".join(
+        (
+            b"\377tOc\0\0\0\2",
+            struct.pack(">256L", *fanout),
+            b"".join(shas),
+            struct.pack(f">{n}L", *(entries[sha][1] for sha in shas)),
+            struct.pack(f">{n}L", *offsets),
+            struct.pack(f">{len(large)}Q", *large),
+            checksum,
+        )
+    )
+    return body + hashlib.sha1(body).digest()
 
 
 class PackWriter:
@@ -302,7 +334,7 @@ class PackWriter:
         fd, tmp_idx = tempfile.mkstemp(prefix=TMP_PREFIX, dir=self.pack_dir)
         try:
             with os.fdopen(fd, "wb") as idx:
-                write_pack_index_v2(idx, sorted((s, o, c) for s, (o, c) in self.entries.items()), checksum)
+                idx.write(_index_v2(self.entries, checksum))
                 if self.fsync:
                     idx.flush()
                     os.fsync(idx.fileno())
@@ -389,28 +421,45 @@ def loose_objects(objects_dir: Path) -> set[bytes]:
 
 
 class _Reader:
-    """Raw objects: loose files read directly, anything else through dulwich."""
+    """Raw objects: loose files read directly, anything else through dulwich;
+    the last trees parsed are kept, as each commit's parent needs them again."""
 
     def __init__(self, path: Path, loose: set[bytes]):
-        self.objects = path / "objects"
+        self.objects = os.fspath(path / "objects")
         self.loose = loose
-        self.store = DiskObjectStore(str(self.objects))
+        self.store = DiskObjectStore(self.objects)
+        self._parsed: dict[bytes, dict[bytes, tuple[int, bytes]]] = {}
+
+    def path(self, hexsha: bytes) -> str:
+        s = hexsha.decode()
+        return f"{self.objects}/{s[:2]}/{s[2:]}"
 
     def get(self, hexsha: bytes) -> tuple[int, bytes]:
         if hexsha in self.loose:
-            s = hexsha.decode()
             try:
-                with open(self.objects / s[:2] / s[2:], "rb") as f:
+                with open(self.path(hexsha), "rb") as f:
                     data = zlib.decompress(f.read())
             except FileNotFoundError:
                 pass  # packed meanwhile by someone else (git gc); read it from there
             else:
                 head, _, raw = data.partition(b"\0")
-                return {b"commit": OBJ_COMMIT, b"tree": OBJ_TREE, b"blob": OBJ_BLOB}.get(head.split(b" ")[0], 0), raw
+                return _TYPES.get(head.split(b" ")[0], 0), raw
         return self.store.get_raw(hexsha)
+
+    def entries(self, tree: bytes, raw: bytes | None = None) -> dict[bytes, tuple[int, bytes]]:
+        """``name -> (mode, hex id)`` of a tree."""
+        got = self._parsed.get(tree)
+        if got is None:
+            if len(self._parsed) > 64:
+                self._parsed.clear()
+            got = self._parsed[tree] = {n: (m, s) for n, m, s in parse_tree(raw if raw is not None else self.get(tree)[1], 20)}
+        return got
 
     def close(self) -> None:
         self.store.close()
+
+
+_TYPES = {b"commit": OBJ_COMMIT, b"tree": OBJ_TREE, b"blob": OBJ_BLOB}
 
 
 def _commit_links(raw: bytes) -> tuple[bytes, list[bytes]]:
@@ -431,10 +480,8 @@ def _added(reader: _Reader, tree: bytes, base: bytes | None, path: bytes, out: l
         return
     type_num, raw = reader.get(tree)
     out.append(Item(bytes.fromhex(tree.decode()), type_num, raw, b"tree:" + path))
-    old: dict[bytes, tuple[int, bytes]] = {}
-    if base is not None:
-        old = {name: (mode, sha) for name, mode, sha in parse_tree(reader.get(base)[1], 20)}
-    for name, mode, sha in parse_tree(raw, 20):
+    old = reader.entries(base) if base is not None else {}
+    for name, (mode, sha) in reader.entries(tree, raw).items():
         prev = old.get(name)
         if prev is not None and prev[1] == sha:
             continue
@@ -455,45 +502,47 @@ def pack_loose(path: Path, *, fsync: bool = False) -> int:
     reader = _Reader(path, loose)
     packed = 0
     try:
-        commits: list[bytes] = []  # loose commits, newest first per branch
+        commits: list[tuple[bytes, bytes]] = []  # (id, raw) of loose commits, newest first per branch
         seen: set[bytes] = set()
         for head in heads:
             c = head
             while c in loose and c not in seen:
                 seen.add(c)
-                commits.append(c)
-                _, parents = _commit_links(reader.get(c)[1])
+                raw = reader.get(c)[1]
+                commits.append((c, raw))
+                parents = _commit_links(raw)[1]
                 if not parents:
                     break
                 c = parents[0]
         commits.reverse()  # oldest first: the newest version of each path is then last
+        trees = {c: _commit_links(raw)[0] for c, raw in commits}
         for start in range(0, len(commits), SLICE_EVENTS):
             items: list[Item] = []
-            for c in commits[start : start + SLICE_EVENTS]:
-                raw = reader.get(c)[1]
+            for c, raw in commits[start : start + SLICE_EVENTS]:
                 tree, parents = _commit_links(raw)
-                base = _commit_links(reader.get(parents[0])[1])[0] if parents else None
+                base = None
+                if parents:
+                    base = trees.get(parents[0]) or _commit_links(reader.get(parents[0])[1])[0]
                 _added(reader, tree, base, b"", items)
                 items.append(Item(bytes.fromhex(c.decode()), OBJ_COMMIT, raw, None))
-            packed += _write_and_drop(objects, reader, items, fsync)
+            packed += _write_and_drop(reader, items, fsync)
         # Leftovers, e.g. of a lost compare-and-swap; young ones may belong to
         # an append in flight (not yet on a branch) and wait for a later pass.
         items = []
         old = time.time() - LEFTOVER_AGE
         for hexsha in sorted(loose_objects(objects) & loose):
-            file = objects / hexsha[:2].decode() / hexsha[2:].decode()
             try:
-                if file.stat().st_mtime > old:
+                if os.stat(reader.path(hexsha)).st_mtime > old:
                     continue
             except FileNotFoundError:
                 continue
             if reader.store.contains_packed(hexsha):
-                _unlink(file)
+                _unlink(reader.path(hexsha))
                 continue
             t, raw = reader.get(hexsha)
             if t:
                 items.append(Item(bytes.fromhex(hexsha.decode()), t, raw, None))
-        packed += _write_and_drop(objects, reader, items, fsync)
+        packed += _write_and_drop(reader, items, fsync)
     finally:
         reader.close()
     return packed
@@ -512,12 +561,15 @@ def _branch_heads(path: Path) -> list[bytes]:
     return heads
 
 
-def _write_and_drop(objects: Path, reader: _Reader, items: list[Item], fsync: bool) -> int:
-    """Write ``items`` into one pack, install it, then delete their loose files."""
-    items = [it for it in items if not reader.store.contains_packed(it.sha)]
+def _write_and_drop(reader: _Reader, items: list[Item], fsync: bool) -> int:
+    """Write ``items`` into one pack, install it, then delete their loose files.
+
+    An object that is also in an older pack is written again rather than
+    looked up (that would cost a pack scan per object); the next merge keeps
+    one copy."""
     if not items:
         return 0
-    writer = PackWriter(objects / "pack", fsync=fsync)
+    writer = PackWriter(Path(reader.objects) / "pack", fsync=fsync)
     try:
         writer.add_grouped(items)
         writer.install()
@@ -525,8 +577,7 @@ def _write_and_drop(objects: Path, reader: _Reader, items: list[Item], fsync: bo
         writer.abort()
         raise
     for sha in writer.entries:
-        h = sha.hex()
-        _unlink(objects / h[:2] / h[2:])
+        _unlink(reader.path(sha.hex().encode()))
     return len(writer.entries)
 
 

@@ -14,6 +14,7 @@ serialises threads of one process; CAS serialises processes.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -39,10 +40,13 @@ from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, objec
 ZERO_SHA = b"0" * 40
 DEFAULT_BRANCH = "main"
 # A ref or object lock is held for well under a millisecond; one older than this
-# was left by a killed process and is removed (see README "Crash safety").
+# was left by a killed process and is removed by the next writer that meets it
+# (docs/security.md, "Crash safety"). Keep it well below the ~25 s an append
+# keeps retrying a busy ref, or appends give up ("try again") before recovering.
 STALE_LOCK_SECONDS = float(os.environ.get("HALO_STALE_LOCK_SECONDS", "10"))
 CACHE_DIR = "halo"  # inside the bare repository; git ignores unknown folders there
 SNAPSHOT_EVERY = 500  # persist the parsed-event cache when it is this far ahead
+SNAPSHOT_FORMAT = 2  # a header line, then one [commit, event] line per event, appended to
 # A batch of at least this many events is written straight into one pack (fast,
 # compact); smaller batches write loose objects like single appends.
 PACK_BATCH_MIN = 100
@@ -436,26 +440,51 @@ class AgentRepo:
             raise
 
     def _add_object(self, repo: Repo, obj) -> None:
-        for _ in range(3):
+        """Write one object, waiting out a lock on it.
+
+        Objects are named by their content, so a lock on one belongs either to
+        a live writer of the very same bytes (gone within milliseconds, after
+        which ``add_object`` finds the object and returns) or to a killed
+        writer (removed once stale). Either way the wait ends.
+        """
+        deadline = time.monotonic() + STALE_LOCK_SECONDS + 5
+        while True:
             try:
                 repo.object_store.add_object(obj)
                 return
             except FileLocked as e:
-                if not self._clear_if_stale(e.lockfilename):
-                    time.sleep(0.01)
-        repo.object_store.add_object(obj)
+                if self._clear_if_stale(e.lockfilename):
+                    continue
+                if time.monotonic() > deadline:
+                    raise Conflict(f"an object of agent '{self.agent}' stayed locked by {os.fsdecode(e.lockfilename)}; try again") from None
+                time.sleep(0.01)
 
     def _clear_if_stale(self, lockfile: str | bytes) -> bool:
-        """Remove a lock file older than STALE_LOCK_SECONDS; True if removed."""
+        """Remove a lock file older than STALE_LOCK_SECONDS; True if it is gone.
+
+        A Git lock file names no owner, so its age is the only evidence that
+        its writer died: HALO holds a ref or object lock for well under a
+        millisecond. Removers serialise on an ``flock`` (released by the kernel
+        even when a remover is killed) and re-check the age under it, so two
+        processes that found the same stale lock cannot remove the fresh lock a
+        third writer took in between. A writer paused for longer than
+        STALE_LOCK_SECONDS while holding a lock could still lose it: that is
+        the documented limit of the policy (docs/security.md).
+        """
         path = os.fsdecode(lockfile)
         try:
-            age = time.time() - os.stat(path).st_mtime
-            if age > STALE_LOCK_SECONDS:
+            if time.time() - os.stat(path).st_mtime <= STALE_LOCK_SECONDS:
+                return False
+            guard_dir = self.path / CACHE_DIR
+            guard_dir.mkdir(exist_ok=True)
+            with open(guard_dir / "stale-locks.flock", "a") as guard:
+                fcntl.flock(guard, fcntl.LOCK_EX)
+                if time.time() - os.stat(path).st_mtime <= STALE_LOCK_SECONDS:
+                    return False
                 os.unlink(path)
-                return True
         except FileNotFoundError:
-            return True
-        return False
+            pass
+        return True
 
     def clear_stale_locks(self) -> list[str]:
         """Remove every stale ``*.lock`` under refs/ and objects/; returns their paths."""
@@ -605,34 +634,95 @@ class AgentRepo:
         return self.path / CACHE_DIR / f"events-{key}.jsonl"
 
     def _load_snapshot(self, branch: str) -> EventLog | None:
-        path = self._snapshot_path(branch)
+        """The snapshot's events ``e1..eK`` with their commits, or None.
+
+        It is taken on trust only as far as ``_extend`` then confirms: the
+        commit it ends at must be the branch's commit for ``eK``, else the
+        branch is read from Git in full. A torn last line (a crash while
+        appending) just ends the snapshot early.
+        """
+        events: list[Event] = []
+        commits: list[str] = []
         try:
-            with open(path, encoding="utf-8") as f:
-                header = json.loads(f.readline())
-                if header.get("format") != 1 or header.get("branch") != branch:
+            with open(self._snapshot_path(branch), encoding="utf-8") as f:
+                if f.readline().encode("utf-8") != _snapshot_header(branch):
                     return None
-                events, commits = [], []
                 for line in f:
-                    commit, d = json.loads(line)
+                    try:
+                        commit, d = json.loads(line)
+                        event = Event.from_dict(d)
+                    except (ValueError, KeyError, TypeError):
+                        break
+                    if event.id != f"e{len(events) + 1}":
+                        break
                     commits.append(commit)
-                    events.append(Event.from_dict(d))
-        except (OSError, ValueError, KeyError, TypeError):
+                    events.append(event)
+        except (OSError, ValueError):
             return None
-        if len(events) != header.get("count") or not events or commits[-1] != header.get("head"):
+        if not events:
             return None
         self._snapshot_count[branch] = len(events)
-        return EventLog(branch, header["head"], events, commits)
+        return EventLog(branch, commits[-1], events, commits)
 
     def _save_snapshot(self, log: EventLog) -> None:
+        """Bring the snapshot up to ``log``: append the events it lacks (so a
+        save costs what is new, not the whole history), or rewrite it when it
+        holds another history. Appends are serialised by ``flock``."""
         path = self._snapshot_path(log.branch)
         try:
             path.parent.mkdir(exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(json.dumps({"format": 1, "branch": log.branch, "head": log.head, "count": len(log.events)}) + "\n")
-                for commit, e in zip(log.commits, log.events):
-                    f.write(json.dumps([commit, e.to_dict()], ensure_ascii=False) + "\n")
-            os.replace(tmp, path)
+            with open(path, "a+b") as f:
+                fcntl.flock(f, fcntl.LOCK_EX)
+                f.seek(0)
+                header = _snapshot_header(log.branch)
+                count, commit = _snapshot_end(f) if f.readline() == header else (0, None)
+                if count > len(log.events):
+                    return  # another process got further; nothing to add
+                if count and log.commits[count - 1] != commit:
+                    self._rewrite_snapshot(path, log)
+                else:
+                    if not count:
+                        f.truncate(0)
+                        f.write(header)
+                    f.write(_snapshot_lines(log, count))
             self._snapshot_count[log.branch] = len(log.events)
         except OSError:
             pass  # the snapshot is an optimisation; reading from Git stays correct
+
+    def _rewrite_snapshot(self, path: Path, log: EventLog) -> None:
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(_snapshot_header(log.branch))
+            f.write(_snapshot_lines(log, 0))
+        os.replace(tmp, path)
+
+
+def _snapshot_header(branch: str) -> bytes:
+    return json.dumps({"format": SNAPSHOT_FORMAT, "branch": branch}, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _snapshot_lines(log: EventLog, start: int) -> bytes:
+    return "".join(
+        json.dumps([c, e.to_dict()], ensure_ascii=False) + "\n" for c, e in zip(log.commits[start:], log.events[start:])
+    ).encode("utf-8")
+
+
+def _snapshot_end(f) -> tuple[int, str | None]:
+    """(number of events, commit of the last) of the snapshot open in ``f``,
+    read from its last complete line; a torn line after it is cut off, and
+    ``(0, None)`` means empty or unreadable (to be rewritten from scratch)."""
+    size = f.seek(0, os.SEEK_END)
+    window = min(size, 1 << 16)
+    f.seek(size - window)
+    tail = f.read(window)
+    end = tail.rfind(b"\n")
+    if end < 0:
+        return 0, None
+    if end != len(tail) - 1:
+        f.truncate(size - window + end + 1)
+    start = tail.rfind(b"\n", 0, end) + 1
+    try:
+        commit, d = json.loads(tail[start:end])
+        return int(d["id"][1:]), commit
+    except (ValueError, KeyError, TypeError, IndexError):
+        return 0, None
