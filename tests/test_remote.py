@@ -300,3 +300,39 @@ def test_histories_without_common_events(tmp_path):
             pull(h.store.repo("demo"), str(bare))
         with pytest.raises(NotFound):
             pull(Halo(tmp_path / "c").store.repo("demo"), str(bare))
+
+
+def new_pack_objects(repo: Path, before: set[str]) -> int:
+    """Objects in the packs of ``repo`` that were not there in ``before``."""
+    total = 0
+    for idx in (repo / "objects" / "pack").glob("*.idx"):
+        if idx.name not in before:
+            with open(idx, "rb") as f:
+                total += len(subprocess.run(["git", "show-index"], stdin=f, capture_output=True, text=True, check=True).stdout.splitlines())
+    return total
+
+
+def pack_names(repo: Path) -> set[str]:
+    return {p.name for p in (repo / "objects" / "pack").glob("*.idx")}
+
+
+def test_transfers_carry_the_new_events_not_the_history(tmp_path, daemon):
+    """After a 60-event history, moving 2 more events moves about 2 × 6 objects
+    (commit, blob, four trees), both ways."""
+    base, url = daemon
+    bare = make_bare(base / "demo.git")
+    a, b = tmp_path / "a", tmp_path / "b"
+    with Halo(a) as h:
+        h.import_lines("demo", [json.dumps({"kind": "observe", "summary": f"event {i}"}) for i in range(60)])
+    assert cli(a, "push", "--agent", "demo", str(bare)).returncode == 0
+    assert cli(b, "clone", f"{url}/demo.git", "--agent", "demo").returncode == 0
+    log(a, "sixty-one")
+    log(a, "sixty-two")
+    before = pack_names(bare)
+    assert cli(a, "push", "--agent", "demo", str(bare)).returncode == 0  # path remote: HALO writes the pack
+    assert new_pack_objects(bare, before) == 12
+    before = pack_names(b / "demo.git")
+    assert cli(b, "pull", "--agent", "demo", f"{url}/demo.git").returncode == 0  # git daemon sends the pack
+    assert 12 <= new_pack_objects(b / "demo.git", before) <= 16  # a thin pack is completed with a few bases
+    assert summaries(b)[-1] == "e62 sixty-two"
+    fsck_clean(b / "demo.git")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from dulwich.client import HTTPUnauthorized, get_transport_and_path
 from dulwich.errors import GitProtocolError, NotGitRepository
 from dulwich.object_store import DiskObjectStore
 from dulwich.objects import Commit
+from dulwich.pack import pack_objects_to_data
 from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, IntegrityError, NotFound
@@ -45,6 +47,7 @@ from .repo import CACHE_DIR, DEFAULT_BRANCH, ZERO_SHA, AgentRepo, _read_ref, bra
 
 _HEADS = b"refs/heads/"
 _SPOOL = 16 << 20  # keep incoming packs up to 16 MiB in memory, then spill to disk
+_NEGOTIATION_DEPTH = 1024  # how far back a pull offers ancestors of the branch head
 
 
 @dataclass(frozen=True)
@@ -109,9 +112,12 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
                 )
             raise Conflict(_diverged(repo.agent, branch, shown, "push", local.object_store, sha, old))
 
+        def pack_data(have, want, *, ofs_delta: bool = False, progress=None):
+            return pack_objects_to_data(_added_objects(local.object_store, sha, seen.get("old"), repo.agent))
+
         client, path = _client(local, url, "push")
         with _transport_errors(shown):
-            result = client.send_pack(path, update_refs, local.object_store.generate_pack_data)
+            result = client.send_pack(path, update_refs, pack_data)
         failed = {k: v for k, v in (result.ref_status or {}).items() if v}
         if failed:
             raise Conflict(f"the remote at {shown} refused the update of '{branch}': {failed.get(ref, next(iter(failed.values())))}; nothing was forced")
@@ -137,7 +143,7 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
         local = repo._open(False)
         old = _read_ref(local, local_ref)
         with _incoming(repo) as store:
-            refs = _fetch_into(local, url, store, remote_ref, shown)
+            refs = _fetch_into(local, url, store, remote_ref, old, shown, repo.agent)
             new = refs.get(remote_ref)
             if new is None:
                 names = sorted(r[len(_HEADS):].decode() for r, s in refs.items() if r.startswith(_HEADS) and s)
@@ -278,6 +284,44 @@ def _check_chain(store, tip: bytes, agent: str, known: set[bytes] | None = None)
             known.add(commit.id)
 
 
+def _added_objects(store, tip: bytes, old: bytes | None, agent: str) -> list:
+    """The objects the commits after ``old`` up to ``tip`` added: each commit, and
+    in its tree only the entries that differ from its parent's. A remote at
+    ``old`` holds everything else, so a push costs the events it sends, not the
+    history (dulwich's generic finder walks every commit the remote has)."""
+    stop = _number(store, store[old], agent) if old is not None else 0
+    found: dict[bytes, object] = {}
+    parents: dict[bytes, object] = {}  # the parent's trees are the next commit's own
+    for commit, n in _first_parents(store, tip, agent):
+        if n <= stop:
+            break
+        found[commit.id] = commit
+        parent_tree = store[commit.parents[0]].tree if commit.parents else None
+        trees, parents = parents, {}
+        _added_in_tree(store, commit.tree, parent_tree, found, trees, parents)
+    return list(found.values())
+
+
+def _added_in_tree(store, tree_id: bytes, old_id: bytes | None, found: dict, trees: dict, parents: dict) -> None:
+    """Add ``tree_id`` and what differs from ``old_id`` below it to ``found``;
+    ``trees`` holds already loaded trees, ``parents`` collects the old ones."""
+    if tree_id == old_id or tree_id in found:
+        return
+    tree = trees.get(tree_id) or store[tree_id]
+    found[tree_id] = tree
+    old = None
+    if old_id is not None:
+        old = parents[old_id] = store[old_id]
+    for entry in tree.iteritems():
+        before = old[entry.path][1] if old is not None and entry.path in old else None
+        if entry.sha == before:
+            continue
+        if stat.S_ISDIR(entry.mode):
+            _added_in_tree(store, entry.sha, before, found, trees, parents)
+        else:
+            found[entry.sha] = store[entry.sha]
+
+
 def _merge_base(store, a: bytes, b: bytes, agent: str) -> tuple[int, int, int]:
     """(events in common, number at ``a``, number at ``b``) for two linear histories."""
     walk_a, walk_b = _first_parents(store, a, agent), _first_parents(store, b, agent)
@@ -385,26 +429,65 @@ class _incoming:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, shown: str) -> dict:
+def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, old: bytes | None, shown: str, agent: str) -> dict:
     """Fetch the remote's ``ref`` into ``store`` over one connection; returns the
-    remote's refs. Negotiates with the local branch heads so only missing
-    objects travel, and fetches nothing when the commit is already here."""
+    remote's refs. Fetches nothing when the commit is already here."""
     client, path = _client(local, url, "pull")
     spool = SpooledTemporaryFile(max_size=_SPOOL, dir=store.path)
     wanted: list[bytes] = []
+    haves = _Haves()
 
     def wants(refs: dict, depth: int | None = None) -> list[bytes]:
         sha = refs.get(ref)
         if sha is not None and sha not in store:
             wanted.append(sha)
+            haves.offer(local, old, refs, agent)
         return list(wanted)
 
     with spool, _transport_errors(shown):
-        result = client.fetch_pack(path, wants, local.get_graph_walker(), spool.write)
+        result = client.fetch_pack(path, wants, haves, spool.write)
         if wanted and spool.tell():
             spool.seek(0)
             store.add_thin_pack(spool.read, None)
     return result.refs
+
+
+class _Haves:
+    """The commits offered to the server as already held, so it sends only what
+    is missing. dulwich's own walker offers every ancestor of every head (it
+    cannot read the server's acknowledgements mid-way), which makes each pull
+    cost the whole history; HALO offers the receiving branch's head (all a
+    fast-forward needs), remote heads it already holds, ancestors of its head at
+    doubling distances (so after a divergence the server still finds a recent
+    common commit), then its other branch heads."""
+
+    def __init__(self) -> None:
+        self._shas: list[bytes] = []
+
+    def offer(self, local: Repo, old: bytes | None, refs: dict, agent: str) -> None:
+        shas = dict.fromkeys([old] if old else [])
+        shas.update(dict.fromkeys(s for s in refs.values() if s and s != ZERO_SHA and s in local.object_store))
+        if old is not None:
+            next_at = 1
+            for depth, (commit, _n) in enumerate(_first_parents(local.object_store, old, agent)):
+                if depth == next_at:
+                    shas[commit.id] = None
+                    next_at *= 2
+                if depth >= _NEGOTIATION_DEPTH:
+                    break
+        shas.update(dict.fromkeys(local.refs.as_dict(_HEADS).values()))
+        self._shas = list(shas)
+
+    def next(self) -> bytes | None:
+        return self._shas.pop(0) if self._shas else None
+
+    __next__ = next
+
+    def ack(self, sha: bytes) -> None:
+        """The server holds ``sha``; the offers stay as they are."""
+
+    def nak(self) -> None:
+        """The server holds none of the offers; it will send the whole history."""
 
 
 def _adopt(store: DiskObjectStore, objects: Path) -> None:
