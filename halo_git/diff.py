@@ -34,7 +34,8 @@ from .markdown import escape_md, md_table, safe_url, shorten
 from .model import KINDS, LETTERS, Event
 
 SUMMARY_CHARS = 120
-MAX_ITEMS = 25  # findings and revisions listed per side in Markdown; JSON lists all
+MAX_ITEMS = 25  # revisions listed per side in Markdown; JSON lists all
+MAX_PER_RULE = 10  # findings listed per rule and side in Markdown; the rest are cited by id
 MAX_RUNS = 12  # id runs (e3–e7) cited per cell in Markdown
 
 METRICS: dict[str, str] = {
@@ -286,7 +287,7 @@ def render_diff_markdown(diff: BehaviourDiff, link: Callable[[str, str], str | N
     for k, title in METRICS.items():
         mb, mh = b.metrics[k], h.metrics[k]
         d = _delta(mb.ratio, mh.ratio)
-        rows.append([title, _metric(b, mb, link), _metric(h, mh, link), "—" if d is None else f"{d:+g} pts"])
+        rows.append([title, _metric(b, mb, link), _metric(h, mh, link), "—" if d is None else (f"{d:+g} pts" if d else "0 pts")])
     out += md_table(["metric", tag(b), tag(h), "Δ"], rows, "lllr")
     out += ["", "Each cell cites the events counted in its numerator, on that side."]
 
@@ -320,16 +321,22 @@ def render_diff_markdown(diff: BehaviourDiff, link: Callable[[str, str], str | N
 
 
 def _findings(findings: Sequence[Finding], side: Side, link, none: str) -> list[str]:
+    """Findings grouped by rule and severity (the remedy once per group), at most
+    ``MAX_PER_RULE`` listed per group and the rest cited by id."""
     if not findings:
         return [none]
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.rule, f.severity), []).append(f)
+    where = f"{side.name} {escape_md(side.label)}"
     lines = []
-    for i, f in enumerate(findings[:MAX_ITEMS], 1):
-        lines.append(
-            f"{i}. **{f.rule}** {f.name} ({f.severity}), {side.name} {escape_md(side.label)} {_cite(side, f.ids, link)}: "
-            f"{escape_md(f.message)} *Remedy:* {escape_md(f.remedy)}"
-        )
-    if len(findings) > MAX_ITEMS:
-        lines.append(f"{MAX_ITEMS + 1}. … and {len(findings) - MAX_ITEMS} more (see `halo-git diff --format json`)")
+    for (rule, severity), group in groups.items():
+        lines.append(f"- **{rule}** {group[0].name} ({severity}), {len(group)} on {where}. *Remedy:* {escape_md(group[0].remedy)}")
+        for f in group[:MAX_PER_RULE]:
+            lines.append(f"    - {where} {_cite(side, f.ids, link)}: {escape_md(f.message)}")
+        if len(group) > MAX_PER_RULE:
+            rest = group[MAX_PER_RULE:]
+            lines.append(f"    - {len(rest)} more on {where}, about {_cite(side, [f.ids[0] for f in rest], link)}")
     return lines
 
 

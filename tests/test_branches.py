@@ -133,17 +133,21 @@ def test_markdown_cites_ids_with_their_side_and_is_deterministic(halo):
     assert "| M→S | 0 | 1 (e7) | +1 |" in lines
     assert "| outcome coverage (acts other than silence with an outcome) | 1/2 (50%): e3 | 2/2 (100%): e3, e6 | +50 pts |" in lines
     assert "| self-initiated share (acts with trigger=self) | 1/2 (50%): e6 | 0/2 (0%) | -50 pts |" in lines
-    new = md.split("### Findings new on HEAD prompt-v2")[1].split("###")[0]
-    assert "1. **HALO-S2** acts-without-observation (medium), HEAD prompt-v2 e6: Session “v2” has 1 act but no observation." in new
+    new = md.split("### Findings new on HEAD prompt-v2")[1].split("###")[0].strip().splitlines()
+    assert new[0].startswith("- **HALO-S2** acts-without-observation (medium), 1 on HEAD prompt-v2. *Remedy:* Observe")
+    assert new[1:] == ["    - HEAD prompt-v2 e6: Session “v2” has 1 act but no observation."]
     resolved = md.split("### Findings resolved on HEAD prompt-v2 (present on BASE main)")[1].split("###")[0]
-    assert [line.split(",")[0] for line in resolved.strip().splitlines()] == [
-        "1. **HALO-R1** ungoverned-self-revision (high)",
-        "2. **HALO-A3** act-without-basis (medium)",
-        "3. **HALO-R2** revision-without-evidence (medium)",
-        "4. **HALO-A2** open-loop (low)",
-        "5. **HALO-M2** memory-never-recalled (info)",
+    assert [line.split(",")[0] for line in resolved.strip().splitlines() if line.startswith("- ")] == [
+        "- **HALO-R1** ungoverned-self-revision (high)",
+        "- **HALO-A3** act-without-basis (medium)",
+        "- **HALO-R2** revision-without-evidence (medium)",
+        "- **HALO-A2** open-loop (low)",
+        "- **HALO-M2** memory-never-recalled (info)",
     ]
-    assert "BASE main e7" in resolved and "HEAD" not in resolved.replace("HEAD prompt-v2 (present", "")
+    assert [line.split(":")[0] for line in resolved.strip().splitlines() if line.startswith("    - ")] == [
+        "    - BASE main e7", "    - BASE main e6", "    - BASE main e7", "    - BASE main e6", "    - BASE main e2",
+    ]
+    assert "HEAD" not in resolved
     assert "- BASE main e7: target “summary schedule”, made_by=agent, governance=none: raised the summary frequency" in lines
     assert "- HEAD prompt-v2 e8: target “confirmation rule”, made_by=user, governance=approved: tightened the confirmation rule" in lines
     assert len(md) < 65536  # a GitHub comment's limit
@@ -265,3 +269,16 @@ def test_compare_is_pure_over_event_logs(halo):
     scenario(halo)
     a, b = halo.event_log("demo", "main"), halo.event_log("demo", "prompt-v2")
     assert render_diff_json(compare("demo", "main", a, "prompt-v2", b)) == render_diff_json(halo.diff("demo", "main", "prompt-v2"))
+
+
+def test_long_finding_lists_are_capped_and_cite_the_rest(halo):
+    halo.log("demo", "observe", "inbox checked", session="s")  # e1
+    halo.store.repo("demo").create_branch("busy", "main")
+    for i in range(12):  # busy e2..e13: twelve acts with a basis and no outcome
+        halo.log("demo", "act", f"nudged the user ({i})", ["e1"], "s", branch="busy", trigger="request")
+    md = render_diff_markdown(halo.diff("demo", "main", "busy"))
+    section = md.split("### Findings new on HEAD busy")[1].split("###")[0].strip().splitlines()
+    assert section[0].startswith("- **HALO-A2** open-loop (low), 12 on HEAD busy. *Remedy:*")
+    assert section[1] == "    - HEAD busy e2: Act (trigger=request, form=communication) has no outcome: the loop is open."
+    assert len(section) == 1 + 10 + 1
+    assert section[-1] == "    - 2 more on HEAD busy, about e12–e13"
