@@ -18,7 +18,7 @@ import pytest
 
 from halo_git import Halo
 from halo_git.site import build_site
-from tests.test_site import HOSTILE, HOSTILE_SESSION, HOSTILE_TARGET, PAGE_SIZE, SEARCH_WORD, fill_root
+from tests.test_site import HOSTILE, HOSTILE_SESSION, HOSTILE_TARGET, PAGE_SIZE, SEARCH_WORD, V2, fill_root
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +49,7 @@ def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("browser")
     ids = fill_root(tmp / "root")
     out = tmp / "out"
-    build_site(tmp / "root", out, page_size=PAGE_SIZE, compare=["demo:main...v2"])
+    build_site(tmp / "root", out, page_size=PAGE_SIZE, compare=[f"demo:main...{V2}"])
     with Halo(tmp / "root") as h:
         channels = sum(1 for n in h.diagnosis("demo").channels.values() if n)
 

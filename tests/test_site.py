@@ -44,6 +44,7 @@ HOSTILE = [
     "<svg onload=window.__xss=1>",
 ]
 HOSTILE_SESSION = '<img src=x onerror="window.__xss=1">'
+V2 = "prompt_v2.1"  # a branch name with a character Markdown escapes
 HOSTILE_TARGET = "{{ config }} </title><script>window.__xss=1</script> | x"
 PAGE_SIZE = 5
 REPO = Path(__file__).resolve().parent.parent
@@ -73,10 +74,10 @@ def fill_root(root: Path) -> dict[str, str]:
             log(f"long{i}", "observe" if i % 2 == 0 else "remember", f"long session step {i}", "long", (f"long{i - 1}",) if i else ("keep",))
         h.log("helper", "observe", "the second agent's first step", session="s1")
         # prompt v2: a branch from main that acts on its own and revises without approval
-        h.store.repo("demo").create_branch("v2", "main")
+        h.store.repo("demo").create_branch(V2, "main")
         for summary in ("v2 acted alone", "v2 acted alone again"):
-            h.log("demo", "act", summary, uses=[ids["recall"]], session="v2run", branch="v2", trigger="self", form="execution")
-        h.log("demo", "revise", "v2 changed the rule", uses=[ids["recall"]], session="v2run", branch="v2",
+            h.log("demo", "act", summary, uses=[ids["recall"]], session="v2run", branch=V2, trigger="self", form="execution")
+        h.log("demo", "revise", "v2 changed the rule", uses=[ids["recall"]], session="v2run", branch=V2,
               target=HOSTILE_TARGET, made_by="agent", governance="none")
     return ids
 
@@ -87,7 +88,7 @@ def built(tmp_path_factory):
     root = tmp / "root"
     ids = fill_root(root)
     out = tmp / "out"
-    result = build_site(root, out, page_size=PAGE_SIZE, title="Review <b>&</b>", src=tmp / "src", compare=["demo:main...v2"])
+    result = build_site(root, out, page_size=PAGE_SIZE, title="Review <b>&</b>", src=tmp / "src", compare=[f"demo:main...{V2}"])
     return {"root": root, "out": out, "src": tmp / "src", "ids": ids, "result": result}
 
 
@@ -397,7 +398,7 @@ def test_hostile_text_renders_as_text_everywhere(built):
     odd = parse(out / "agents/demo/trace/img-src-x-onerror-window-xss-1/index.html")
     assert HOSTILE_SESSION in odd.all_text and odd.title.startswith("demo · session")
     # the hostile target reaches the diagnosis, the revisions page and the trace as text
-    for rel_path in ("agents/demo/diagnosis.html", "agents/demo/revisions.html", "agents/demo/trace/day2/index.html", "agents/demo/compare/main...v2.html"):
+    for rel_path in ("agents/demo/diagnosis.html", "agents/demo/revisions.html", "agents/demo/trace/day2/index.html", "agents/demo/compare/main...prompt-v2-1.html"):
         assert "</title><script>window.__xss=1</script>" in parse(out / rel_path).all_text, rel_path
 
 
@@ -426,7 +427,7 @@ def test_generated_markdown_is_kept_with_src(built):
 
 def test_compare_page_diffs_branches_and_links_only_shared_events(built):
     out, ids = built["out"], built["ids"]
-    path = out / "agents/demo/compare/main...v2.html"
+    path = out / "agents/demo/compare/main...prompt-v2-1.html"
     page = parse(path)
     assert "Behaviour diff of agent demo" in page.all_text
     assert "HALO-A1" in page.all_text  # the new self-initiated executions on v2
@@ -438,7 +439,7 @@ def test_compare_page_diffs_branches_and_links_only_shared_events(built):
     # shared history (the base side's open act, the ungoverned revision) links to main's trace
     assert f"../trace/day2/index.html#{ids['taxi']}" in links
     overview = parse(out / "agents/demo/index.html")
-    assert ("a", "href", "compare/main...v2.html") in overview.links
+    assert ("a", "href", "compare/main...prompt-v2-1.html") in overview.links
 
 
 # --- the command -------------------------------------------------------------------------
@@ -458,10 +459,12 @@ def test_site_command_builds_and_says_where(built, tmp_path):
 
 def test_site_of_another_branch_skips_agents_without_it(built, tmp_path):
     out = tmp_path / "v2"
-    r = run_cli("site", "--root", str(built["root"]), "--out", str(out), "--branch", "v2")
+    r = run_cli("site", "--root", str(built["root"]), "--out", str(out), "--branch", V2)
     assert r.returncode == 0, r.stderr
     assert (out / "agents/demo/trace/v2run/index.html").is_file() and not (out / "agents/helper").exists()
     assert "v2 acted alone" in parse(out / "agents/demo/trace/v2run/index.html").all_text
+    assert f"on branch {V2}," in parse(out / "index.html").all_text
+    assert f"Branch {V2} at commit" in parse(out / "agents/demo/index.html").all_text
 
 
 def test_site_command_refusals(built, tmp_path):
@@ -469,7 +472,7 @@ def test_site_command_refusals(built, tmp_path):
     assert r.returncode == 1 and "nope" in r.stderr and not (tmp_path / "a").exists()
     r = run_cli("site", "--root", str(built["root"]), "--out", str(tmp_path / "b"), "--compare", "demo-main")
     assert r.returncode == 2 and "AGENT:BASE...HEAD" in r.stderr
-    r = run_cli("site", "--root", str(built["root"]), "--out", str(tmp_path / "b"), "--agent", "helper", "--compare", "demo:main...v2")
+    r = run_cli("site", "--root", str(built["root"]), "--out", str(tmp_path / "b"), "--agent", "helper", "--compare", f"demo:main...{V2}")
     assert r.returncode == 2 and "--agent demo" in r.stderr
     r = run_cli("site", "--root", str(built["root"]), "--out", str(tmp_path / "c"), "--agent", "nobody")
     assert r.returncode == 1 and "nobody" in r.stderr
@@ -498,7 +501,7 @@ def test_review_site_workflow_steps_build_a_site_from_cloned_repositories(built,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "AGENTS": f"{built['root'] / 'demo.git'} {built['root'] / 'helper.git'}",
         "BRANCH": "main",
-        "COMPARE": "demo:main...v2",
+        "COMPARE": f"demo:main...{V2}",
         "TITLE": "Team <review>",
         "HALO_ROOT": str(tmp_path / "root"),
         "SITE_DIR": str(tmp_path / "site"),
@@ -506,7 +509,7 @@ def test_review_site_workflow_steps_build_a_site_from_cloned_repositories(built,
     for name in ("Clone the agent repositories into one root", "Build the site"):
         r = subprocess.run(["bash", "-c", steps[name]["run"]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
-    assert (tmp_path / "site/agents/demo/compare/main...v2.html").is_file()
+    assert (tmp_path / "site/agents/demo/compare/main...prompt-v2-1.html").is_file()
     assert (tmp_path / "site/agents/helper/index.html").is_file()
     assert workflow["jobs"]["build"]["steps"][-1]["with"]["path"].endswith("/review-site")
 

@@ -1,9 +1,9 @@
 """Stage 3, render: page objects to Markdown strings (pure, deterministic).
 
 Every piece of agent text goes through ``escape_md`` (shared with the report),
-or ``html.escape`` inside raw HTML. Titles are set in front matter from safe text only, because the
-theme prints page titles unescaped. Cross-page links are Markdown links so a
-strict build checks every one of them, anchors included.
+or ``html.escape`` inside raw HTML. Titles are set in front matter from safe
+text only, because the theme prints page titles unescaped. Cross-page links are
+Markdown links so a strict build checks every one of them, anchors included.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from ..report import render_report
 from .graph import channel_svg
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
 
-
 TOP_FINDINGS = 5  # findings listed on an agent's overview; the diagnosis lists all
 
 
@@ -33,6 +32,11 @@ def front(title: str, body: str, *, hide: Iterable[str] = ()) -> str:
     if hidden:
         meta.append("hide: [" + ", ".join(hidden) + "]")
     return "---\n" + "\n".join(meta) + "\n---\n\n" + body.rstrip("\n") + "\n"
+
+
+def _code(text: str) -> str:
+    """Inline code for agent text: a Markdown code span would show escapes literally."""
+    return f"<code>{html.escape(text)}</code>"
 
 
 def _short(sha: str | None) -> str:
@@ -91,7 +95,7 @@ def render_home(site: Site) -> str:
     body = [
         f"# {escape_md(site.title)}",
         "",
-        f"Agents' event traces on branch `{escape_md(site.branch)}`, read from their Git repositories. "
+        f"Agents' event traces on branch {_code(site.branch)}, read from their Git repositories. "
         "A trace is the agent's own account of what it did, not observed behaviour; every page pins its "
         "evidence to the head commit shown.",
         "",
@@ -100,7 +104,7 @@ def render_home(site: Site) -> str:
     return front(site.title, "\n".join(body), hide=["navigation", "toc"])
 
 
-def render_overview(site: Site, a: AgentSite) -> str:
+def render_overview(a: AgentSite) -> str:
     d, log, page = a.data.diagnosis, a.data.log, a.overview
     events = log.events
     link = event_link(a, page)
@@ -118,7 +122,7 @@ def render_overview(site: Site, a: AgentSite) -> str:
     body = [
         f"# {escape_md(a.name)}",
         "",
-        f"Branch `{escape_md(log.branch)}` at commit {_short(log.head)}: {len(events)} events in "
+        f"Branch {_code(log.branch)} at commit {_short(log.head)}: {len(events)} events in "
         f"{len(a.sessions)} sessions, from {_when(events[0].time)} to {_when(events[-1].time)}.",
         "",
         f"[Diagnosis]({rel(page, a.diagnosis)}) · [Trace]({rel(page, a.trace)}) · [Revisions]({rel(page, a.revisions)})"
@@ -165,12 +169,12 @@ def render_metrics(a: AgentSite) -> list[str]:
     return md_table(["Metric", "Share", "Counts"], rows, "lrr")
 
 
-def render_diagnosis(site: Site, a: AgentSite) -> str:
+def render_diagnosis(a: AgentSite) -> str:
     report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis))
     return front(f"{a.name} · diagnosis", report)
 
 
-def render_sessions(site: Site, a: AgentSite) -> str:
+def render_sessions(a: AgentSite) -> str:
     page = a.trace
     rows = []
     for s in a.sessions:
@@ -229,7 +233,7 @@ def render_event(a: AgentSite, page: TracePage, e: Event) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_trace_page(site: Site, a: AgentSite, session: Session, page: TracePage) -> str:
+def render_trace_page(a: AgentSite, session: Session, page: TracePage) -> str:
     of = f" (page {page.number} of {len(session.pages)})" if len(session.pages) > 1 else ""
     pager = _pager(session, page)
     head = [
@@ -247,11 +251,11 @@ def render_trace_page(site: Site, a: AgentSite, session: Session, page: TracePag
     return front(f"{a.name} · {session.name}{of}", body)
 
 
-def render_revisions(site: Site, a: AgentSite) -> str:
+def render_revisions(a: AgentSite) -> str:
     page = a.revisions
     link = event_link(a, page)
     revs = a.revise_events()
-    ungoverned = {e.id for e in revs if e.fields["made_by"] == "agent" and e.fields["governance"] == "none"}
+    ungoverned = set(a.data.diagnosis.mechanism.ungoverned)
     rows = []
     for e in revs:
         flag = ' <span class="halo-flag">ungoverned</span>' if e.id in ungoverned else ""
@@ -302,7 +306,7 @@ def render_compare(site: Site, a: AgentSite, c: ComparePage) -> str:
         f"# {escape_md(a.name)}: {escape_md(d.base.label)} → {escape_md(d.head.label)}",
         "",
         f"How the agent behaves on {escape_md(d.head.label)} compared with {escape_md(d.base.label)}. Event ids link "
-        f"to the trace where branch `{escape_md(site.branch)}` of this site holds the same event.",
+        f"to the trace where branch {_code(site.branch)} of this site holds the same event.",
         "",
         render_diff_markdown(d, link=_side_link(a, c.path, (d.base, d.head))),
     ]
@@ -313,15 +317,15 @@ def render_site(site: Site) -> dict[str, str]:
     """Every page of the site: docs-relative path -> Markdown."""
     pages = {site.home: render_home(site)}
     for a in site.agents:
-        pages[a.overview] = render_overview(site, a)
-        pages[a.diagnosis] = render_diagnosis(site, a)
-        pages[a.trace] = render_sessions(site, a)
-        pages[a.revisions] = render_revisions(site, a)
+        pages[a.overview] = render_overview(a)
+        pages[a.diagnosis] = render_diagnosis(a)
+        pages[a.trace] = render_sessions(a)
+        pages[a.revisions] = render_revisions(a)
         for c in a.compares:
             pages[c.path] = render_compare(site, a, c)
         for s in a.sessions:
             for p in s.pages:
-                pages[p.path] = render_trace_page(site, a, s, p)
+                pages[p.path] = render_trace_page(a, s, p)
     return pages
 
 
