@@ -200,6 +200,7 @@ class AgentRepo:
         self._snapshot_count: dict[str, int] = {}
         self._after_append: list[Callable[["AgentRepo", int], None]] = []
         self._spine = _Spine(lambda sha: self._tree(self._open(False), sha).as_raw_string())
+        self._tip: tuple[bytes, int, bytes | None] | None = None  # (commit, number, root tree) written last
         self._packer = maintenance.Background(path, fsync=fsync)
 
     # -- opening -------------------------------------------------------------
@@ -319,12 +320,7 @@ class AgentRepo:
             repo = self._open(True)
             for attempt in range(retries):
                 old = _read_ref(repo, ref)
-                if old is None:
-                    number, root = 1, None
-                else:
-                    parent = self._get(repo, old)
-                    number = self._number_of(parent) + 1
-                    root = parent.tree
+                number, root = self._next_on(repo, old)
                 event = build(number, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
                 items = self._event_objects(event, root, old)
                 for item in items:
@@ -339,6 +335,7 @@ class AgentRepo:
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
             committed = Committed(event, commit.decode())
+            self._tip = (commit, number, self._spine.root)
             self._note_append(branch, old, committed)
         if number % maintenance.PACK_EVERY == 0:
             self._packer.request()
@@ -361,12 +358,7 @@ class AgentRepo:
             repo = self._open(True)
             for attempt in range(retries):
                 old = _read_ref(repo, ref)
-                if old is None:
-                    first, root = 1, None
-                else:
-                    parent = self._get(repo, old)
-                    first = self._number_of(parent) + 1
-                    root = parent.tree
+                first, root = self._next_on(repo, old)
                 events = build(first, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
                 if not events:
                     return []
@@ -381,15 +373,26 @@ class AgentRepo:
                 time.sleep(random.uniform(0, min(0.002 * (attempt + 1), 0.05)))
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
+            last = done[-1].event.number
+            self._tip = (tip, last, self._spine.root)
             log = self._logs.get(branch)
             if log is not None and log.head == (old.decode() if old else None):
                 self._logs[branch] = EventLog(branch, done[-1].commit, log.events + [c.event for c in done], log.commits + [c.commit for c in done])
-        last = done[-1].event.number
         if pack is not None or last // maintenance.PACK_EVERY > (first - 1) // maintenance.PACK_EVERY:
             self._packer.request()
         for hook in self._after_append:
             hook(self, last)
         return done
+
+    def _next_on(self, repo: Repo, head: bytes | None) -> tuple[int, bytes | None]:
+        """(number of the next event, root tree) on the commit ``head``; the
+        commit this object wrote last is known without reading it back."""
+        if head is None:
+            return 1, None
+        if self._tip is not None and self._tip[0] == head:
+            return self._tip[1] + 1, self._tip[2]
+        parent = self._get(repo, head)
+        return self._number_of(parent) + 1, parent.tree
 
     def _event_objects(self, event: Event, root: bytes | None, parent: bytes | None) -> list[Item]:
         """The objects of the commit adding ``event`` on ``parent`` (whose root
