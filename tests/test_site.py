@@ -246,6 +246,9 @@ def test_strict_build_fails_on_a_broken_link(tmp_path):
     with pytest.raises(HaloError, match="nowhere.md"):
         build(config, tmp_path / "out")
     check_out(tmp_path / "out")  # a failed build leaves a folder the next build may replace
+    config = write({"index.md": "# Home\n\n### e1 { #e1 }\n\n[e2](#e2)\n"}, [{"Home": "index.md"}], tmp_path / "src2", title="t")
+    with pytest.raises(HaloError, match="e2"):
+        build(config, tmp_path / "out")  # a missing anchor fails too
 
 
 def test_src_folder_must_be_new(built, tmp_path):
