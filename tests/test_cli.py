@@ -110,3 +110,14 @@ def test_every_command_has_help():
     assert len(COMMANDS) == len(sub.choices)
     r = run_cli("--help")
     assert r.returncode == 0 and "serve" in r.stdout
+
+
+def test_cli_reference_page_matches_help():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "gen_cli_docs.py"
+    spec = importlib.util.spec_from_file_location("gen_cli_docs", path)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert gen.PAGE.read_text(encoding="utf-8") == gen.render(), "docs/cli.md is stale: run python scripts/gen_cli_docs.py"
