@@ -286,6 +286,43 @@ def test_a_lock_that_never_ages_ends_in_a_clear_refusal(root, monkeypatch):
         assert h.store.repo(AGENT).head("main") == h.event_log(AGENT).head
 
 
+# --- the durability promise -----------------------------------------------------------------------
+
+
+def test_durability_promise_fsyncs_and_its_cost(tmp_path, monkeypatch):
+    """Default: the ref is fsynced (dulwich), objects are not: an acknowledged event
+    survives any process crash, not a power loss. ``fsync=True`` (``serve --fsync``)
+    also fsyncs every object before the ref moves. Counted at the OS call, timed
+    in alternating blocks so both modes share the machine's noise."""
+    real_fsync = os.fsync
+    calls = [0]
+
+    def counting_fsync(fd: int) -> None:
+        calls[0] += 1
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    halos = {mode: Halo(tmp_path / str(mode), session="s", fsync=mode) for mode in (False, True)}
+    times: dict[bool, list[float]] = {False: [], True: []}
+    fsyncs: dict[bool, int] = {False: 0, True: 0}
+    for h in halos.values():
+        h.log(AGENT, "observe", "warm up")
+    for block in range(4):
+        for mode, h in halos.items():
+            calls[0] = 0
+            for i in range(50):
+                started = time.perf_counter()
+                h.log(AGENT, "observe", f"event {block}.{i}")
+                times[mode].append(time.perf_counter() - started)
+            fsyncs[mode] += calls[0]
+    for h in halos.values():
+        h.close()
+    assert fsyncs[False] == 200  # one per append: the branch ref
+    assert fsyncs[True] == 200 * 7  # blob, four trees, commit, then the ref
+    p50 = {mode: sorted(t)[len(t) // 2] * 1000 for mode, t in times.items()}
+    print(f"\nappend p50: {p50[False]:.2f} ms without object fsync, {p50[True]:.2f} ms with (+{p50[True] - p50[False]:.2f} ms)")
+
+
 # --- a kill while the first event creates the repository ----------------------------------------
 
 
