@@ -120,10 +120,13 @@ class Halo:
         session = draft.session or default_session or self.session
         when = time or now_iso()
         repo = self.store.repo(agent)
+        branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
             resolve(draft, 1, agent, session, when, _no_events)
+        else:
+            _require_branch(repo, branch)
         committed = repo.append(
-            branch or self.branch,
+            branch,
             lambda number, kind_of: resolve(draft, number, agent, session, when, kind_of),
         )
         return logged_reply(committed.event)
@@ -135,10 +138,13 @@ class Halo:
         if not items:
             return []
         repo = self.store.repo(agent)
+        branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
             jsonl.plan(items, 1, agent, session, _no_events)
+        else:
+            _require_branch(repo, branch)
         done = repo.append_many(
-            branch or self.branch,
+            branch,
             lambda first, kind_of: jsonl.plan(items, first, agent, session, kind_of),
         )
         return [c.event.id for c in done]
@@ -171,6 +177,7 @@ class Halo:
         repo = self.store.repo(agent)
         if not repo.exists:
             return trace_text([], agent, session)
+        _require_branch(repo, branch or self.branch)
         if not session:
             return trace_text(repo.tail(branch or self.branch, limit), agent)
         picked = [e for e in reversed(repo.log(branch or self.branch).events) if e.session == session]
@@ -203,6 +210,19 @@ class Halo:
             return repo.log(rev) if rev in branches else repo.log_at(repo.resolve(rev))
 
         return compare(agent, base, log(base), head, log(head))
+
+
+def _require_branch(repo, branch: str) -> None:
+    """Refuse a branch the agent's repository lacks: a typo in ``--branch`` must not
+    silently start a second history at e1."""
+    if repo.head(branch) is None:
+        branches = repo.branches()
+        if branches:
+            start = "main" if "main" in branches else branches[0]
+            raise NotFound(
+                f"agent '{repo.agent}' has no branch '{branch}' (its branches: {', '.join(branches)}); "
+                f"create it first: halo-git branch --agent {repo.agent} {branch} --from {start}"
+            )
 
 
 def _no_events(number: int) -> str:

@@ -12,6 +12,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from halo_git.model import check_call, resolve
 from halo_git import Halo
 from halo_git.diff import compare, diff_to_dict, render_diff_json, render_diff_markdown
 from halo_git.errors import Conflict, NotFound
@@ -194,7 +195,9 @@ def test_same_commit_and_unrelated_histories(halo):
     same = halo.diff("demo", "main", "main")
     assert same.new == () and same.resolved == () and same.common == 4
     assert "Both sides are at the same commit" in render_diff_markdown(same)
-    halo.log("demo", "observe", "an orphan history", session="o", branch="orphan")  # no fork: starts at e1
+    # the API refuses a missing branch; an unrelated history can still arrive (e.g. by pull)
+    draft = check_call("observe", {"summary": "an orphan history", "session": "o"})
+    halo.store.repo("demo").append("orphan", lambda n, kind_of: resolve(draft, n, "demo", "o", "2026-11-30T00:00:00Z", kind_of))
     apart = halo.diff("demo", "main", "orphan")
     assert apart.common == 0 and apart.merge_base is None
     assert len(apart.base.since) == 4 and len(apart.head.since) == 1

@@ -523,3 +523,27 @@ def test_tests_workflow_runs_the_test_script():
     assert "bash scripts/test.sh" in runs
     ci = (REPO / ".ci/run").read_text()
     assert "scripts/test.sh" in ci
+
+
+def test_site_builds_from_remotes(tmp_path):
+    """``--remote A=URL`` clones into the root, then fast-forwards on the next build."""
+    origin = tmp_path / "origin"
+    with Halo(origin) as h:
+        h.log("remote-agent", "observe", "seen on another machine", session="far")
+    bare = tmp_path / "hosted" / "remote-agent.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(origin / "remote-agent.git"), str(bare)], check=True)
+    root = tmp_path / "root"
+    out = tmp_path / "site"
+    r = run_cli("site", "--out", str(out), "--remote", f"remote-agent={bare}", root=root)
+    assert r.returncode == 0, r.stderr
+    assert (out / "agents" / "remote-agent" / "index.html").is_file()
+    with Halo(origin) as h:
+        h.log("remote-agent", "observe", "one more", session="far")
+    subprocess.run(["git", "--git-dir", str(bare), "fetch", "-q", str(origin / "remote-agent.git"), "main:main"], check=True)
+    r = run_cli("site", "--out", str(out), "--remote", f"remote-agent={bare}", root=root)
+    assert r.returncode == 0, r.stderr
+    assert "fast-forwarded with 1 event(s)" in r.stderr
+    with Halo(root) as h:
+        assert [e.summary for e in h.events("remote-agent")] == ["seen on another machine", "one more"]
+    bad = run_cli("site", "--out", str(out), "--remote", "no-equals-sign", root=root)
+    assert bad.returncode == 2 and "AGENT=URL" in bad.stderr

@@ -143,3 +143,22 @@ def test_refused_first_call_creates_no_repository(halo, root):
         else:
             raise AssertionError("call was accepted")
     assert list(root.iterdir()) == []
+
+
+def test_a_missing_branch_is_refused_not_started_afresh(halo, root):
+    halo.log("demo", "observe", "on main")
+    for call in (
+        lambda: halo.log("demo", "observe", "typo branch", branch="prompt-v3"),
+        lambda: halo.trace("demo", branch="prompt-v3"),
+        lambda: halo.import_lines("demo", ['{"kind": "observe", "summary": "x"}'], branch="prompt-v3"),
+    ):
+        try:
+            call()
+        except Exception as e:
+            assert "has no branch 'prompt-v3'" in str(e) and "halo-git branch --agent demo prompt-v3 --from main" in str(e)
+        else:
+            raise AssertionError("accepted")
+    assert git(root / "demo.git", "for-each-ref", "--format=%(refname)").stdout.split() == ["refs/heads/main"]
+    with Halo(root, branch="first") as h:  # a new agent may start on any branch
+        h.log("other", "observe", "starts on branch first")
+    assert git(root / "other.git", "rev-parse", "first").returncode == 0

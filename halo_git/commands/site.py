@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+from ..errors import InvalidCall
 from ..site import DEFAULT_OUT, DEFAULT_TITLE, build_site
-from ..store import DEFAULT_BRANCH
+from ..store import DEFAULT_BRANCH, default_root, fetch_into_root
 
 
 def add_parser(sub) -> None:
@@ -26,16 +30,35 @@ def add_parser(sub) -> None:
         metavar="A:BASE...HEAD",
         help="add a compare page for agent A between two branches or commits; repeatable",
     )
+    p.add_argument(
+        "--remote",
+        action="append",
+        default=[],
+        metavar="A=URL",
+        help="first clone agent A from a Git remote into the root, or fast-forward it if present; repeatable",
+    )
     p.add_argument("--title", default=DEFAULT_TITLE, help=f"site title (default: {DEFAULT_TITLE!r})")
     p.add_argument("--src", help="keep the generated Markdown and mkdocs.yml in this new folder (default: a temporary folder)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    agents = list(args.agent)
+    if args.remote:
+        root = Path(args.root) if args.root else default_root()
+        for spec in args.remote:
+            agent, sep, url = spec.partition("=")
+            if not sep or not agent or not url:
+                raise InvalidCall(f"--remote {spec!r} must look like AGENT=URL, e.g. demo=https://git.example.com/traces/demo.git")
+            for transfer in fetch_into_root(root, agent, url):
+                print(transfer.describe(), file=sys.stderr)
+            if agents and agent not in agents:
+                agents.append(agent)
+        args.root = str(root)
     built = build_site(
         args.root,
         args.out,
-        agents=args.agent,
+        agents=agents,
         branch=args.branch,
         title=args.title,
         compare=args.compare,
