@@ -2,36 +2,39 @@
 
 Why: every append writes six loose objects, one 4 KiB file each (~24 KB per
 event on disk). dulwich's ``pack_loose_objects`` stores them whole (~3.2 KB
-per event) and its generic delta search is too slow for a background job. Our
-history has a shape a generic packer does not know: each commit adds one file,
-so it rewrites one tree per level of the path to it, and the versions of one
-tree differ from the next by one entry. Each path's newest version in a pack
-is stored whole and its older versions as one delta each against it (depth 1,
-a few dozen bytes), which brings a packed event to well under 1 KB with no
-``git`` binary. The head's trees, read by every append, stay whole.
+per event), and a general delta search is too slow for a background job in
+Python. Our history has a shape a general packer does not know: each commit
+adds one file, so it rewrites one tree per level of the path to it, and each
+version of a tree differs from the next by one entry. In every pack the newest
+version of each tree path is stored whole and the older ones as one delta each
+against it (depth 1, a few dozen bytes; see ``make_delta``). A packed event
+takes ~0.65 KB with its index entries, about what ``git gc`` achieves, with no
+``git`` binary. The trees of the head, read by appends, stay whole.
 
-Policy (``PACK_EVERY``): the append of every 1000th event of a branch, and
+Policy: the append of every ``PACK_EVERY``-th (250th) event of a branch, and
 every batch import, asks for a pass in a background thread (one per repository
-and process, one per repository across processes through ``flock``). A pass
+and process; one per repository across processes through ``flock``). So at
+most ~250 events per branch sit in loose objects (~6 MB), and a pass costs a
+fraction of a second. A pass
 
-1. packs the loose objects of each branch: it walks back from the head over
-   loose commits, takes what each commit added compared with its parent, and
-   writes them in slices of ``SLICE_EVENTS`` commits, one pack per slice;
-   any other loose object (a lost compare-and-swap leaves a few) goes whole
-   into a last pack;
-2. consolidates: while the smallest packs together hold at least half as many
-   objects as the next bigger one, they are merged into one, by copying their
-   compressed entries byte for byte. Packs therefore grow geometrically and a
-   repository holds about log2(events / PACK_EVERY) of them, so lookups stay
-   flat (each extra pack costs every lookup a probe).
+1. packs the loose objects of each branch: it walks back from each head over
+   loose commits and takes what each commit added compared with its parent,
+   in slices of ``SLICE_EVENTS`` commits, one pack per slice; a loose object no
+   branch reaches (a lost compare-and-swap leaves a few) is packed whole once
+   it is ``LEFTOVER_AGE`` old, younger ones may belong to an append in flight;
+2. consolidates the packs the way ``git repack --geometric=2`` does: the
+   smallest packs are merged until every remaining pack holds at least twice
+   the objects of the next smaller one. Merging copies compressed entries byte
+   for byte. A repository therefore holds about log2(events / PACK_EVERY)
+   packs, and a lookup, which probes each pack, stays cheap.
 
-Readers are never left without an object: a pack becomes visible only when its
-``.idx`` is renamed into place (after the ``.pack``); loose objects and merged
-packs are deleted only after the pack that holds them is visible, and a merged
-pack's ``.idx`` goes before its ``.pack``. A reader that looked at the old set
-of files retries (``AgentRepo`` does, dulwich rescans the pack folder on a
-miss, ``git`` re-reads it). A killed pass leaves at most a ``tmp_pack_halo_*``
-file, removed by a later pass after an hour.
+Readers never miss an object: a pack becomes visible only when its ``.idx`` is
+renamed into place (after the ``.pack``); loose objects and merged packs are
+deleted only after the pack holding them is visible, and a pack's ``.idx``
+goes before its ``.pack``. A reader that looked at the old set of files looks
+again (``AgentRepo`` does, dulwich rescans the pack folder on a miss, ``git``
+re-reads it). A killed pass leaves at most a ``tmp_pack_halo_*`` file, removed
+by a later pass after an hour.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ from dulwich.object_store import DiskObjectStore
 from dulwich.objects import parse_tree
 from dulwich.pack import load_pack_index
 
-PACK_EVERY = 1000  # appends between background packing passes
+PACK_EVERY = 250  # events between background packing passes (see the module docstring)
 SLICE_EVENTS = 5000  # loose commits per new pack (bounds a pass's memory)
 TMP_PREFIX = "tmp_pack_halo_"
 TMP_MAX_AGE = 3600.0  # seconds before a leftover temporary pack counts as abandoned

@@ -586,6 +586,8 @@ class AgentRepo:
             base = log if log is not None else self._load_snapshot(branch)
             log = self._extend(branch, head, base)
             self._logs[branch] = log
+            if base is not None and log.commits[len(base.commits) - 1 : len(base.commits)] != [base.head]:
+                self._snapshot_count[branch] = 0  # it held another history: save over it below
             if len(log.events) - self._snapshot_count.get(branch, 0) >= SNAPSHOT_EVERY:
                 self._save_snapshot(log)
             return log
@@ -679,9 +681,9 @@ class AgentRepo:
                 f.seek(0)
                 header = _snapshot_header(log.branch)
                 count, commit = _snapshot_end(f) if f.readline() == header else (0, None)
-                if count > len(log.events):
+                if count > len(log.events) and self._head_number(log.branch) >= count:
                     return  # another process got further; nothing to add
-                if count and log.commits[count - 1] != commit:
+                if count > len(log.events) or (count and log.commits[count - 1] != commit):
                     self._rewrite_snapshot(path, log)
                 else:
                     if not count:
@@ -691,6 +693,10 @@ class AgentRepo:
             self._snapshot_count[log.branch] = len(log.events)
         except OSError:
             pass  # the snapshot is an optimisation; reading from Git stays correct
+
+    def _head_number(self, branch: str) -> int:
+        head = self.head(branch)
+        return self._number_of(self._get(self._open(False), head.encode())) if head else 0
 
     def _rewrite_snapshot(self, path: Path, log: EventLog) -> None:
         tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
