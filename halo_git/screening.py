@@ -191,7 +191,7 @@ _KEY_NAMES = (
 )
 # Lookbehind, not \b: ``DB_PASSWORD=`` is a credential key, and ``_`` is a word character.
 _ASSIGNMENT_RE = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*" + _KEY_NAMES + r"(?:[\"'])?\s*(?P<op>[:=])\s*"
+    r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,40}[_.-]){0,4}" + _KEY_NAMES + r"(?:[\"'])?\s*(?P<op>[:=])\s*"
     r"(?P<quote>[\"'])?(?P<value>[^\s\"',;)}\]]+)"
 )
 
