@@ -398,3 +398,13 @@ def test_refusals_through_mcp_commit_nothing_and_echo_nothing(root):
     for name, text in SECRETS.items():  # not even an unreferenced object holds it
         grep = git(root / "demo.git", "grep", "-F", max(text.split(), key=len), "main", check=False)
         assert grep.returncode == 1
+
+
+def test_security_page_lists_every_pattern_and_the_model_limits():
+    from halo_git.model import MAX_SESSION, MAX_TARGET, MAX_USES
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text(encoding="utf-8")
+    for p in PATTERNS:
+        assert f"`{p.name}`" in page, p.name
+    for limit in (MAX_SUMMARY, MAX_USES, MAX_SESSION, MAX_TARGET):
+        assert f"**{limit:,}**" in page, limit
