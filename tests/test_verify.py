@@ -284,3 +284,13 @@ def test_verify_api_names_the_commit(root):
         verify_branch(h.store.repo(AGENT), "main")
     assert e.value.commit == commits(repo)[0]
     assert re.search(r"commit [0-9a-f]{12} \(position e1", str(e.value))
+
+
+def test_empty_commit_and_wrong_file_mode_are_caught(root):
+    repo = make_history(root)
+    empty = commit_tree_on_main(repo, [], "e7 observe: nothing")
+    assert_refused_at(root, empty, "position e7", "changes no file")
+    git(repo, "update-ref", "refs/heads/main", "main~1")
+    content = git(repo, "show", "main:events/00/00/e6.yaml").stdout
+    bad = commit_tree_on_main(repo, [["--add", "--cacheinfo", f"100755,{blob(repo, content)},events/00/00/e7.yaml"]], "e7 observe: x")
+    assert_refused_at(root, bad, "position e7", "has mode 100755")

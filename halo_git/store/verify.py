@@ -22,9 +22,9 @@ repository afresh and trusts nothing but the objects.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
-from dulwich.diff_tree import tree_changes
 from dulwich.objects import Blob, Commit, ShaFile, Tree
 from dulwich.repo import Repo
 
@@ -84,10 +84,11 @@ def verify_branch(repo: AgentRepo, branch: str) -> Verified:
             return Verified(repo.agent, branch, None, 0)
         chain = _first_parent_chain(git, head, repo.agent, branch)
         kinds: list[str] = []
+        trees = _Trees(git)
         parent: Commit | None = None
         for number, commit in enumerate(chain, 1):
             try:
-                event = _check_commit(git, commit, parent, number, repo.agent, kinds)
+                event = _check_commit(git, commit, parent, number, repo.agent, kinds, trees)
             except _Bad as e:
                 raise IntegrityError(
                     f"commit {commit.id.decode()[:12]} (position e{number} on branch '{branch}' of agent "
@@ -100,14 +101,26 @@ def verify_branch(repo: AgentRepo, branch: str) -> Verified:
         return Verified(repo.agent, branch, head.decode(), len(chain))
 
 
-def _read(git: Repo, sha: bytes, what: str) -> ShaFile:
+_TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
+
+
+def _read(git: Repo, sha: bytes, what: str, kind: type[ShaFile]) -> ShaFile:
+    """Read an object, proving its bytes hash to its id and it is of the expected type."""
     try:
-        obj = git.object_store[sha]
-        obj.check()  # recompute the hash: a corrupted object must not pass
+        type_num, raw = git.object_store.get_raw(sha)
     except KeyError:
         raise _Bad(f"its {what} {sha.decode()[:12]} is missing from the repository") from None
     except Exception as e:
+        raise _Bad(f"its {what} {sha.decode()[:12]} cannot be read ({type(e).__name__})") from None
+    header = b"%s %d\0" % (_TYPE_NAMES.get(type_num, b"?"), len(raw))
+    if hashlib.sha1(header + raw).hexdigest().encode() != sha:
+        raise _Bad(f"its {what} {sha.decode()[:12]} is corrupt (its contents do not hash to its id)")
+    try:
+        obj = ShaFile.from_raw_string(type_num, raw, sha=sha)
+    except Exception as e:
         raise _Bad(f"its {what} {sha.decode()[:12]} is corrupt ({type(e).__name__})") from None
+    if not isinstance(obj, kind):
+        raise _Bad(f"its {what} {sha.decode()[:12]} is a {obj.type_name.decode()}, not a {kind.type_name.decode()}")
     return obj
 
 
@@ -117,9 +130,7 @@ def _first_parent_chain(git: Repo, head: bytes, agent: str, branch: str) -> list
     sha: bytes | None = head
     while sha is not None:
         try:
-            commit = _read(git, sha, "commit")
-            if not isinstance(commit, Commit):
-                raise _Bad(f"{sha.decode()[:12]} is a {commit.type_name.decode()}, not a commit")
+            commit = _read(git, sha, "commit", Commit)
             if len(commit.parents) > 1:
                 raise _Bad(f"it is a merge of {len(commit.parents)} commits; an event commit has one parent")
         except _Bad as e:
@@ -134,12 +145,10 @@ def _first_parent_chain(git: Repo, head: bytes, agent: str, branch: str) -> list
     return chain
 
 
-def _check_commit(git: Repo, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str]) -> Event:
+def _check_commit(git: Repo, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees") -> Event:
     path = event_path(number)
-    blob_id = _check_tree_change(git, commit, parent, number, path)
-    blob = _read(git, blob_id, f"file {path}")
-    if not isinstance(blob, Blob):
-        raise _Bad(f"{path} is not a file")
+    blob_id = _check_tree_change(commit, parent, number, path, trees)
+    blob = _read(git, blob_id, f"file {path}", Blob)
     event = _check_event(blob.data, number, agent, kinds, path)
     if commit.message != commit_message(event).encode("utf-8"):
         raise _Bad(f"its message does not match the event (expected {commit_message(event).strip()!r})")
@@ -152,34 +161,64 @@ def _check_commit(git: Repo, commit: Commit, parent: Commit | None, number: int,
     return event
 
 
-def _check_tree_change(git: Repo, commit: Commit, parent: Commit | None, number: int, path: str) -> bytes:
-    """The one added file's blob id, after checking nothing else changed."""
-    tree = _read(git, commit.tree, "tree")
-    # Every tree on the path to the new file is new in this commit: check each once.
-    sha = tree.id
-    for part in _path_parts(number)[:-1]:
-        if not isinstance(tree, Tree) or part not in tree:
-            raise _Bad(f"it does not add {path}")
-        mode, sha = tree[part]
-        tree = _read(git, sha, "tree")
-    try:
-        changes = list(tree_changes(git.object_store, parent.tree if parent is not None else None, commit.tree))
-    except Exception as e:
-        raise _Bad(f"its tree cannot be compared with its parent's ({type(e).__name__})") from None
-    described = [f"{c.type} {_changed_path(c)}" for c in changes]
-    if len(changes) != 1:
-        raise _Bad(f"it changes {len(changes)} files ({', '.join(described[:5])}); an event commit adds exactly one, {path}")
-    change = changes[0]
-    if change.type != "add" or change.new.path != path.encode():
-        raise _Bad(f"it does {described[0]}; the next event commit adds {path}")
-    if change.new.mode != _FILE_MODE:
-        raise _Bad(f"{path} has mode {change.new.mode:o}, not a regular file ({_FILE_MODE:o})")
-    return change.new.sha
+class _Trees:
+    """Parsed, hash-checked trees by id; only the last few paths are kept."""
+
+    def __init__(self, git: Repo):
+        self.git = git
+        self.entries: dict[bytes, dict[bytes, tuple[int, bytes]]] = {}
+
+    def __call__(self, sha: bytes | None, where: str) -> dict[bytes, tuple[int, bytes]]:
+        if sha is None:
+            return {}
+        found = self.entries.get(sha)
+        if found is None:
+            tree = _read(self.git, sha, f"tree {where or '(root)'}", Tree)
+            found = {e.path: (e.mode, e.sha) for e in tree.iteritems()}
+            if len(self.entries) >= 64:
+                self.entries.clear()
+            self.entries[sha] = found
+        return found
 
 
-def _changed_path(change) -> str:
-    side = change.new if change.new is not None and change.new.path is not None else change.old
-    return side.path.decode("utf-8", "replace")
+def _check_tree_change(commit: Commit, parent: Commit | None, number: int, path: str, trees: _Trees) -> bytes:
+    """The added file's blob id, after proving the commit changes nothing else.
+
+    Walks the new file's path in the commit's tree and in its parent's side by
+    side: at each level every other entry must be identical, so only the trees
+    on the path (new in every commit) are read, not the whole snapshot.
+    """
+    parts = _path_parts(number)
+    changes: list[str] = []
+    new_sha, old_sha, prefix = commit.tree, parent.tree if parent is not None else None, ""
+    for depth, part in enumerate(parts):
+        new, old = trees(new_sha, prefix), trees(old_sha, prefix)
+        for name in sorted((set(new) | set(old)) - {part}):
+            if new.get(name) != old.get(name):
+                kind = "add" if name not in old else "delete" if name not in new else "modify"
+                changes.append(f"{kind} {prefix}{name.decode('utf-8', 'replace')}")
+        here = f"{prefix}{part.decode()}"
+        if new.get(part) == old.get(part):
+            break  # nothing changed below this point
+        if part not in new:
+            changes.append(f"delete {here}")
+            break
+        mode, sha = new[part]
+        is_last = depth == len(parts) - 1
+        if is_last or mode != 0o040000 or (part in old and old[part][0] != 0o040000):
+            changes.append(f"{'add' if part not in old else 'modify'} {here}")
+            if is_last and part not in old and mode != _FILE_MODE:
+                raise _Bad(f"{path} has mode {mode:o}, not a regular file ({_FILE_MODE:o})")
+            break
+        new_sha, old_sha, prefix = sha, old.get(part, (0, None))[1], here + "/"
+    if changes == [f"add {path}"]:
+        return new[parts[-1]][1]
+    if not changes:
+        raise _Bad(f"it changes no file; the next event commit adds {path}")
+    if len(changes) == 1:
+        raise _Bad(f"it does {changes[0]}; the next event commit adds {path}")
+    shown = ", ".join(changes[:5]) + (", …" if len(changes) > 5 else "")
+    raise _Bad(f"it changes {len(changes)} files ({shown}); an event commit adds exactly one, {path}")
 
 
 def _check_event(data: bytes, number: int, agent: str, kinds: list[str], path: str) -> Event:
