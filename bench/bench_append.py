@@ -18,6 +18,10 @@ Baselines, measured in the same run:
   ``commit-tree``, ``update-ref`` (7 processes per event);
 - one JSON line appended to an open file, with ``fsync`` (the physical floor of
   a durable log) and without.
+
+And where an append's time goes, from the same run: the six loose object files
+it writes (dulwich ``add_object``), the compare-and-swap of the branch ref, and
+for comparison the same six objects written as one pack instead.
 """
 
 from __future__ import annotations
@@ -33,9 +37,13 @@ from pathlib import Path
 import common
 from bench_report import synthetic_events
 
+from dulwich.objects import Blob
+from dulwich.repo import Repo
+
 from halo_git import Halo
 from halo_git.model import commit_message, epoch_seconds, to_yaml
 from halo_git.store import event_path
+from halo_git.store.maintenance import OBJ_BLOB, PackWriter, object_id
 
 
 def measure_halo(small: Path, big: Path, samples: int) -> tuple[list[float], list[float]]:
@@ -83,6 +91,36 @@ def git_plumbing(work: Path, samples: int) -> list[float]:
     return times
 
 
+def parts(work: Path, samples: int) -> dict[str, list[float]]:
+    """Seconds for the storage steps of an append, on a scratch repository."""
+    path = work / "parts.git"
+    times: dict[str, list[float]] = {"loose": [], "pack": [], "ref": [], "create": []}
+    with Repo.init_bare(str(path), mkdir=True) as repo:
+        old = None
+        for i in range(samples):
+            datas = [f"object {i}.{k} ".encode() * 12 for k in range(6)]
+            t0 = time.perf_counter()
+            for d in datas:
+                repo.object_store.add_object(Blob.from_string(d))
+            times["loose"].append(time.perf_counter() - t0)
+            new = Blob.from_string(datas[0]).id
+            t0 = time.perf_counter()
+            assert repo.refs.set_if_equals(b"refs/heads/main", old or b"0" * 40, new)
+            times["ref"].append(time.perf_counter() - t0)
+            old = new
+            t0 = time.perf_counter()
+            writer = PackWriter(path / "objects" / "pack")
+            for d in datas:
+                writer.add(object_id(OBJ_BLOB, d + b"+"), OBJ_BLOB, d + b"+")
+            writer.install()
+            times["pack"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            fd = os.open(work / f"create-{i}", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            os.close(fd)
+            times["create"].append(time.perf_counter() - t0)
+    return times
+
+
 def json_lines(work: Path, samples: int, fsync: bool) -> list[float]:
     times = []
     line = b'{"id": "e1", "kind": "observe", "summary": "user asked for a reminder at 9:30"}\n'
@@ -109,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"built histories of 1,000 and {big_n:,} events (the big one in {built:.0f} s)")
         small, big = measure_halo(work / "small", work / "big", samples)
         plumbing = git_plumbing(work, 20 if args.quick else 50)
+        steps = parts(work, 200 if args.quick else 500)
         synced = json_lines(work, samples, fsync=True)
         unsynced = json_lines(work, samples, fsync=False)
     m_small, m_big = common.median_ms(small), common.median_ms(big)
@@ -123,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  git plumbing, same commit ({len(plumbing)} events): {m_git:7.2f} ms   HALO / git = {m_big / m_git:.2f}")
     print(f"  JSON line + fsync:                  {common.median_ms(synced):7.3f} ms   HALO / it = {m_big / common.median_ms(synced):.1f}")
     print(f"  JSON line, no fsync:                {common.median_ms(unsynced):7.3f} ms")
+    print("where an append's time goes (median, same run, scratch repository):")
+    print(f"  six loose object files: {common.median_ms(steps['loose']):.2f} ms; ref compare-and-swap: {common.median_ms(steps['ref']):.2f} ms; "
+          f"creating one empty file: {common.median_ms(steps['create']):.3f} ms")
+    print(f"  the same six objects as one pack instead: {common.median_ms(steps['pack']):.2f} ms")
     print(f"machine: {common.machine_note()}")
     return 0
 

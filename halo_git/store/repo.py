@@ -234,6 +234,10 @@ class AgentRepo:
             raise HaloError(f"{self.path} is not a Git repository; move it out of the HALO root or pick another agent name") from None
         if self.fsync:
             repo.object_store.fsync_object_files = True
+        # A loose object lives only until the next packing pass, which compresses
+        # it anew, and takes a 4 KiB block whatever its size: compressing it is
+        # wasted time (a tenth of an append's).
+        repo.object_store.loose_compression_level = 0
         self._repo = repo
         return repo
 
