@@ -217,7 +217,7 @@ def _require_branch(repo, branch: str) -> None:
     silently start a second history at e1."""
     if repo.head(branch) is None:
         branches = repo.branches()
-        if branches:
+        if branches and branch not in branches:  # it may have been created since head() (a racing first append)
             start = "main" if "main" in branches else branches[0]
             raise NotFound(
                 f"agent '{repo.agent}' has no branch '{branch}' (its branches: {', '.join(branches)}); "
