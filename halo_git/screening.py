@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import InvalidCall
+from .model import load_yaml
 
 CONFIG_FILE = "screening.yaml"
 ENV_VAR = "HALO_SCREEN"
@@ -349,8 +350,6 @@ class BrokenConfig(Screen):
 
 def load_screen(root: str | os.PathLike[str]) -> Screen | None:
     """The screen for a root folder: built-ins, then ``screening.yaml``, then ``HALO_SCREEN``."""
-    from .model import load_yaml
-
     path = Path(root) / CONFIG_FILE
     env = os.environ.get(ENV_VAR)
     try:
