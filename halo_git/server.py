@@ -15,7 +15,10 @@ requests: per client name and version within the server process).
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import sys
 import threading
 import weakref
 from importlib import resources
@@ -305,10 +308,71 @@ def _version() -> str:
 # -- transports -----------------------------------------------------------------------
 
 
+class _AnsweredLines:
+    """stdin lines for the SDK's stdio transport, minus those it cannot parse.
+
+    The SDK drops a line its JSON-RPC parser refuses (a lone surrogate escape,
+    nesting deeper than its parser allows) without a reply, so a client waits
+    forever. Such a line is answered here with a -32700 parse error carrying the
+    request's id when it can be read, and is not passed on.
+    """
+
+    def __init__(self) -> None:
+        self.write = None  # the transport's write stream, bound once it exists
+        self._stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+
+    def __aiter__(self):
+        return self._lines()
+
+    async def _lines(self):
+        from mcp.shared.message import SessionMessage
+
+        async for line in self._stdin:
+            if not line.strip():
+                continue
+            try:
+                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except Exception:
+                if self.write is not None:
+                    error = types.JSONRPCError(
+                        jsonrpc="2.0",
+                        id=_request_id(line),
+                        error=types.ErrorData(
+                            code=types.PARSE_ERROR,
+                            message="Parse error: the line is not a JSON-RPC message this server can read "
+                            "(invalid JSON, a lone surrogate escape such as \\ud800, or nesting too deep); "
+                            "send valid UTF-8 JSON",
+                        ),
+                    )
+                    await self.write.send(SessionMessage(error))
+                continue
+            yield line
+
+
+def _request_id(line: str) -> int | str | None:
+    """The id of a request the JSON-RPC parser refused, when it can still be read."""
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        m = re.search(r'"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")', line[:4096])
+        if not m:
+            return None
+        try:
+            return json.loads(m.group(1))
+        except ValueError:
+            return None
+    value = message.get("id") if isinstance(message, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    return value if isinstance(value, int) else value.encode("utf-8", "replace").decode("utf-8")
+
+
 async def serve_stdio(app: HaloServer) -> None:
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read, write):
+    lines = _AnsweredLines()
+    async with stdio_server(stdin=lines) as (read, write):
+        lines.write = write
         await app.server.run(read, write, app.server.create_initialization_options())
 
 
