@@ -326,8 +326,6 @@ def test_durability_promise_fsyncs_and_its_cost(tmp_path, monkeypatch):
 # --- a kill while the first event creates the repository ----------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="AgentRepo._open creates the repository in place, not atomically: a kill "
-                   "between mkdir and writing HEAD leaves a folder no later writer (or git) can use")
 @pytest.mark.parametrize("leftover", ["empty folder", "HEAD on master"])
 def test_a_kill_during_repository_creation_does_not_break_the_agent(root, leftover):
     """What a writer killed inside ``Repo.init_bare`` leaves behind (measured: 24 of

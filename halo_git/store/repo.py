@@ -19,6 +19,8 @@ import hashlib
 import json
 import os
 import random
+import shutil
+import tempfile
 import threading
 import time
 from bisect import bisect_left
@@ -215,19 +217,7 @@ class AgentRepo:
         if not self.exists:
             if not create:
                 raise NotFound(f"agent '{self.agent}' has no events yet (no repository at {self.path}); log an event first")
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                self.path.mkdir()
-                Repo.init_bare(str(self.path))
-                with open(self.path / "HEAD", "wb") as f:
-                    f.write(b"ref: refs/heads/" + DEFAULT_BRANCH.encode() + b"\n")
-                (self.path / "description").write_text(f"HALO event trace of agent {self.agent}\n")
-            except FileExistsError:
-                pass  # another process created it; wait for HEAD below
-            for _ in range(200):
-                if self.exists:
-                    break
-                time.sleep(0.005)
+            self._create()
         try:
             repo = Repo(str(self.path))
         except NotGitRepository:
@@ -240,6 +230,23 @@ class AgentRepo:
         repo.object_store.loose_compression_level = 0
         self._repo = repo
         return repo
+
+    def _create(self) -> None:
+        """Create the repository in a hidden sibling folder and rename it into
+        place, so a writer killed midway never leaves a half-made repository at
+        the agent's path; an empty folder left there is replaced."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", dir=self.path.parent))
+        try:
+            Repo.init_bare(str(tmp)).close()
+            (tmp / "HEAD").write_bytes(b"ref: refs/heads/" + DEFAULT_BRANCH.encode() + b"\n")
+            (tmp / "description").write_text(f"HALO event trace of agent {self.agent}\n")
+            try:
+                os.rename(tmp, self.path)
+            except OSError:
+                pass  # another writer created it first (or something is in the way: reported when opening)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)  # nothing left to remove after the rename
 
     def close(self) -> None:
         self._packer.wait()
@@ -340,6 +347,8 @@ class AgentRepo:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
             committed = Committed(event, commit.decode())
             self._tip = (commit, number, self._spine.root)
+            if old is None:
+                self._adopt_head(repo)
             self._note_append(branch, old, committed)
         if number % maintenance.PACK_EVERY == 0:
             self._packer.request()
@@ -379,6 +388,8 @@ class AgentRepo:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
             last = done[-1].event.number
             self._tip = (tip, last, self._spine.root)
+            if old is None:
+                self._adopt_head(repo)
             log = self._logs.get(branch)
             if log is not None and log.head == (old.decode() if old else None):
                 self._logs[branch] = EventLog(branch, done[-1].commit, log.events + [c.event for c in done], log.commits + [c.commit for c in done])
@@ -387,6 +398,14 @@ class AgentRepo:
         for hook in self._after_append:
             hook(self, last)
         return done
+
+    def _adopt_head(self, repo: Repo) -> None:
+        """After a branch's first commit: if it is the only branch and HEAD names
+        another, missing one (an empty repository made by ``git init``, whose
+        HEAD says master), point HEAD at it, so ``git log`` shows the events."""
+        branches = repo.refs.keys(base=b"refs/heads/")
+        if branches == {DEFAULT_BRANCH.encode()} and repo.refs.read_ref(b"HEAD") != b"ref: refs/heads/" + DEFAULT_BRANCH.encode():
+            repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/" + DEFAULT_BRANCH.encode())
 
     def _next_on(self, repo: Repo, head: bytes | None) -> tuple[int, bytes | None]:
         """(number of the next event, root tree) on the commit ``head``; the
