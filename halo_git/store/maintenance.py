@@ -55,6 +55,7 @@ from dulwich.object_format import SHA1
 from dulwich.object_store import DiskObjectStore
 from dulwich.objects import parse_tree
 from dulwich.pack import load_pack_index
+from dulwich.refs import DiskRefsContainer
 
 PACK_EVERY = 250  # events between background packing passes (see the module docstring)
 SLICE_EVENTS = 5000  # loose commits per new pack (bounds a pass's memory)
@@ -218,9 +219,6 @@ class PackWriter:
         self._f.write(b"PACK\0\0\0\2\0\0\0\0")  # the count is filled in by install
         self._offset = 12
         self.entries: dict[bytes, tuple[int, int]] = {}  # sha -> (offset, crc32)
-
-    def __len__(self) -> int:
-        return len(self.entries)
 
     def __contains__(self, sha: bytes) -> bool:
         return sha in self.entries
@@ -552,8 +550,7 @@ def pack_loose(path: Path, *, fsync: bool = False) -> int:
 
 
 def _branch_heads(path: Path) -> list[bytes]:
-    from dulwich.refs import DiskRefsContainer
-
+    """The commit of every branch (hex ids)."""
     refs = DiskRefsContainer(str(path))
     heads = []
     for name in refs.keys(base=b"refs/heads/"):

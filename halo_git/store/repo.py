@@ -10,6 +10,12 @@ Appends are compare-and-swap on the branch ref (``set_if_equals``): build the
 commit on the head we read, swap only if the head is still that commit,
 otherwise rebuild on the new head with the next id. A per-repository thread lock
 serialises threads of one process; CAS serialises processes.
+
+A single append writes loose objects, which a background pass packs every
+``maintenance.PACK_EVERY`` events; a batch of ``PACK_BATCH_MIN`` events or more
+(an import) is written straight into one pack. Reads keep a branch's parsed
+events cached by head commit and extend them by the new commits only; a
+snapshot in ``halo/`` does the same for a new process (see ``log``).
 """
 
 from __future__ import annotations
@@ -20,7 +26,6 @@ import json
 import os
 import random
 import shutil
-import tempfile
 import threading
 import time
 from bisect import bisect_left
@@ -236,7 +241,8 @@ class AgentRepo:
         place, so a writer killed midway never leaves a half-made repository at
         the agent's path; an empty folder left there is replaced."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", dir=self.path.parent))
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{random.getrandbits(32):08x}")
+        tmp.mkdir()  # with the usual permissions, unlike mkdtemp's private ones
         try:
             Repo.init_bare(str(tmp)).close()
             (tmp / "HEAD").write_bytes(b"ref: refs/heads/" + DEFAULT_BRANCH.encode() + b"\n")
@@ -334,8 +340,7 @@ class AgentRepo:
                 number, root = self._next_on(repo, old)
                 event = build(number, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
                 items = self._event_objects(event, root, old)
-                for item in items:
-                    self._add_object(repo, ShaFile.from_raw_string(item.type_num, item.raw, sha=item.sha.hex()))
+                self._write_loose(repo, items)
                 commit = items[-1].sha.hex().encode()
                 try:
                     if repo.refs.set_if_equals(ref, old or ZERO_SHA, commit):
@@ -432,6 +437,10 @@ class AgentRepo:
         items.append(Item(object_id(OBJ_COMMIT, commit), OBJ_COMMIT, commit, None))
         return items
 
+    def _write_loose(self, repo: Repo, items: list[Item]) -> None:
+        for item in items:
+            self._add_object(repo, ShaFile.from_raw_string(item.type_num, item.raw, sha=item.sha.hex()))
+
     def _write_batch(self, repo: Repo, events: list[Event], root: bytes | None, parent: bytes | None) -> tuple[list[Committed], bytes, str | None]:
         """Write one commit per event, chained on ``parent``; returns the
         commits, the tip and the new pack's name (None: loose objects).
@@ -447,8 +456,7 @@ class AgentRepo:
             for event in events:
                 items = self._event_objects(event, root, tip)
                 if writer is None:
-                    for item in items:
-                        self._add_object(repo, ShaFile.from_raw_string(item.type_num, item.raw, sha=item.sha.hex()))
+                    self._write_loose(repo, items)
                 else:
                     if chunk and items[1].group != chunk[1].group:
                         writer.add_grouped(chunk)
