@@ -1,7 +1,7 @@
 """Benchmark: disk per event after automatic packing.
 
     python bench/bench_disk.py           # 20,000 appends, and an import of 100,000 events
-    python bench/bench_disk.py --quick   # 3,000 appends, and an import of 10,000 events
+    python bench/bench_disk.py --quick   # 1,000 appends, and an import of 5,000 events
 
 Target: <= 1.5 KB per event (everything under ``objects/``, as allocated on
 disk) once automatic packing has run.
@@ -47,8 +47,8 @@ def per_event(repo: Path, n: int) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     args = common.parser(__doc__).parse_args(argv)
-    n_append = 3_000 if args.quick else 20_000
-    n_import = 10_000 if args.quick else 100_000
+    n_append = 1_000 if args.quick else 20_000
+    n_import = 5_000 if args.quick else 100_000
     with tempfile.TemporaryDirectory(prefix="halo-bench-disk-") as tmp:
         work = Path(tmp)
         seconds = append(work / "appended", n_append)

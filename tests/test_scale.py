@@ -295,3 +295,12 @@ def test_the_snapshot_grows_by_the_new_events_only_and_a_foreign_one_is_rewritte
         assert len(events) == 1_200 and {e.summary for e in events} == {"different"}
     rewritten = (other / f"{AGENT}.git" / "halo" / snapshot.name).read_text()
     assert '"summary": "different"' in rewritten and rewritten.count("\n") == 1_201
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["bench_append", "bench_import", "bench_read", "bench_disk", "bench_mcp"])
+def test_each_storage_benchmark_runs_in_its_quick_form(script):
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    r = subprocess.run([PYTHON, str(bench / f"{script}.py"), "--quick"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "target" in r.stdout and "machine:" in r.stdout, r.stdout
