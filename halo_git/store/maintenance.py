@@ -1,9 +1,11 @@
 """Automatic packing: loose objects into small delta packs, and few packs.
 
 Why: every append writes six loose objects, one 4 KiB file each (~24 KB per
-event on disk). dulwich's ``pack_loose_objects`` stores them whole (~3.2 KB
-per event), and a general delta search is too slow for a background job in
-Python. Our history has a shape a general packer does not know: each commit
+event on disk). dulwich's ``pack_loose_objects`` stores them whole (~3.1 KB
+per event), and its delta search is no answer: ``write_pack_objects(...,
+deltify=True)`` took 139 s for the 12,000 objects of 2,000 events and saved 4 %
+(1.87 instead of 1.96 KB per event), ``repack`` also holds every object in
+memory. Our history has a shape a general packer does not know: each commit
 adds one file, so it rewrites one tree per level of the path to it, and each
 version of a tree differs from the next by one entry. In every pack the newest
 version of each tree path is stored whole and the older ones as one delta each
