@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     def kb(x: tuple[float, float]) -> str:
         return f"{x[0] / 1000:6.2f} KB on disk ({x[1] / 1000:.2f} KB of content)"
 
-    print(f"disk per event, everything under objects/ (target <= 1.5 KB):")
+    print("disk per event, everything under objects/ (target <= 1.5 KB):")
     print(f"  {n_append:,} appends, automatic packing:   {kb(packed)}  in {packs} pack(s)  "
           f"({common.verdict(packed[0] <= 1500)}; appending took {seconds:.0f} s)")
     print(f"  import of {n_import:,} events:         {kb(imported)}  ({common.verdict(imported[0] <= 1500)})")

@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 from ..diagnosis import SEVERITIES, severity_counts
 from ..diff import Side, render_diff_markdown
 from ..markdown import escape_md, md_table
-from ..model import KINDS, LETTERS, Event
+from ..model import KINDS, Event
 from ..report import render_report
 from .graph import channel_svg
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel

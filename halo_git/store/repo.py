@@ -205,7 +205,6 @@ class AgentRepo:
         self._trees: dict[bytes, Tree] = {}
         self._logs: dict[str, EventLog] = {}
         self._snapshot_count: dict[str, int] = {}
-        self._after_append: list[Callable[["AgentRepo", int], None]] = []
         self._spine = _Spine(lambda sha: self._tree(self._open(False), sha).as_raw_string())
         self._tip: tuple[bytes, int, bytes | None] | None = None  # (commit, number, root tree) written last
         self._packer = maintenance.Background(path, fsync=fsync)
@@ -357,8 +356,6 @@ class AgentRepo:
             self._note_append(branch, old, committed)
         if number % maintenance.PACK_EVERY == 0:
             self._packer.request()
-        for hook in self._after_append:
-            hook(self, number)
         return committed
 
     def append_many(self, branch: str, build: Callable[[int, Callable[[int], str]], list[Event]], *, retries: int = 100) -> list[Committed]:
@@ -400,8 +397,6 @@ class AgentRepo:
                 self._logs[branch] = EventLog(branch, done[-1].commit, log.events + [c.event for c in done], log.commits + [c.commit for c in done])
         if pack is not None or last // maintenance.PACK_EVERY > (first - 1) // maintenance.PACK_EVERY:
             self._packer.request()
-        for hook in self._after_append:
-            hook(self, last)
         return done
 
     def _adopt_head(self, repo: Repo) -> None:
