@@ -57,11 +57,6 @@ ENUMS: dict[str, tuple[str, ...]] = {
     "governance": ("approved", "bounded", "none"),
 }
 DEFAULTS: dict[str, str] = {"form": "communication"}
-REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
-    "act": ("trigger",),
-    "outcome": ("about",),
-    "revise": ("target", "made_by", "governance"),
-}
 
 SHARED_PARAMS = ("summary", "uses", "session", "agent")
 
@@ -70,7 +65,6 @@ MAX_SUMMARY = 10_000
 MAX_USES = 50
 MAX_TARGET = 200
 MAX_SESSION = 100
-MAX_ID_NUMBER = 10**12
 
 AGENT_RULE = (
     "1-64 characters from letters, digits, '.', '_' and '-', "
