@@ -7,6 +7,7 @@ Git involved.
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -482,12 +483,23 @@ def test_same_input_same_diagnosis():
 
 @pytest.mark.slow
 def test_diagnosis_scales_linearly():
+    """A guard against quadratic work, not a benchmark (bench/bench_report.py is).
+
+    Best of three with the cyclic GC paused, so a collection or a busy core does
+    not decide it; quadratic work would cost 16x for 4x the events.
+    """
     small, big = synthetic_events(10_000), synthetic_events(40_000)
     timings = []
     for events in (small, big):
-        t0 = time.perf_counter()
-        d = diagnose(events, agent="bench", branch="main", head=None)
-        timings.append(time.perf_counter() - t0)
-        assert d.findings and len(d.events) == len(events)
-    # 4x the events must not cost much more than 4x the time (noise allowance 2x)
-    assert timings[1] < 8 * max(timings[0], 0.05), timings
+        best = float("inf")
+        for _ in range(3):
+            gc.disable()
+            try:
+                t0 = time.perf_counter()
+                d = diagnose(events, agent="bench", branch="main", head=None)
+                best = min(best, time.perf_counter() - t0)
+            finally:
+                gc.enable()
+            assert d.findings and len(d.events) == len(events)
+        timings.append(best)
+    assert timings[1] < 10 * max(timings[0], 0.05), timings
