@@ -123,12 +123,13 @@ class Halo:
         branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
             resolve(draft, 1, agent, session, when, _no_events)
-        else:
-            _require_branch(repo, branch)
-        committed = repo.append(
-            branch,
-            lambda number, kind_of: resolve(draft, number, agent, session, when, kind_of),
-        )
+
+        def build(number: int, kind_of) -> Event:
+            if number == 1:  # the branch has no commit yet
+                _refuse_missing_branch(repo, branch)
+            return resolve(draft, number, agent, session, when, kind_of)
+
+        committed = repo.append(branch, build)
         return logged_reply(committed.event)
 
     def import_lines(self, agent: str, lines, branch: str | None = None, session: str = "import") -> list[str]:
@@ -141,12 +142,13 @@ class Halo:
         branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
             jsonl.plan(items, 1, agent, session, _no_events)
-        else:
-            _require_branch(repo, branch)
-        done = repo.append_many(
-            branch,
-            lambda first, kind_of: jsonl.plan(items, first, agent, session, kind_of),
-        )
+
+        def build(first: int, kind_of) -> list[Event]:
+            if first == 1:  # the branch has no commit yet
+                _refuse_missing_branch(repo, branch)
+            return jsonl.plan(items, first, agent, session, kind_of)
+
+        done = repo.append_many(branch, build)
         return [c.event.id for c in done]
 
     def export_lines(self, agent: str, branch: str | None = None):
@@ -177,7 +179,8 @@ class Halo:
         repo = self.store.repo(agent)
         if not repo.exists:
             return trace_text([], agent, session)
-        _require_branch(repo, branch or self.branch)
+        if repo.head(branch or self.branch) is None:
+            _refuse_missing_branch(repo, branch or self.branch)
         if not session:
             return trace_text(repo.tail(branch or self.branch, limit), agent)
         picked = [e for e in reversed(repo.log(branch or self.branch).events) if e.session == session]
@@ -212,17 +215,18 @@ class Halo:
         return compare(agent, base, log(base), head, log(head))
 
 
-def _require_branch(repo, branch: str) -> None:
-    """Refuse a branch the agent's repository lacks: a typo in ``--branch`` must not
-    silently start a second history at e1."""
-    if repo.head(branch) is None:
-        branches = repo.branches()
-        if branches and branch not in branches:  # it may have been created since head() (a racing first append)
-            start = "main" if "main" in branches else branches[0]
-            raise NotFound(
-                f"agent '{repo.agent}' has no branch '{branch}' (its branches: {', '.join(branches)}); "
-                f"create it first: halo-git branch --agent {repo.agent} {branch} --from {start}"
-            )
+def _refuse_missing_branch(repo, branch: str) -> None:
+    """Called when ``branch`` has no commit: refuse it if the repository holds other
+    branches, so a typo in ``--branch`` cannot silently start a second history at e1.
+    (Appends call it from inside their compare-and-swap loop, so a racing first
+    append to the same branch simply retries as e2.)"""
+    branches = repo.branches()
+    if branches and branch not in branches:
+        start = "main" if "main" in branches else branches[0]
+        raise NotFound(
+            f"agent '{repo.agent}' has no branch '{branch}' (its branches: {', '.join(branches)}); "
+            f"create it first: halo-git branch --agent {repo.agent} {branch} --from {start}"
+        )
 
 
 def _no_events(number: int) -> str:

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import anyio
 import mcp_types as types
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp.server.lowlevel import Server
 
 from .api import Halo
@@ -263,7 +264,7 @@ class HaloServer:
                 name, version = info["name"], str(info.get("version", ""))
         connection = getattr(ctx.session, "_connection", None)
         with self._labels_lock:
-            if connection is not None and getattr(connection, "client_params", None) is not None and ctx.protocol_version not in _modern_versions():
+            if connection is not None and getattr(connection, "client_params", None) is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
                 label = self._sessions.get(connection)
                 if label is None:
                     label = self._sessions[connection] = new_session_label()
@@ -291,12 +292,6 @@ def _error(message: str) -> types.CallToolResult:
         content=[types.TextContent(type="text", text=json.dumps({"error": message}, ensure_ascii=False))],
         is_error=True,
     )
-
-
-def _modern_versions() -> frozenset[str]:
-    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
-    return frozenset(MODERN_PROTOCOL_VERSIONS)
 
 
 def _version() -> str:

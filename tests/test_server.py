@@ -268,12 +268,18 @@ def test_trace_line_escapes_newlines_and_report_has_boundary(root):
 
 def test_server_survives_a_bad_request_stream(root):
     """Garbage on stdin gets JSON-RPC errors, and the server keeps serving."""
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         [sys.executable, "-m", "halo_git.cli", "serve", "--root", str(root), "--agent", "demo"],
-        input='not json\n{"jsonrpc": "2.0", "id": 1, "method": "nope"}\n',
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         text=True,
-        timeout=30,
     )
-    assert proc.returncode == 0
-    assert '"id":1' in proc.stdout.replace(" ", "")
+    try:
+        proc.stdin.write('not json\n{"jsonrpc": "2.0", "id": 1, "method": "nope"}\n')
+        proc.stdin.flush()
+        replies = [json.loads(proc.stdout.readline()) for _ in range(2)]  # answered before stdin closes
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    assert replies[0]["id"] is None and replies[0]["error"]["code"] == -32700
+    assert replies[1]["id"] == 1 and "error" in replies[1]
