@@ -24,4 +24,6 @@ def run(args) -> int:
         print(f"ok: {where} has no events yet")
     else:
         print(f"ok: {result.events} events on {where} verified, e1..e{result.events}, head {result.head}")
+        if result.cached:
+            print(f"ok: the parsed-event cache of {where} matches Git ({result.cached} events)")
     return 0

@@ -15,14 +15,13 @@ A single append writes loose objects, which a background pass packs every
 ``maintenance.PACK_EVERY`` events; a batch of ``PACK_BATCH_MIN`` events or more
 (an import) is written straight into one pack. Reads keep a branch's parsed
 events cached by head commit and extend them by the new commits only; a
-snapshot in ``halo/`` does the same for a new process (see ``log``).
+snapshot in ``halo/`` does the same for a new process (see ``log``), each of
+its entries checked against the blob it claims to be (``snapshot``).
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
-import json
 import os
 import random
 import shutil
@@ -39,10 +38,11 @@ from dulwich.objects import Commit, ShaFile, Tree, parse_tree
 from dulwich.refs import check_ref_format
 from dulwich.repo import Repo
 
-from ..errors import Conflict, HaloError, InvalidCall, NotFound
+from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import Event, commit_message, epoch_seconds, from_yaml, to_yaml
-from . import maintenance
+from . import maintenance, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, object_id
+from .snapshot import CACHE_DIR
 
 ZERO_SHA = b"0" * 40
 DEFAULT_BRANCH = "main"
@@ -51,9 +51,7 @@ DEFAULT_BRANCH = "main"
 # (docs/security.md, "Crash safety"). Keep it well below the ~25 s an append
 # keeps retrying a busy ref, or appends give up ("try again") before recovering.
 STALE_LOCK_SECONDS = float(os.environ.get("HALO_STALE_LOCK_SECONDS", "10"))
-CACHE_DIR = "halo"  # inside the bare repository; git ignores unknown folders there
 SNAPSHOT_EVERY = 500  # persist the parsed-event cache when it is this far ahead
-SNAPSHOT_FORMAT = 2  # a header line, then one [commit, event] line per event, appended to
 # A batch of at least this many events is written straight into one pack (fast,
 # compact); smaller batches write loose objects like single appends.
 PACK_BATCH_MIN = 100
@@ -178,16 +176,54 @@ class Committed:
 
     event: Event
     commit: str
+    blob: str | None = None  # hex id of the event's file
 
 
-@dataclass
 class EventLog:
-    """All events of a branch at one head commit, oldest first."""
+    """All events of a branch at one head commit, oldest first.
 
-    branch: str
-    head: str | None  # commit id (hex), None for an empty branch
-    events: list[Event]
-    commits: list[str]  # commits[i] holds events[i]
+    ``commits[i]`` holds ``events[i]``. When the events came from the parsed-
+    event cache, the commit ids it holds are only hints: the first access to
+    ``commits`` reads them from Git (one walk down the branch), so a cache
+    can never change a commit id an answer shows.
+    """
+
+    def __init__(
+        self,
+        branch: str,
+        head: str | None,
+        events: list[Event],
+        commits: list[str],
+        *,
+        blobs: list[str] | None = None,
+        from_git: Callable[[], list[str]] | None = None,
+    ):
+        self.branch = branch
+        self.head = head  # commit id (hex), None for an empty branch
+        self.events = events
+        self.blobs = blobs  # hex blob id per event, when known (what the cache binds each event to)
+        self._commits = commits
+        self._from_git = from_git  # set while some commit ids are cache hints
+
+    @property
+    def commits(self) -> list[str]:
+        if self._from_git is not None:
+            self._commits = self._from_git()
+            self._from_git = None
+        return self._commits
+
+    @property
+    def commit_hints(self) -> list[str]:
+        """The commit ids as far as known without reading Git (for the cache only)."""
+        return self._commits
+
+    def extended(self, head: str, committed: list[Committed]) -> "EventLog":
+        """This log plus newly appended events (hints stay hints)."""
+        blobs = self.blobs + [c.blob for c in committed] if self.blobs is not None and all(c.blob for c in committed) else None
+        log = EventLog(self.branch, head, self.events + [c.event for c in committed], self._commits + [c.commit for c in committed], blobs=blobs)
+        if self._from_git is not None:
+            log._from_git = lambda previous=self, tail=[c.commit for c in committed]: previous.commits + tail
+        return log
 
     def commit_of(self, event_id: str) -> str:
         return self.commits[int(event_id[1:]) - 1]
@@ -205,6 +241,7 @@ class AgentRepo:
         self._trees: dict[bytes, Tree] = {}
         self._logs: dict[str, EventLog] = {}
         self._snapshot_count: dict[str, int] = {}
+        self._cache_rejected: dict[str, str] = {}  # branch -> why its cache file was not used (rewritten on save)
         self._spine = _Spine(lambda sha: self._tree(self._open(False), sha).as_raw_string())
         self._tip: tuple[bytes, int, bytes | None] | None = None  # (commit, number, root tree) written last
         self._packer = maintenance.Background(path, fsync=fsync)
@@ -349,7 +386,7 @@ class AgentRepo:
                 time.sleep(random.uniform(0, min(0.002 * (attempt + 1), 0.05)))
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
-            committed = Committed(event, commit.decode())
+            committed = Committed(event, commit.decode(), items[0].sha.hex())
             self._tip = (commit, number, self._spine.root)
             if old is None:
                 self._adopt_head(repo)
@@ -394,7 +431,7 @@ class AgentRepo:
                 self._adopt_head(repo)
             log = self._logs.get(branch)
             if log is not None and log.head == (old.decode() if old else None):
-                self._logs[branch] = EventLog(branch, done[-1].commit, log.events + [c.event for c in done], log.commits + [c.commit for c in done])
+                self._logs[branch] = log.extended(done[-1].commit, done)
         if pack is not None or last // maintenance.PACK_EVERY > (first - 1) // maintenance.PACK_EVERY:
             self._packer.request()
         return done
@@ -458,7 +495,7 @@ class AgentRepo:
                         chunk = []
                     chunk += items
                 tip, root = items[-1].sha.hex().encode(), self._spine.root
-                done.append(Committed(event, tip.decode()))
+                done.append(Committed(event, tip.decode(), items[0].sha.hex()))
             if writer is None:
                 return done, tip, None
             writer.add_grouped(chunk)
@@ -554,14 +591,22 @@ class AgentRepo:
             raise HaloError(f"commit {commit.id.decode()[:12]} of agent '{self.agent}' is not a HALO event commit; run halo-git verify")
         return n
 
-    def _blob_at(self, root: bytes, number: int) -> bytes:
+    def _blob_id_at(self, root: bytes, number: int) -> bytes:
         repo = self._repo
         assert repo is not None
         sha = root
         for part in _path_parts(number):
             tree = self._tree(repo, sha)
             sha = tree[part][1]
-        return self._get(repo, sha).data
+        return sha
+
+    def _blob_at(self, root: bytes, number: int) -> bytes:
+        return self._get(self._repo, self._blob_id_at(root, number)).data
+
+    def _blob_ids(self, root: bytes, count: int) -> list[bytes | None]:
+        """Hex blob ids of e1..e<count> in the tree ``root`` (None where missing),
+        reading one tree per hundred events."""
+        return event_blob_ids(lambda sha: self._tree(self._open(False), sha), root, count)
 
     def _kind_at(self, branch: str, head: bytes | None, root: bytes | None, number: int) -> str:
         log = self._logs.get(branch)
@@ -590,14 +635,16 @@ class AgentRepo:
             repo = self._open(False)
             commit = self._get(repo, head.encode())
             n = self._number_of(commit)
-            return [from_yaml(self._blob_at(commit.tree, k)) for k in range(max(1, n - limit + 1), n + 1)]
+            return [self._parse(self._blob_at(commit.tree, k), commit, k) for k in range(max(1, n - limit + 1), n + 1)]
 
     def log(self, branch: str) -> EventLog:
         """Every event of a branch at its head, cached by commit id.
 
         When the head moved since the cached read, only the new commits are
-        read (each adds one known path); a persisted snapshot, keyed by the
-        commit it was taken at, spares a cold process the full parse.
+        read (each adds one known path); a persisted snapshot, each entry
+        checked against the blob the head's tree holds for it, spares a cold
+        process the full parse. A snapshot that fails the check is ignored
+        (the branch is read from Git) and rewritten.
         """
         with self._lock:
             head = self.head(branch)
@@ -609,12 +656,12 @@ class AgentRepo:
             log = self._logs.get(branch)
             if log is not None and log.head == head:
                 return log
-            base = log if log is not None else self._load_snapshot(branch)
+            base = log if log is not None else self._load_snapshot(branch, head)
             log = self._extend(branch, head, base)
             self._logs[branch] = log
-            if base is not None and log.commits[len(base.commits) - 1 : len(base.commits)] != [base.head]:
+            if base is not None and log.commit_hints[len(base.events) - 1 : len(base.events)] != [base.head]:
                 self._snapshot_count[branch] = 0  # it held another history: save over it below
-            if len(log.events) - self._snapshot_count.get(branch, 0) >= SNAPSHOT_EVERY:
+            if branch in self._cache_rejected or len(log.events) - self._snapshot_count.get(branch, 0) >= SNAPSHOT_EVERY:
                 self._save_snapshot(log)
             return log
 
@@ -645,119 +692,118 @@ class AgentRepo:
         if n > 1 and not c.parents and stop is None:
             raise HaloError(f"branch '{branch}' of agent '{self.agent}' does not start at e1; run halo-git verify")
         root = head_commit.tree
-        events = list(base.events) if stop else []
-        commits = list(base.commits) if stop else []
+        committed = []
         for commit, k in reversed(new):
-            events.append(from_yaml(self._blob_at(root, k)))
-            commits.append(commit.id.decode())
-        return EventLog(branch, head, events, commits)
+            blob = self._blob_id_at(root, k)
+            committed.append(Committed(self._parse(self._get(repo, blob).data, commit, k), commit.id.decode(), blob.decode()))
+        if stop:
+            return base.extended(head, committed)
+        return EventLog(branch, head, [c.event for c in committed], [c.commit for c in committed], blobs=[c.blob for c in committed])
+
+    def _parse(self, data: bytes, commit: Commit, number: int) -> Event:
+        """The event in a blob; a file HALO could not have written is an
+        ``IntegrityError`` naming its commit, never a parser's traceback."""
+        try:
+            return from_yaml(data)
+        except Exception as e:
+            raise IntegrityError(
+                f"commit {commit.id.decode()[:12]} of agent '{self.agent}' holds {event_path(number)}, which is not a HALO "
+                f"event ({type(e).__name__}); run halo-git verify --agent {self.agent} to see what changed",
+                commit.id.decode(),
+            ) from None
 
     def _note_append(self, branch: str, old: bytes | None, committed: Committed) -> None:
         """Advance the cached log in place when it was at the parent commit."""
         log = self._logs.get(branch)
         if log is not None and log.head == (old.decode() if old else None):
-            self._logs[branch] = EventLog(branch, committed.commit, log.events + [committed.event], log.commits + [committed.commit])
+            self._logs[branch] = log.extended(committed.commit, [committed])
+
+    def _walk_commits(self, head: str) -> list[str]:
+        """Commit ids from the branch's first commit to ``head`` (raw reads, no parsing)."""
+        with self._lock:
+            repo = self._open(False)
+            out = []
+            sha: bytes | None = head.encode()
+            while sha is not None:
+                out.append(sha.decode())
+                _type, raw = repo.object_store.get_raw(sha)
+                sha = raw[53:93] if raw[46:53] == b"parent " else None
+            out.reverse()
+            return out
 
     # -- snapshot of parsed events -------------------------------------------------
 
     def _snapshot_path(self, branch: str) -> Path:
-        key = hashlib.sha1(branch.encode()).hexdigest()[:16]
-        return self.path / CACHE_DIR / f"events-{key}.jsonl"
+        return snapshot.path_for(self.path, branch)
 
-    def _load_snapshot(self, branch: str) -> EventLog | None:
-        """The snapshot's events ``e1..eK`` with their commits, or None.
+    def _load_snapshot(self, branch: str, head: str) -> EventLog | None:
+        """The snapshot's events ``e1..eK``, each proven to be the blob the
+        head's tree holds at its path (``snapshot.mismatch``), or None.
 
-        It is taken on trust only as far as ``_extend`` then confirms: the
-        commit it ends at must be the branch's commit for ``eK``, else the
-        branch is read from Git in full. A torn last line (a crash while
-        appending) just ends the snapshot early.
+        ``_extend`` then confirms the commit it ends at is the branch's commit
+        for ``eK``; the other commit ids are read from Git when asked for.
+        A snapshot that fails is remembered in ``cache_problem`` and rewritten.
         """
-        events: list[Event] = []
-        commits: list[str] = []
-        try:
-            with open(self._snapshot_path(branch), encoding="utf-8") as f:
-                if f.readline().encode("utf-8") != _snapshot_header(branch):
-                    return None
-                for line in f:
-                    try:
-                        commit, d = json.loads(line)
-                        event = Event.from_dict(d)
-                    except (ValueError, KeyError, TypeError):
-                        break
-                    if event.id != f"e{len(events) + 1}":
-                        break
-                    commits.append(commit)
-                    events.append(event)
-        except (OSError, ValueError):
+        snap = snapshot.load(self._snapshot_path(branch), branch)
+        if snap is None:
             return None
-        if not events:
+        self._snapshot_count[branch] = len(snap.events)
+        repo = self._open(False)
+        commit = self._get(repo, head.encode())
+        count = min(len(snap.events), self._number_of(commit))
+        problem = snapshot.mismatch(snap, self._blob_ids(commit.tree, count))
+        if problem is not None:
+            self._cache_rejected[branch] = problem
+            self._snapshot_count[branch] = 0
             return None
-        self._snapshot_count[branch] = len(events)
-        return EventLog(branch, commits[-1], events, commits)
+        self._cache_rejected.pop(branch, None)
+        return EventLog(branch, snap.head, snap.events, snap.commits, blobs=snap.blobs, from_git=lambda: self._walk_commits(snap.head))
+
+    def cache_problem(self, branch: str) -> str | None:
+        """Why this process did not use the branch's snapshot, if it found it changed."""
+        return self._cache_rejected.get(branch)
 
     def _save_snapshot(self, log: EventLog) -> None:
         """Bring the snapshot up to ``log``: append the events it lacks (so a
         save costs what is new, not the whole history), or rewrite it when it
-        holds another history. Appends are serialised by ``flock``."""
-        path = self._snapshot_path(log.branch)
-        try:
-            path.parent.mkdir(exist_ok=True)
-            with open(path, "a+b") as f:
-                fcntl.flock(f, fcntl.LOCK_EX)
-                f.seek(0)
-                header = _snapshot_header(log.branch)
-                count, commit = _snapshot_end(f) if f.readline() == header else (0, None)
-                if count > len(log.events) and self._head_number(log.branch) >= count:
-                    return  # another process got further; nothing to add
-                if count > len(log.events) or (count and log.commits[count - 1] != commit):
-                    self._rewrite_snapshot(path, log)
-                else:
-                    if not count:
-                        f.truncate(0)
-                        f.write(header)
-                    f.write(_snapshot_lines(log, count))
+        holds another history or failed its check."""
+        if log.blobs is None:
+            return
+        rewrite = log.branch in self._cache_rejected
+        commits = log.commits if rewrite else log.commit_hints
+        if snapshot.save(self._snapshot_path(log.branch), log.branch, log.events, log.blobs, commits, rewrite=rewrite, newer_than=lambda: self._head_number(log.branch)):
             self._snapshot_count[log.branch] = len(log.events)
-        except OSError:
-            pass  # the snapshot is an optimisation; reading from Git stays correct
+            self._cache_rejected.pop(log.branch, None)
 
     def _head_number(self, branch: str) -> int:
         head = self.head(branch)
         return self._number_of(self._get(self._open(False), head.encode())) if head else 0
 
-    def _rewrite_snapshot(self, path: Path, log: EventLog) -> None:
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        with open(tmp, "wb") as f:
-            f.write(_snapshot_header(log.branch))
-            f.write(_snapshot_lines(log, 0))
-        os.replace(tmp, path)
 
-
-def _snapshot_header(branch: str) -> bytes:
-    return json.dumps({"format": SNAPSHOT_FORMAT, "branch": branch}, ensure_ascii=False).encode("utf-8") + b"\n"
-
-
-def _snapshot_lines(log: EventLog, start: int) -> bytes:
-    return "".join(
-        json.dumps([c, e.to_dict()], ensure_ascii=False) + "\n" for c, e in zip(log.commits[start:], log.events[start:])
-    ).encode("utf-8")
-
-
-def _snapshot_end(f) -> tuple[int, str | None]:
-    """(number of events, commit of the last) of the snapshot open in ``f``,
-    read from its last complete line; a torn line after it is cut off, and
-    ``(0, None)`` means empty or unreadable (to be rewritten from scratch)."""
-    size = f.seek(0, os.SEEK_END)
-    window = min(size, 1 << 16)
-    f.seek(size - window)
-    tail = f.read(window)
-    end = tail.rfind(b"\n")
-    if end < 0:
-        return 0, None
-    if end != len(tail) - 1:
-        f.truncate(size - window + end + 1)
-    start = tail.rfind(b"\n", 0, end) + 1
-    try:
-        commit, d = json.loads(tail[start:end])
-        return int(d["id"][1:]), commit
-    except (ValueError, KeyError, TypeError, IndexError):
-        return 0, None
+def event_blob_ids(tree: Callable[[bytes], Tree], root: bytes, count: int) -> list[bytes | None]:
+    """Hex blob ids of e1..e<count> in the tree ``root`` (None where missing);
+    ``tree(hex id)`` reads a tree. One tree read per hundred events."""
+    out: list[bytes | None] = []
+    where: tuple[int, int] | None = None
+    leaf: Tree | None = None
+    for k in range(1, count + 1):
+        here = (k // 10000, k // 100 % 100)
+        if here != where:
+            where, leaf = here, None
+            sha = root
+            try:
+                for part in _path_parts(k)[:-1]:
+                    mode, sha = tree(sha)[part]
+                    if mode != 0o040000:
+                        raise KeyError(part)
+                leaf = tree(sha)
+            except KeyError:
+                leaf = None
+        entry = None
+        if leaf is not None:
+            try:
+                entry = leaf[f"e{k}.yaml".encode()]
+            except KeyError:
+                entry = None
+        out.append(entry[1] if entry is not None and entry[0] == 0o100644 else None)
+    return out

@@ -14,10 +14,15 @@ that HALO could not have written:
   screening aside: a screen configured today does not judge yesterday), whose
   ``uses``/``about`` name earlier events, and whose channels, recomputed from
   those events, are the ones recorded (``resolve``);
-* the commit message, author and commit time are the ones the event implies.
+* the commit message, author and commit time are the ones the event implies;
+* each event's time is not earlier than the one before (the clock policy of
+  ``model.not_before``: HALO dates an event at least at its parent's time).
 
 Reading is independent of ``AgentRepo``'s caches and snapshots: it opens the
-repository afresh and trusts nothing but the objects.
+repository afresh and trusts nothing but the objects. Then it checks the
+branch's parsed-event cache against those objects (``snapshot``): every entry
+must be the blob the head's tree holds for it and name the commit that added
+it; a cache changed outside HALO is reported (reads already ignore it).
 """
 
 from __future__ import annotations
@@ -43,7 +48,8 @@ from ..model import (
     resolve,
     to_yaml,
 )
-from .repo import AgentRepo, _path_parts, branch_ref, event_path
+from . import snapshot
+from .repo import AgentRepo, _path_parts, branch_ref, event_blob_ids, event_path
 
 _FILE_MODE = 0o100644
 
@@ -56,6 +62,7 @@ class Verified:
     branch: str
     head: str | None
     events: int
+    cached: int = 0  # events in the branch's parsed-event cache, all checked
 
 
 class _Bad(Exception):
@@ -98,7 +105,33 @@ def verify_branch(repo: AgentRepo, branch: str) -> Verified:
                 ) from None
             kinds.append(event.kind)
             parent = commit
-        return Verified(repo.agent, branch, head.decode(), len(chain))
+        cached = _check_cache(git, repo, branch, chain)
+        return Verified(repo.agent, branch, head.decode(), len(chain), cached)
+
+
+def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -> int:
+    """Prove the branch's cache file describes the verified commits; returns its
+    number of entries (0: no cache)."""
+    path = snapshot.path_for(repo.path, branch)
+    snap = snapshot.load(path, branch)
+    if snap is None:
+        return 0
+    problem = None
+    count = min(len(snap.events), len(chain))
+    blobs = event_blob_ids(lambda sha: git.object_store[sha], chain[-1].tree, count)
+    problem = snapshot.mismatch(snap, blobs)
+    if problem is None:
+        for i, hint in enumerate(snap.commits):
+            if hint.encode() != chain[i].id:
+                problem = f"its entry e{i + 1} names commit {hint[:12]}, the branch's e{i + 1} is {chain[i].id.decode()[:12]}"
+                break
+    if problem is not None:
+        raise IntegrityError(
+            f"the history of branch '{branch}' of agent '{repo.agent}' is intact ({len(chain)} events verified, head "
+            f"{chain[-1].id.decode()[:12]}), but its parsed-event cache {path} was changed outside HALO: {problem}. Reads ignore "
+            "a cache that does not match Git and rewrite it from Git on the next read (any report or trace), or delete the file",
+        )
+    return len(snap.events)
 
 
 _TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
