@@ -233,6 +233,22 @@ def epoch_seconds(iso: str) -> int:
     return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp())
 
 
+def time_before(a: str, b: str) -> bool:
+    """True when the event time ``a`` is earlier than ``b`` (both as HALO writes them)."""
+    return _parse_utc(a) < _parse_utc(b)
+
+
+def not_before(when: str, floor: str | None) -> str:
+    """The clock policy: an event is dated ``when``, or ``floor`` (its parent's
+    time) if the clock is behind it, so times never go backwards along a branch
+    (``verify`` refuses a history where they do)."""
+    return floor if floor is not None and time_before(when, floor) else when
+
+
+def _parse_utc(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00") if iso.endswith("Z") else iso)
+
+
 # --- validation of a call -------------------------------------------------------
 
 

@@ -3,8 +3,9 @@
 Prints each finding at or above ``--fail-on`` as one GitHub Actions workflow
 command (``::error``, ``::warning``, ``::notice``), so a pull request run shows
 them as annotations, and exits 1 when there is any; 0 when there is none; 2 on a
-usage error (unknown agent or session, bad option), which must never pass for
-"no findings".
+usage error (unknown agent or session, bad option) or when the trace cannot be
+read (a repository HALO could not have written), which must never pass for
+"no findings" nor read as findings.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import sys
 
 from ..diagnosis import SEVERITIES, Finding, at_or_above
-from ..errors import NotFound
+from ..errors import HaloError
 from . import add_common, open_halo
 
 LEVEL = {"high": "error", "medium": "warning", "low": "notice", "info": "notice"}
@@ -62,7 +63,7 @@ def run(args) -> int:
             return 2
         try:
             d = h.diagnosis(args.agent, session=args.session, branch=args.branch)
-        except NotFound as e:
+        except HaloError as e:  # an unknown session, or a trace that cannot be read: never "findings"
             print(f"halo-git: error: {e}", file=sys.stderr)
             return 2
     failing = at_or_above(d.findings, args.fail_on)

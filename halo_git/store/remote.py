@@ -16,6 +16,13 @@ repository's objects through Git's *alternates* mechanism), the decision is
 made there, and only an accepted pack is moved into ``objects/pack`` before
 the branch is swapped by compare-and-swap, as appends are.
 
+Every incoming commit is checked there exactly as ``verify`` checks a branch
+(``verify.check_history``: one file at the next event's path, HALO's YAML of
+a valid event, the next id, ``uses``/``about`` naming earlier events, message,
+author, time not before its parent's) before any ref moves; the first commit
+HALO could not have written is named and the branch stays where it was. A
+clone checks every branch the same way before the copy is renamed into place.
+
 HALO histories are linear and every commit message starts with its event id,
 so ancestry is decided by walking first parents down to a known event number:
 the walk costs the number of events transferred, not the size of the history,
@@ -44,6 +51,7 @@ from dulwich.repo import Repo
 from ..errors import Conflict, HaloError, IntegrityError, NotFound
 from ..model import check_agent_name
 from .repo import CACHE_DIR, DEFAULT_BRANCH, ZERO_SHA, AgentRepo, _read_ref, branch_ref, number_from_message
+from .verify import BadCommit, check_history
 
 _HEADS = b"refs/heads/"
 _SPOOL = 16 << 20  # keep incoming packs up to 16 MiB in memory, then spill to disk
@@ -154,8 +162,8 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
                 if _is_ancestor(store, new, old, repo.agent):
                     return Transfer(repo.agent, into, shown, "ahead", old.decode(), old.decode(), 0)
                 raise Conflict(_diverged(repo.agent, into, shown, "pull", store, old, new, remote_branch=branch))
-            if old is None:
-                _check_chain(store, new, repo.agent)
+            earlier = repo.log(into).events if old is not None else []
+            _check_incoming(store, new, old, earlier, repo.agent, shown, branch, f"branch '{into}' was not changed" + (f" (still at {_short(old.decode())})" if old else " (not created)"))
             _adopt(store, repo.path / "objects")
         if not local.refs.set_if_equals(local_ref, old or ZERO_SHA, new):
             raise Conflict(f"branch '{into}' of agent '{repo.agent}' moved while pulling (an event was logged); run the pull again")
@@ -194,9 +202,9 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
             heads = {r: s for r, s in result.refs.items() if r.startswith(_HEADS) and s}
             if not heads:
                 raise NotFound(f"{shown} holds no branches; push one there first: halo-git push --agent {agent} {shown}")
-            done, known = [], set()
+            done, known = [], {}
             for ref, sha in sorted(heads.items()):
-                _check_chain(local.object_store, sha, agent, known)
+                _check_clone_branch(local.object_store, sha, agent, known, shown, ref[len(_HEADS):].decode())
                 local.refs.set_if_equals(ref, ZERO_SHA, sha)
                 done.append(_transfer(agent, ref[len(_HEADS):].decode(), shown, None, sha, local.object_store))
             wanted = branch_ref(head)
@@ -258,10 +266,15 @@ def _first_parents(store, tip: bytes, agent: str) -> Iterator[tuple[Commit, int]
             return
         if len(commit.parents) != 1:
             raise IntegrityError(f"commit {commit.id.decode()[:12]} of agent '{agent}' is a merge; HALO histories are linear", commit.id.decode())
-        commit = store[commit.parents[0]]
+        child, commit = commit, store[commit.parents[0]]
         m = _number(store, commit, agent)
         if m != n - 1:
-            raise IntegrityError(f"the history of agent '{agent}' skips from e{m} to e{n} at {commit.id.decode()[:12]}", commit.id.decode())
+            raise IntegrityError(
+                f"refused: commit {child.id.decode()[:12]} says it holds e{n} but follows e{m} ({commit.id.decode()[:12]}): "
+                f"the history of agent '{agent}' at {tip.decode()[:12]} skips ids, which HALO never writes (ids are "
+                f"contiguous: the next event after e{m} is e{m + 1}). Nothing was changed",
+                child.id.decode(),
+            )
         n = m
 
 
@@ -274,14 +287,46 @@ def _is_ancestor(store, anc: bytes, desc: bytes, agent: str) -> bool:
     return False
 
 
-def _check_chain(store, tip: bytes, agent: str, known: set[bytes] | None = None) -> None:
-    """Validate the event commits from ``tip`` down to e1, or to a commit in
-    ``known`` (already validated; the commits walked are added to it)."""
+def _check_incoming(store, tip: bytes, old: bytes | None, earlier: list, agent: str, shown: str, branch: str, unchanged: str) -> list:
+    """Check every commit after ``old`` up to ``tip`` as ``verify`` would, given
+    the events ``earlier`` that ``old`` holds; returns the new events.
+
+    Raises:
+        IntegrityError: naming the first commit HALO could not have written.
+    """
+    chain = []
     for commit, _n in _first_parents(store, tip, agent):
-        if known is not None:
-            if commit.id in known:
-                return
-            known.add(commit.id)
+        if commit.id == old:
+            break
+        chain.append(commit)
+    chain.reverse()
+    parent = store[old] if old is not None else None
+    try:
+        return check_history(store, chain, agent, parent=parent, earlier=earlier)
+    except BadCommit as e:
+        raise IntegrityError(
+            f"refused: commit {e.commit[:12]} (e{e.number} of branch '{branch}' at {shown}) is not an event commit HALO "
+            f"would write: {e.reason}. Nothing was transferred and {unchanged}; ask the remote's owner to run "
+            f"halo-git verify there, or restore that branch from a good copy",
+            e.commit,
+        ) from None
+
+
+def _check_clone_branch(store, tip: bytes, agent: str, known: dict, shown: str, branch: str) -> None:
+    """``_check_incoming`` for a clone's branch; branches share their common
+    history, so events already checked on another branch are not checked again
+    (``known``: commit id -> (a list of events, how many of them it holds))."""
+    walked = []
+    base = None
+    for commit, _n in _first_parents(store, tip, agent):
+        if commit.id in known:
+            base = commit.id
+            break
+        walked.append(commit.id)
+    earlier = known[base][0][: known[base][1]] if base is not None else []
+    events = earlier + _check_incoming(store, tip, base, earlier, agent, shown, branch, "no repository was created")
+    for i, sha in enumerate(reversed(walked)):
+        known[sha] = (events, len(earlier) + i + 1)
 
 
 def _added_objects(store, tip: bytes, old: bytes | None, agent: str) -> list:

@@ -46,6 +46,7 @@ from ..model import (
     load_yaml,
     normalize_time,
     resolve,
+    time_before,
     to_yaml,
 )
 from . import snapshot
@@ -69,6 +70,16 @@ class _Bad(Exception):
     """What is wrong with one commit (wrapped into ``IntegrityError``)."""
 
 
+class BadCommit(IntegrityError):
+    """The first commit of a history HALO could not have written: ``commit``
+    (hex), its position ``number`` and ``reason``, for the caller to word."""
+
+    def __init__(self, commit: str, number: int, reason: str):
+        self.number = number
+        self.reason = reason
+        super().__init__(f"commit {commit[:12]} (position e{number}) is not a HALO event commit: {reason}", commit)
+
+
 def verify_branch(repo: AgentRepo, branch: str) -> Verified:
     """Walk ``branch`` from its root commit and check every event commit.
 
@@ -89,24 +100,44 @@ def verify_branch(repo: AgentRepo, branch: str) -> Verified:
             if branches:
                 raise NotFound(f"agent '{repo.agent}' has no branch '{branch}'; branches: {', '.join(branches)}")
             return Verified(repo.agent, branch, None, 0)
-        chain = _first_parent_chain(git, head, repo.agent, branch)
-        kinds: list[str] = []
-        trees = _Trees(git)
-        parent: Commit | None = None
-        for number, commit in enumerate(chain, 1):
-            try:
-                event = _check_commit(git, commit, parent, number, repo.agent, kinds, trees)
-            except _Bad as e:
-                raise IntegrityError(
-                    f"commit {commit.id.decode()[:12]} (position e{number} on branch '{branch}' of agent "
-                    f"'{repo.agent}') is not a HALO event commit: {e}. The history was changed outside HALO; "
-                    f"events before it are intact: restore the branch from a clone or backup",
-                    commit=commit.id.decode(),
-                ) from None
-            kinds.append(event.kind)
-            parent = commit
+        chain = _first_parent_chain(git.object_store, head, repo.agent, branch)
+        try:
+            check_history(git.object_store, chain, repo.agent)
+        except BadCommit as e:
+            raise IntegrityError(
+                f"commit {e.commit[:12]} (position e{e.number} on branch '{branch}' of agent "
+                f"'{repo.agent}') is not a HALO event commit: {e.reason}. The history was changed outside HALO; "
+                f"events before it are intact: restore the branch from a clone or backup",
+                commit=e.commit,
+            ) from None
         cached = _check_cache(git, repo, branch, chain)
         return Verified(repo.agent, branch, head.decode(), len(chain), cached)
+
+
+def check_history(store, chain: list[Commit], agent: str, *, parent: Commit | None = None, earlier: list[Event] | None = None) -> list[Event]:
+    """Check ``chain`` (oldest first) as the commits after ``parent``, whose
+    history holds the events ``earlier``; returns the chain's events.
+
+    ``store`` is any object store (``get_raw``): verify passes the repository's,
+    a pull the scratch store an incoming pack was unpacked into.
+
+    Raises:
+        BadCommit: the first commit HALO could not have written, and why.
+    """
+    kinds = [e.kind for e in earlier or ()]
+    last_time = earlier[-1].time if earlier else None
+    trees = _Trees(store)
+    out: list[Event] = []
+    for commit in chain:
+        number = len(kinds) + 1
+        try:
+            event = _check_commit(store, commit, parent, number, agent, kinds, trees, last_time)
+        except _Bad as e:
+            raise BadCommit(commit.id.decode(), number, str(e)) from None
+        kinds.append(event.kind)
+        out.append(event)
+        parent, last_time = commit, event.time
+    return out
 
 
 def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -> int:
@@ -137,10 +168,10 @@ def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -
 _TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
 
 
-def _read(git: Repo, sha: bytes, what: str, kind: type[ShaFile]) -> ShaFile:
+def _read(store, sha: bytes, what: str, kind: type[ShaFile]) -> ShaFile:
     """Read an object, proving its bytes hash to its id and it is of the expected type."""
     try:
-        type_num, raw = git.object_store.get_raw(sha)
+        type_num, raw = store.get_raw(sha)
     except KeyError:
         raise _Bad(f"its {what} {sha.decode()[:12]} is missing from the repository") from None
     except Exception as e:
@@ -157,13 +188,13 @@ def _read(git: Repo, sha: bytes, what: str, kind: type[ShaFile]) -> ShaFile:
     return obj
 
 
-def _first_parent_chain(git: Repo, head: bytes, agent: str, branch: str) -> list[Commit]:
+def _first_parent_chain(store, head: bytes, agent: str, branch: str) -> list[Commit]:
     """Commits from the root to ``head``, refusing merges on the way down."""
     chain: list[Commit] = []
     sha: bytes | None = head
     while sha is not None:
         try:
-            commit = _read(git, sha, "commit", Commit)
+            commit = _read(store, sha, "commit", Commit)
             if len(commit.parents) > 1:
                 raise _Bad(f"it is a merge of {len(commit.parents)} commits; an event commit has one parent")
         except _Bad as e:
@@ -178,10 +209,10 @@ def _first_parent_chain(git: Repo, head: bytes, agent: str, branch: str) -> list
     return chain
 
 
-def _check_commit(git: Repo, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees") -> Event:
+def _check_commit(store, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees", last_time: str | None) -> Event:
     path = event_path(number)
     blob_id = _check_tree_change(commit, parent, number, path, trees)
-    blob = _read(git, blob_id, f"file {path}", Blob)
+    blob = _read(store, blob_id, f"file {path}", Blob)
     event = _check_event(blob.data, number, agent, kinds, path)
     if commit.message != commit_message(event).encode("utf-8"):
         raise _Bad(f"its message does not match the event (expected {commit_message(event).strip()!r})")
@@ -191,14 +222,16 @@ def _check_commit(git: Repo, commit: Commit, parent: Commit | None, number: int,
     when = epoch_seconds(event.time)
     if commit.author_time != when or commit.commit_time != when:
         raise _Bad(f"its author or commit time differs from the event time {event.time}")
+    if last_time is not None and time_before(event.time, last_time):
+        raise _Bad(f"its event time {event.time} is earlier than e{number - 1}'s time {last_time}; HALO dates an event at its parent's time at the earliest")
     return event
 
 
 class _Trees:
     """Parsed, hash-checked trees by id; only the last few paths are kept."""
 
-    def __init__(self, git: Repo):
-        self.git = git
+    def __init__(self, store):
+        self.store = store
         self.entries: dict[bytes, dict[bytes, tuple[int, bytes]]] = {}
 
     def __call__(self, sha: bytes | None, where: str) -> dict[bytes, tuple[int, bytes]]:
@@ -206,7 +239,7 @@ class _Trees:
             return {}
         found = self.entries.get(sha)
         if found is None:
-            tree = _read(self.git, sha, f"tree {where or '(root)'}", Tree)
+            tree = _read(self.store, sha, f"tree {where or '(root)'}", Tree)
             found = {e.path: (e.mode, e.sha) for e in tree.iteritems()}
             if len(self.entries) >= 64:
                 self.entries.clear()
