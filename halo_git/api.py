@@ -11,7 +11,7 @@ scripts and tests use it directly::
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from . import jsonl
 from .diagnosis import Diagnosis, diagnose
@@ -25,6 +25,9 @@ from .model import (
     check_session,
     logged_reply,
     new_session_label,
+    EARLIEST,
+    clock_time,
+    normalize_time,
     now_iso,
     resolve,
     trace_text,
@@ -46,6 +49,9 @@ class Halo:
             (``None`` disables it).
         fsync: fsync every object before an append returns (durable against
             power loss, not only process crashes; slower).
+        clock: returns the current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``
+            (default: the system clock); events are dated by it, never before
+            1971 nor before the event they follow (docs/storage.md, "Time").
     """
 
     def __init__(
@@ -56,8 +62,10 @@ class Halo:
         session: str | None = None,
         screen: Screen | None = default_screen,
         fsync: bool = False,
+        clock: Callable[[], str] = now_iso,
     ):
         self.store = Store(root, fsync=fsync)
+        self.clock = clock
         self.branch = branch
         self.session = session or new_session_label()
         self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
@@ -118,24 +126,34 @@ class Halo:
             )
         agent = check_agent_name(agent)
         session = draft.session or default_session or self.session
-        when = time or now_iso()
+        fixed = normalize_time(time) if time else None
         repo = self.store.repo(agent)
         branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
-            resolve(draft, 1, agent, session, when, _no_events)
+            resolve(draft, 1, agent, session, fixed or EARLIEST, _no_events)
+        reading: list[str] = []
 
         def build(number: int, kind_of) -> Event:
             if number == 1:  # the branch has no commit yet
                 _refuse_missing_branch(repo, branch)
-            return resolve(draft, number, agent, session, when, kind_of)
+            if fixed is None:  # read the clock on each attempt: a retry follows a newer event
+                reading[:] = [self.clock()]
+            return resolve(draft, number, agent, session, fixed or clock_time(reading[0]), kind_of)
 
         committed = repo.append(branch, build)
-        return logged_reply(committed.event)
+        reply = logged_reply(committed.event)
+        if reading and committed.event.time != reading[0]:
+            behind = "1971, the earliest time HALO dates" if committed.event.time == EARLIEST else f"e{committed.event.number - 1}, the event before"
+            reply["note"] += (
+                f" Dated {committed.event.time}: the clock reads {reading[0]}, earlier than {behind}"
+                " (times never go backwards on a branch; check the system clock)."
+            )
+        return reply
 
     def import_lines(self, agent: str, lines, branch: str | None = None, session: str = "import") -> list[str]:
         """Import JSONL events (see ``jsonl``); all or nothing. Returns the new ids."""
         agent = check_agent_name(agent)
-        items = jsonl.parse_lines(lines, self.screen)
+        items = jsonl.parse_lines(lines, self.screen, self.clock)
         if not items:
             return []
         repo = self.store.repo(agent)

@@ -211,6 +211,17 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# Git cannot date a commit before 1970 and HALO refuses times before 1971 (time
+# zones may push a 1970 commit time below zero); a clock that reads earlier (an
+# unset real-time clock) dates events at this time instead, as ``verify`` accepts.
+EARLIEST = "1971-01-01T00:00:00Z"
+
+
+def clock_time(reading: str) -> str:
+    """The time a clock reading dates an event at: the reading, or EARLIEST."""
+    return not_before(reading, EARLIEST)
+
+
 def normalize_time(value: Any) -> str:
     """Return an ISO 8601 UTC time as ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``."""
     if not isinstance(value, str):

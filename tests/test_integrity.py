@@ -130,7 +130,7 @@ _AWKWARD = ["a: b", "x #y", "it's", " lead", "trail ", "-x", "- x", "no", "12", 
             "\U0001F600 ok", "line\nbreak", "---x", "...", "x\u2028y", "'q'", '"dq"', "yes", "2026-01-01", "-.5", "--x"]
 
 
-def _event(text: str) -> "Event":
+def _event(text: str):
     from halo_git.model import Event
 
     return Event("e1", "act", "a", "s", "2026-01-01T00:00:00.250Z", text, ("e1",), {"trigger": "self", "form": text}, ("S→A",))

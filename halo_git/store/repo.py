@@ -28,7 +28,7 @@ import shutil
 import threading
 import time
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -39,7 +39,7 @@ from dulwich.refs import check_ref_format
 from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
-from ..model import Event, commit_message, epoch_seconds, from_yaml, to_yaml
+from ..model import Event, commit_message, epoch_seconds, from_yaml, not_before, to_yaml
 from . import maintenance, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, object_id
 from .snapshot import CACHE_DIR
@@ -243,7 +243,7 @@ class AgentRepo:
         self._snapshot_count: dict[str, int] = {}
         self._cache_rejected: dict[str, str] = {}  # branch -> why its cache file was not used (rewritten on save)
         self._spine = _Spine(lambda sha: self._tree(self._open(False), sha).as_raw_string())
-        self._tip: tuple[bytes, int, bytes | None] | None = None  # (commit, number, root tree) written last
+        self._tip: tuple[bytes, int, bytes | None, str] | None = None  # (commit, number, root tree, event time) written last
         self._packer = maintenance.Background(path, fsync=fsync)
 
     # -- opening -------------------------------------------------------------
@@ -366,7 +366,8 @@ class AgentRepo:
 
         ``build`` is called again with a fresh number whenever another writer
         moved the branch first, so ids stay contiguous under contention. It may
-        raise ``HaloError`` to refuse; nothing is written then.
+        raise ``HaloError`` to refuse; nothing is written then. An event dated
+        earlier than its parent is dated at its parent's time (``in_order``).
         """
         ref = branch_ref(branch)
         with self._lock:
@@ -375,6 +376,7 @@ class AgentRepo:
                 old = _read_ref(repo, ref)
                 number, root = self._next_on(repo, old)
                 event = build(number, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
+                event = in_order([event], self._time_at(branch, old, root, number - 1))[0]
                 items = self._event_objects(event, root, old)
                 self._write_loose(repo, items)
                 commit = items[-1].sha.hex().encode()
@@ -387,7 +389,7 @@ class AgentRepo:
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
             committed = Committed(event, commit.decode(), items[0].sha.hex())
-            self._tip = (commit, number, self._spine.root)
+            self._tip = (commit, number, self._spine.root, event.time)
             if old is None:
                 self._adopt_head(repo)
             self._note_append(branch, old, committed)
@@ -414,6 +416,7 @@ class AgentRepo:
                 events = build(first, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
                 if not events:
                     return []
+                events = in_order(events, self._time_at(branch, old, root, first - 1))
                 done, tip, pack = self._write_batch(repo, events, root, old)
                 try:
                     if repo.refs.set_if_equals(ref, old or ZERO_SHA, tip):
@@ -426,7 +429,7 @@ class AgentRepo:
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
             last = done[-1].event.number
-            self._tip = (tip, last, self._spine.root)
+            self._tip = (tip, last, self._spine.root, done[-1].event.time)
             if old is None:
                 self._adopt_head(repo)
             log = self._logs.get(branch)
@@ -608,6 +611,18 @@ class AgentRepo:
         reading one tree per hundred events."""
         return event_blob_ids(lambda sha: self._tree(self._open(False), sha), root, count)
 
+    def _time_at(self, branch: str, head: bytes | None, root: bytes | None, number: int) -> str | None:
+        """The time of event ``number`` on the commit ``head`` (None for 0),
+        known without a read when this object wrote it or holds the log."""
+        if number < 1 or head is None:
+            return None
+        if self._tip is not None and self._tip[0] == head and self._tip[1] == number:
+            return self._tip[3]
+        log = self._logs.get(branch)
+        if log is not None and log.head == head.decode():
+            return log.events[number - 1].time
+        return self._parse(self._blob_at(root, number), self._get(self._open(False), head), number).time
+
     def _kind_at(self, branch: str, head: bytes | None, root: bytes | None, number: int) -> str:
         log = self._logs.get(branch)
         if log is not None and head is not None and log.head == head.decode():
@@ -778,6 +793,20 @@ class AgentRepo:
     def _head_number(self, branch: str) -> int:
         head = self.head(branch)
         return self._number_of(self._get(self._open(False), head.encode())) if head else 0
+
+
+def in_order(events: list[Event], floor: str | None) -> list[Event]:
+    """The clock policy (docs/storage.md): an event is never dated earlier than
+    the one before it on its branch; an earlier time (a clock set back, a
+    process that read the clock before another wrote) becomes that event's
+    time. ``floor`` is the parent's time (None: the branch's first event).
+    ``verify`` refuses a history whose times go backwards."""
+    out = []
+    for event in events:
+        when = not_before(event.time, floor)
+        out.append(event if when == event.time else replace(event, time=when))
+        floor = when
+    return out
 
 
 def event_blob_ids(tree: Callable[[bytes], Tree], root: bytes, count: int) -> list[bytes | None]:
