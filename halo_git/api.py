@@ -11,6 +11,7 @@ scripts and tests use it directly::
 from __future__ import annotations
 
 import os
+import shlex
 from typing import Any, Callable, Mapping, Sequence
 
 from . import jsonl
@@ -140,7 +141,7 @@ class Halo:
                 reading[:] = [self.clock()]
             return resolve(draft, number, agent, session, fixed or clock_time(reading[0]), kind_of)
 
-        committed = repo.append(branch, build)
+        committed = repo.append(branch, build, clock=fixed is None)
         reply = logged_reply(committed.event)
         if reading and committed.event.time != reading[0]:
             behind = "1971, the earliest time HALO dates" if committed.event.time == EARLIEST else f"e{committed.event.number - 1}, the event before"
@@ -243,7 +244,7 @@ def _refuse_missing_branch(repo, branch: str) -> None:
         start = "main" if "main" in branches else branches[0]
         raise NotFound(
             f"agent '{repo.agent}' has no branch '{branch}' (its branches: {', '.join(branches)}); "
-            f"create it first: halo-git branch --agent {repo.agent} {branch} --from {start}"
+            f"create it first: {shlex.join(['halo-git', 'branch', '--agent', repo.agent, branch, '--from', start])}"
         )
 
 

@@ -250,9 +250,8 @@ def time_before(a: str, b: str) -> bool:
 
 
 def not_before(when: str, floor: str | None) -> str:
-    """The clock policy: an event is dated ``when``, or ``floor`` (its parent's
-    time) if the clock is behind it, so times never go backwards along a branch
-    (``verify`` refuses a history where they do)."""
+    """``when``, or ``floor`` if ``when`` is earlier (the clock policy: a clock
+    reading behind the parent event's time, or before 1971, is raised to it)."""
     return floor if floor is not None and time_before(when, floor) else when
 
 

@@ -1,9 +1,10 @@
-"""The clock policy, shared by the write path and ``verify``: an event is never
-dated earlier than the event before it on its branch, nor before 1971. A clock
-that is behind (an unset real-time clock at 1970, a clock set back) dates the
-event at its parent's time and the reply says so; the history verifies and its
-export imports again. Driven by an injected clock and, through the real CLI,
-by ``faketime``."""
+"""The clock policy, shared by the write path and ``verify``: every event time is
+a UTC time from 1971 on, and an event dated by the clock is never dated earlier
+than the event before it on its branch. A clock that is behind (an unset
+real-time clock at 1970, a clock set back) dates the event at its parent's time,
+or at 1971-01-01 for a first event, and the reply says so; the history verifies
+and its export imports again. Explicit times (imports) are kept as given.
+Driven by an injected clock and, through the real CLI, by ``faketime``."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def test_an_injected_clock_behind_the_history_dates_at_the_parent_and_verifies(t
     _verifies_and_reimports(root, tmp_path)
 
 
-def test_imported_times_going_backwards_are_kept_in_order(tmp_path):
+def test_imported_times_are_kept_as_given_and_a_1970_clock_dates_lines_without_one(tmp_path):
     root = tmp_path / "root"
     lines = [json.dumps({"kind": "observe", "summary": f"s{i}", "time": t}) for i, t in
              enumerate(["2026-01-01T00:00:10Z", "2026-01-01T00:00:05Z", "2026-01-01T00:00:20.5Z", "2026-01-01T00:00:20Z"])]
@@ -47,7 +48,7 @@ def test_imported_times_going_backwards_are_kept_in_order(tmp_path):
     with Halo(root, clock=lambda: "1970-01-01T00:00:00Z") as h:
         h.import_lines(AGENT, lines)
         times = [e.time for e in h.events(AGENT)]
-    assert times == ["2026-01-01T00:00:10Z", "2026-01-01T00:00:10Z", "2026-01-01T00:00:20.500000Z", "2026-01-01T00:00:20.500000Z", "2026-01-01T00:00:20.500000Z"]
+    assert times == ["2026-01-01T00:00:10Z", "2026-01-01T00:00:05Z", "2026-01-01T00:00:20.500000Z", "2026-01-01T00:00:20Z", EARLIEST]
     _verifies_and_reimports(root, tmp_path)
 
 

@@ -29,12 +29,9 @@ def _git(cwd: Path, *args: str, when: str = T2) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
-T_BACK = "2025-12-31T23:59:00Z"  # earlier than e1's time
-
-
-def _yaml(number: int, summary: str | None = None, when: str = T2) -> str:
+def _yaml(number: int, summary: str | None = None) -> str:
     """HALO's own YAML of an observation e<number>, with the summary line replaced."""
-    text = to_yaml(Event(f"e{number}", "observe", AGENT, "s1", when, "looked around")).decode()
+    text = to_yaml(Event(f"e{number}", "observe", AGENT, "s1", T2, "looked around")).decode()
     return text if summary is None else text.replace("summary: looked around", f"summary: {summary}")
 
 
@@ -54,8 +51,6 @@ HOSTILE = {
     "wrong-path": ({"events/00/00/e3.yaml": _yaml(3)}, "e2 observe: looked around", "the next event commit adds events/00/00/e2.yaml"),
     "uses-forward": ({"events/00/00/e2.yaml": _yaml(2).replace("uses: []", "uses:\n- e3")}, "e2 observe: looked around",
                      "unknown event id(s) e3"),
-    "time-backwards": ({"events/00/00/e2.yaml": _yaml(2, when=T_BACK)}, "e2 observe: looked around",
-                       f"its event time {T_BACK} is earlier than e1's time"),
 }
 
 
@@ -77,7 +72,7 @@ def remote(tmp_path):
         for rel, text in files.items():
             _write(wt, rel, text)
         _git(wt, "add", "-A")
-        _git(wt, "commit", "-q", "-m", message, when=T_BACK if kind == "time-backwards" else T2)
+        _git(wt, "commit", "-q", "-m", message)
         _git(wt, "push", "-q", "origin", "HEAD:main")
         return _git(wt, "rev-parse", "HEAD")
 

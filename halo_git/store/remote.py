@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import stat
 import tempfile
@@ -41,14 +42,14 @@ from pathlib import Path
 from tempfile import SpooledTemporaryFile
 from typing import Iterator
 
-from dulwich.client import HTTPUnauthorized, get_transport_and_path
+from dulwich.client import HTTPUnauthorized, StrangeHostname, get_transport_and_path
 from dulwich.errors import GitProtocolError, NotGitRepository
 from dulwich.object_store import DiskObjectStore
 from dulwich.objects import Commit
 from dulwich.pack import pack_objects_to_data
 from dulwich.repo import Repo
 
-from ..errors import Conflict, HaloError, IntegrityError, NotFound
+from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import check_agent_name
 from .repo import CACHE_DIR, DEFAULT_BRANCH, ZERO_SHA, AgentRepo, _read_ref, branch_ref, number_from_message
 from .verify import BadCommit, check_history
@@ -96,6 +97,7 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
         NotFound: the agent has no such branch, or nothing at ``url``.
         Conflict: the remote branch holds events this one does not.
     """
+    check_url(url)
     ref = branch_ref(branch)
     shown = _redact(url)
     with repo._lock:
@@ -115,7 +117,7 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
             if old not in local.object_store or _is_ancestor(local.object_store, sha, old, repo.agent):
                 raise Conflict(
                     f"cannot push: the remote's branch '{branch}' at {shown} holds events this branch does not; nothing was "
-                    f"pushed and nothing is ever forced. Pull first: halo-git pull --agent {repo.agent} {shown} --branch {branch} "
+                    f"pushed and nothing is ever forced. Pull first: {_cmd('pull', '--agent', repo.agent, shown, '--branch', branch)} "
                     "(a fast-forward when your branch has nothing new; when both sides do, the pull is refused and says how to compare them)"
                 )
             raise Conflict(_diverged(repo.agent, branch, shown, "push", local.object_store, sha, old))
@@ -140,12 +142,13 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
         NotFound: no repository for the agent here (clone it), or no such remote branch.
         Conflict: both sides hold events the other does not; nothing changed.
     """
+    check_url(url)
     into = into or branch
     remote_ref, local_ref = branch_ref(branch), branch_ref(into)
     shown = _redact(url)
     if not repo.exists:
         raise NotFound(
-            f"agent '{repo.agent}' has no repository under this root; bring it in with: halo-git clone {shown} --agent {repo.agent}"
+            f"agent '{repo.agent}' has no repository under this root; bring it in with: {_cmd('clone', shown, '--agent', repo.agent)}"
         )
     with repo._lock:
         local = repo._open(False)
@@ -184,12 +187,13 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
         NotFound: nothing at ``url``, or it holds no branches.
         IntegrityError: a branch head is not a HALO event commit.
     """
+    check_url(url)
     check_agent_name(agent)
     root = Path(root)
     target = root / f"{agent}.git"
     shown = _redact(url)
     if target.exists():
-        raise Conflict(f"agent '{agent}' already has a repository at {target}; bring new events in with: halo-git pull --agent {agent} {shown}")
+        raise Conflict(f"agent '{agent}' already has a repository at {target}; bring new events in with: {_cmd('pull', '--agent', agent, shown)}")
     root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".clone-{agent}-", dir=root))
     try:
@@ -201,7 +205,7 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
                 result = client.fetch(path, local, determine_wants=_wants_heads)
             heads = {r: s for r, s in result.refs.items() if r.startswith(_HEADS) and s}
             if not heads:
-                raise NotFound(f"{shown} holds no branches; push one there first: halo-git push --agent {agent} {shown}")
+                raise NotFound(f"{shown} holds no branches; push one there first: {_cmd('push', '--agent', agent, shown)}")
             done, known = [], {}
             for ref, sha in sorted(heads.items()):
                 _check_clone_branch(local.object_store, sha, agent, known, shown, ref[len(_HEADS):].decode())
@@ -226,6 +230,7 @@ def fetch_into_root(root: str | os.PathLike[str], agent: str, url: str) -> list[
     Raises:
         Conflict: a branch diverged from the remote's (nothing changed on that branch).
     """
+    check_url(url)
     check_agent_name(agent)
     target = Path(root) / f"{agent}.git"
     if not target.exists():
@@ -397,8 +402,8 @@ def _diverged(agent: str, branch: str, shown: str, op: str, store, ours: bytes, 
     return (
         f"cannot {op}: branch '{branch}' of agent '{agent}' and branch '{remote_branch}' at {shown} have different histories; "
         f"{split}. Nothing was changed and nothing is ever forced. To compare them, pull the remote branch into a new "
-        f"local branch and diff: halo-git pull --agent {agent} {shown} --branch {remote_branch} --into {side} && "
-        f"halo-git diff --agent {agent} {branch} {side}"
+        f"local branch and diff: {_cmd('pull', '--agent', agent, shown, '--branch', remote_branch, '--into', side)} && "
+        f"{_cmd('diff', '--agent', agent, branch, side)}"
     )
 
 
@@ -418,8 +423,27 @@ def _transfer(agent: str, branch: str, shown: str, old: bytes | None, new: bytes
 # -- transport plumbing ------------------------------------------------------------------
 
 
+def check_url(url: str) -> str:
+    """Refuse a remote whose host, user or path would reach ``ssh`` (or any
+    helper) as a command-line option, e.g. ``ssh://-oProxyCommand=…``; Git
+    refuses them too (CVE-2017-1000117)."""
+    rest = url.split("://", 1)[1] if "://" in url else url
+    authority = rest.split("/", 1)[0]
+    if "://" not in url and ":" in authority:  # scp-like user@host:path
+        authority = authority.split(":", 1)[0]
+    user, _, host = authority.rpartition("@")
+    if url.startswith("-") or host.startswith("-") or user.startswith("-") or any(ord(c) < 32 for c in url):
+        raise InvalidCall(
+            f"refused remote {_redact(url)!r}: its host, user or path starts with '-' (or holds a control character), "
+            "which ssh and other helpers would read as an option; give a plain path, file://, ssh://user@host/path, "
+            "git:// or https:// URL"
+        )
+    return url
+
+
 def _client(local: Repo, url: str, operation: str):
     """A dulwich client for ``url`` honouring the user's Git config and GIT_SSH_COMMAND."""
+    check_url(url)
     ssh = os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH") or None
     try:
         return get_transport_and_path(url, config=local.get_config_stack(), operation=operation, ssh_command=ssh, quiet=True)
@@ -443,6 +467,8 @@ class _transport_errors:
             raise NotFound(
                 f"no Git repository at {self.shown}; create an empty one first, e.g. git init --bare --initial-branch=main <path>"
             ) from None
+        if isinstance(exc, StrangeHostname):
+            raise InvalidCall(f"refused remote {self.shown}: its host name looks like a command-line option; check the URL") from None
         if isinstance(exc, HTTPUnauthorized):
             raise HaloError(f"{self.shown} asked for credentials; put them in the URL or your Git credential setup and try again") from None
         if isinstance(exc, (GitProtocolError, OSError)):
@@ -551,6 +577,11 @@ _USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
 def _redact(text: str) -> str:
     """Hide credentials in a URL (``https://user:token@host`` → ``https://***@host``)."""
     return _USERINFO.sub("***@", text)
+
+
+def _cmd(*args: str) -> str:
+    """A ``halo-git`` command line to paste into a shell (every argument quoted as needed)."""
+    return shlex.join(["halo-git", *args])
 
 
 def _short(sha: str | None) -> str:

@@ -21,6 +21,7 @@ its entries checked against the blob it claims to be (``snapshot``).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import random
@@ -28,6 +29,7 @@ import shutil
 import threading
 import time
 from bisect import bisect_left
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
@@ -66,11 +68,25 @@ def _path_parts(number: int) -> list[bytes]:
     return [p.encode() for p in event_path(number).split("/")]
 
 
+MAX_BRANCH = 200  # characters; every part of a ref is a file name (255 bytes at most, ".lock" included)
+BRANCH_RULE = (
+    f"a branch name is 1-{MAX_BRANCH} characters that Git accepts for a branch (git check-ref-format --branch): "
+    "no spaces, control characters or any of ~ ^ : ? * [ \\, no '..', '@{' or '//', no part starting with '.' "
+    "or ending in '.lock', not starting with '-' nor ending in '/' or '.', and not HEAD or @; e.g. prompt-v2"
+)
+
+
 def branch_ref(branch: str) -> bytes:
-    ref = f"refs/heads/{branch}".encode()
-    if not branch or not check_ref_format(ref) or branch.startswith("-"):
-        raise InvalidCall(f"invalid branch name {branch!r}: use letters, digits, '-', '_', '.' and '/' as Git allows, e.g. prompt-v2")
-    return ref
+    """``refs/heads/<branch>``, or ``InvalidCall`` stating the rule."""
+    if isinstance(branch, str) and 0 < len(branch) <= MAX_BRANCH and branch not in ("HEAD", "@") and not branch.startswith("-"):
+        try:
+            ref = f"refs/heads/{branch}".encode()
+        except UnicodeEncodeError:
+            ref = b""
+        if ref and check_ref_format(ref) and all(len(part) <= MAX_BRANCH for part in ref.split(b"/")):
+            return ref
+    shown = repr(branch) if not isinstance(branch, str) or len(branch) <= 80 else repr(branch[:80]) + f"… ({len(branch)} characters)"
+    raise InvalidCall(f"invalid branch name {shown}: {BRANCH_RULE}")
 
 
 def _read_ref(repo: Repo, ref: bytes) -> bytes | None:
@@ -355,28 +371,41 @@ class AgentRepo:
             ref = branch_ref(name)
             sha = self.resolve(from_rev)
             repo = self._open(False)
-            if not repo.refs.set_if_equals(ref, ZERO_SHA, sha.encode()):
-                raise Conflict(f"branch '{name}' already exists for agent '{self.agent}'; pick another name")
+            with self._writing(f"branch '{name}' was not created"):
+                if not repo.refs.set_if_equals(ref, ZERO_SHA, sha.encode()):
+                    raise Conflict(f"branch '{name}' already exists for agent '{self.agent}'; pick another name")
             return sha
+
+    @contextmanager
+    def _writing(self, outcome: str) -> Iterator[None]:
+        """Turn a failed write (read-only root, full disk, permissions) into a
+        ``HaloError`` saying what failed and what to do, never a traceback or
+        "internal error (OSError)"."""
+        try:
+            yield
+        except OSError as e:
+            raise storage_error(e, self.path.parent, outcome) from None
 
     # -- appending ---------------------------------------------------------------
 
-    def append(self, branch: str, build: Callable[[int, Callable[[int], str]], Event], *, retries: int = 1000) -> Committed:
+    def append(self, branch: str, build: Callable[[int, Callable[[int], str]], Event], *, retries: int = 1000, clock: bool = False) -> Committed:
         """Append the event ``build(number, kind_of)`` returns as one new commit.
 
         ``build`` is called again with a fresh number whenever another writer
         moved the branch first, so ids stay contiguous under contention. It may
-        raise ``HaloError`` to refuse; nothing is written then. An event dated
-        earlier than its parent is dated at its parent's time (``in_order``).
+        raise ``HaloError`` to refuse; nothing is written then. ``clock``: the
+        event was dated by reading a clock, so a reading earlier than the
+        parent's time dates it at the parent's time instead (``in_order``).
         """
         ref = branch_ref(branch)
-        with self._lock:
+        with self._lock, self._writing("nothing was logged"):
             repo = self._open(True)
             for attempt in range(retries):
                 old = _read_ref(repo, ref)
                 number, root = self._next_on(repo, old)
                 event = build(number, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
-                event = in_order([event], self._time_at(branch, old, root, number - 1))[0]
+                if clock:
+                    event = in_order([event], self._time_at(branch, old, root, number - 1))[0]
                 items = self._event_objects(event, root, old)
                 self._write_loose(repo, items)
                 commit = items[-1].sha.hex().encode()
@@ -408,7 +437,7 @@ class AgentRepo:
         """
         ref = branch_ref(branch)
         pack_dir = self.path / "objects" / "pack"
-        with self._lock:
+        with self._lock, self._writing("nothing was imported"):
             repo = self._open(True)
             for attempt in range(retries):
                 old = _read_ref(repo, ref)
@@ -416,7 +445,6 @@ class AgentRepo:
                 events = build(first, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
                 if not events:
                     return []
-                events = in_order(events, self._time_at(branch, old, root, first - 1))
                 done, tip, pack = self._write_batch(repo, events, root, old)
                 try:
                     if repo.refs.set_if_equals(ref, old or ZERO_SHA, tip):
@@ -445,7 +473,10 @@ class AgentRepo:
         HEAD says master), point HEAD at it, so ``git log`` shows the events."""
         branches = repo.refs.keys(base=b"refs/heads/")
         if branches == {DEFAULT_BRANCH.encode()} and repo.refs.read_ref(b"HEAD") != b"ref: refs/heads/" + DEFAULT_BRANCH.encode():
-            repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/" + DEFAULT_BRANCH.encode())
+            try:
+                repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/" + DEFAULT_BRANCH.encode())
+            except OSError:
+                pass  # the event is committed; HEAD is only what plain git shows first
 
     def _next_on(self, repo: Repo, head: bytes | None) -> tuple[int, bytes | None]:
         """(number of the next event, root tree) on the commit ``head``; the
@@ -795,12 +826,28 @@ class AgentRepo:
         return self._number_of(self._get(self._open(False), head.encode())) if head else 0
 
 
+def storage_error(e: OSError, root: Path, outcome: str) -> HaloError:
+    """A ``HaloError`` for a failed write under the HALO root ``root``."""
+    where = os.fsdecode(e.filename) if e.filename else str(root)
+    if e.errno == errno.EROFS:
+        why = (f"the HALO root {root} is on a read-only file system; point --root (or HALO_ROOT) at a writable folder, "
+               "or remount it read-write")
+    elif e.errno in (errno.ENOSPC, errno.EDQUOT):
+        why = f"no space left on the device that holds the HALO root {root} (or the disk quota is used up); free some space and try again"
+    elif e.errno in (errno.EACCES, errno.EPERM):
+        why = f"permission denied; check the owner and permissions of the HALO root {root}"
+    elif e.errno == errno.ENAMETOOLONG:
+        why = "a file name is too long for the file system; use shorter branch names"
+    else:
+        why = f"{e.strerror or type(e).__name__} ({errno.errorcode.get(e.errno or 0, 'no errno')}); check the disk and the HALO root {root}"
+    return HaloError(f"could not write {where}: {why}. {outcome[:1].upper()}{outcome[1:]}")
+
+
 def in_order(events: list[Event], floor: str | None) -> list[Event]:
-    """The clock policy (docs/storage.md): an event is never dated earlier than
-    the one before it on its branch; an earlier time (a clock set back, a
-    process that read the clock before another wrote) becomes that event's
-    time. ``floor`` is the parent's time (None: the branch's first event).
-    ``verify`` refuses a history whose times go backwards."""
+    """The clock policy (docs/storage.md, "Time"): an event dated by a clock is
+    never dated earlier than the one before it on its branch; an earlier
+    reading (a clock set back or behind another writer's) becomes that event's
+    time. ``floor`` is the parent's time (None: the branch's first event)."""
     out = []
     for event in events:
         when = not_before(event.time, floor)

@@ -14,9 +14,9 @@ that HALO could not have written:
   screening aside: a screen configured today does not judge yesterday), whose
   ``uses``/``about`` name earlier events, and whose channels, recomputed from
   those events, are the ones recorded (``resolve``);
-* the commit message, author and commit time are the ones the event implies;
-* each event's time is not earlier than the one before (the clock policy of
-  ``model.not_before``: HALO dates an event at least at its parent's time).
+* the commit message, author and commit time are the ones the event implies,
+  a UTC time from 1971 on (what the write path dates events at, whatever the
+  clock reads: docs/storage.md, "Time").
 
 Reading is independent of ``AgentRepo``'s caches and snapshots: it opens the
 repository afresh and trusts nothing but the objects. Then it checks the
@@ -46,7 +46,6 @@ from ..model import (
     load_yaml,
     normalize_time,
     resolve,
-    time_before,
     to_yaml,
 )
 from . import snapshot
@@ -125,18 +124,17 @@ def check_history(store, chain: list[Commit], agent: str, *, parent: Commit | No
         BadCommit: the first commit HALO could not have written, and why.
     """
     kinds = [e.kind for e in earlier or ()]
-    last_time = earlier[-1].time if earlier else None
     trees = _Trees(store)
     out: list[Event] = []
     for commit in chain:
         number = len(kinds) + 1
         try:
-            event = _check_commit(store, commit, parent, number, agent, kinds, trees, last_time)
+            event = _check_commit(store, commit, parent, number, agent, kinds, trees)
         except _Bad as e:
             raise BadCommit(commit.id.decode(), number, str(e)) from None
         kinds.append(event.kind)
         out.append(event)
-        parent, last_time = commit, event.time
+        parent = commit
     return out
 
 
@@ -209,7 +207,7 @@ def _first_parent_chain(store, head: bytes, agent: str, branch: str) -> list[Com
     return chain
 
 
-def _check_commit(store, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees", last_time: str | None) -> Event:
+def _check_commit(store, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees") -> Event:
     path = event_path(number)
     blob_id = _check_tree_change(commit, parent, number, path, trees)
     blob = _read(store, blob_id, f"file {path}", Blob)
@@ -222,8 +220,6 @@ def _check_commit(store, commit: Commit, parent: Commit | None, number: int, age
     when = epoch_seconds(event.time)
     if commit.author_time != when or commit.commit_time != when:
         raise _Bad(f"its author or commit time differs from the event time {event.time}")
-    if last_time is not None and time_before(event.time, last_time):
-        raise _Bad(f"its event time {event.time} is earlier than e{number - 1}'s time {last_time}; HALO dates an event at its parent's time at the earliest")
     return event
 
 
