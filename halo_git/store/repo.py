@@ -640,7 +640,8 @@ class AgentRepo:
     def _blob_ids(self, root: bytes, count: int) -> list[bytes | None]:
         """Hex blob ids of e1..e<count> in the tree ``root`` (None where missing),
         reading one tree per hundred events."""
-        return event_blob_ids(lambda sha: self._tree(self._open(False), sha), root, count)
+        store = self._open(False).object_store
+        return event_blob_ids(lambda sha: _raw(store, sha), root, count)
 
     def _time_at(self, branch: str, head: bytes | None, root: bytes | None, number: int) -> str | None:
         """The time of event ``number`` on the commit ``head`` (None for 0),
@@ -826,6 +827,15 @@ class AgentRepo:
         return self._number_of(self._get(self._open(False), head.encode())) if head else 0
 
 
+def _raw(store, sha: bytes) -> bytes:
+    """An object's raw bytes, looked up twice like ``AgentRepo._get`` (a
+    background pass can move it from a loose file into a pack in between)."""
+    try:
+        return store.get_raw(sha)[1]
+    except KeyError:
+        return store.get_raw(sha)[1]
+
+
 def storage_error(e: OSError, root: Path, outcome: str) -> HaloError:
     """A ``HaloError`` for a failed write under the HALO root ``root``."""
     where = os.fsdecode(e.filename) if e.filename else str(root)
@@ -856,30 +866,30 @@ def in_order(events: list[Event], floor: str | None) -> list[Event]:
     return out
 
 
-def event_blob_ids(tree: Callable[[bytes], Tree], root: bytes, count: int) -> list[bytes | None]:
-    """Hex blob ids of e1..e<count> in the tree ``root`` (None where missing);
-    ``tree(hex id)`` reads a tree. One tree read per hundred events."""
+def event_blob_ids(raw_tree: Callable[[bytes], bytes], root: bytes, count: int) -> list[bytes | None]:
+    """Hex blob ids of e1..e<count> in the tree ``root`` (None where missing or
+    not a regular file); ``raw_tree(hex id)`` returns a tree's raw bytes. One
+    tree read per hundred events."""
+
+    def entries(sha: bytes) -> dict[bytes, tuple[int, bytes]]:
+        return {name: (mode, hexsha) for name, mode, hexsha in parse_tree(raw_tree(sha), 20)}
+
     out: list[bytes | None] = []
     where: tuple[int, int] | None = None
-    leaf: Tree | None = None
+    leaf: dict[bytes, tuple[int, bytes]] = {}
     for k in range(1, count + 1):
         here = (k // 10000, k // 100 % 100)
         if here != where:
-            where, leaf = here, None
+            where, leaf = here, {}
             sha = root
             try:
                 for part in _path_parts(k)[:-1]:
-                    mode, sha = tree(sha)[part]
+                    mode, sha = entries(sha)[part]
                     if mode != 0o040000:
                         raise KeyError(part)
-                leaf = tree(sha)
-            except KeyError:
-                leaf = None
-        entry = None
-        if leaf is not None:
-            try:
-                entry = leaf[f"e{k}.yaml".encode()]
-            except KeyError:
-                entry = None
+                leaf = entries(sha)
+            except (KeyError, ValueError):
+                leaf = {}
+        entry = leaf.get(b"e%d.yaml" % k)
         out.append(entry[1] if entry is not None and entry[0] == 0o100644 else None)
     return out

@@ -43,7 +43,7 @@ from typing import Any, Callable, Sequence
 
 import yaml
 
-from ..model import KINDS, Event, to_yaml
+from ..model import ENUMS, KINDS, LETTERS, Event, to_yaml
 
 FORMAT = 3
 CACHE_DIR = "halo"  # inside the bare repository; git ignores unknown folders there
@@ -200,7 +200,10 @@ _PRINTABLE = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\
 _PLAIN_BAD_START = set("#,[]{}&*!|>'\"%@`-?: .")
 _TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z\Z")
 _resolver = yaml.resolver.Resolver()
+_RESOLVED_FIRST = frozenset(k for k in _resolver.yaml_implicit_resolvers if k)  # first characters some type claims
+_ALWAYS_RESOLVE = None in _resolver.yaml_implicit_resolvers  # ("" only concerns the empty string, always quoted here)
 _STR_TAG = "tag:yaml.org,2002:str"
+_ID = re.compile(r"e[1-9][0-9]*\Z")
 _memo: dict[str, str | None] = {}
 
 
@@ -218,26 +221,28 @@ def _scalar(value: Any) -> str | None:
         and value[-1] not in " :"
         and ": " not in value
         and " #" not in value
-        and _resolver.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG
+        and (
+            (value[0] not in _RESOLVED_FIRST and not _ALWAYS_RESOLVE)
+            or _resolver.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG
+        )
     ):
         out = value
     else:
         out = "'" + value.replace("'", "''") + "'"
     if len(value) <= 100 and len(_memo) < 50_000:
-        _memo[value] = out  # repeated values: kinds, agents, sessions, ids, channels
+        _memo[value] = out  # repeated values: agents, sessions, targets
     return out
 
 
-def _seq(items: Sequence[Any]) -> str | None:
-    if not items:
-        return " []\n"
-    out = ["\n"]
-    for item in items:
-        s = _scalar(item)
-        if s is None:
-            return None
-        out.append(f"- {s}\n")
-    return "".join(out)
+def _plain_set(values) -> frozenset[str]:
+    """Those of ``values`` PyYAML writes plain (checked once, at import)."""
+    return frozenset(v for v in values if _scalar(v) == v)
+
+
+_PLAIN = _plain_set(
+    [k for k in KINDS] + [k.category for k in KINDS.values()] + [v for vs in ENUMS.values() for v in vs]
+    + [f"{a}→{b}" for a in LETTERS for b in LETTERS]
+)
 
 
 def canonical_yaml(event: Event) -> bytes:
@@ -249,22 +254,36 @@ def canonical_yaml(event: Event) -> bytes:
 def _fast_yaml(e: Event) -> bytes | None:
     kind = KINDS.get(e.kind) if isinstance(e.kind, str) else None
     time = e.time
-    if kind is None or not isinstance(time, str) or not _TIME.match(time):
+    if kind is None or not isinstance(time, str) or not _TIME.match(time) or not isinstance(e.id, str) or not _ID.match(e.id):
         return None
-    head = [_scalar(e.id), _scalar(e.kind), _scalar(kind.category), _scalar(e.agent), _scalar(e.session), _scalar(e.summary)]
-    uses, channels = _seq(e.uses), _seq(e.channels)
-    if None in head or uses is None or channels is None:
+    agent, session, summary = _scalar(e.agent), _scalar(e.session), _scalar(e.summary)
+    if agent is None or session is None or summary is None:
         return None
-    own = ""
+    parts = [f"id: {e.id}\nkind: {kind.name}\ncategory: {kind.category}\nagent: {agent}\nsession: {session}\ntime: '{time}'\nsummary: {summary}\nuses:"]
+    if e.uses:
+        for u in e.uses:
+            if not (isinstance(u, str) and _ID.match(u)):
+                return None
+            parts.append(f"\n- {u}")
+        parts.append("\n")
+    else:
+        parts.append(" []\n")
     for name in kind.fields:
-        s = _scalar(e.fields.get(name))
+        v = e.fields.get(name)
+        s = v if isinstance(v, str) and v in _PLAIN else _scalar(v)
         if s is None:
             return None
-        own += f"{name}: {s}\n"
-    i, k, c, a, se, su = head
-    return (
-        f"id: {i}\nkind: {k}\ncategory: {c}\nagent: {a}\nsession: {se}\ntime: '{time}'\nsummary: {su}\nuses:{uses}{own}channels:{channels}"
-    ).encode("utf-8")
+        parts.append(f"{name}: {s}\n")
+    if e.channels:
+        parts.append("channels:")
+        for c in e.channels:
+            if not isinstance(c, str) or c not in _PLAIN:
+                return None
+            parts.append(f"\n- {c}")
+        parts.append("\n")
+    else:
+        parts.append("channels: []\n")
+    return "".join(parts).encode("utf-8")
 
 
 __all__ = ["FORMAT", "Snapshot", "load", "mismatch", "save", "blob_id", "canonical_yaml", "path_for"]

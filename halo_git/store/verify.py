@@ -147,8 +147,11 @@ def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -
         return 0
     problem = None
     count = min(len(snap.events), len(chain))
-    blobs = event_blob_ids(lambda sha: git.object_store[sha], chain[-1].tree, count)
-    problem = snapshot.mismatch(snap, blobs)
+    try:
+        blobs = event_blob_ids(lambda sha: _read(git.object_store, sha, "tree", Tree).as_raw_string(), chain[-1].tree, count)
+    except _Bad as e:  # cannot happen after a passing walk, but never a traceback
+        blobs, problem = [], f"the head's trees cannot be read: {e}"
+    problem = problem or snapshot.mismatch(snap, blobs)
     if problem is None:
         for i, hint in enumerate(snap.commits):
             if hint.encode() != chain[i].id:
