@@ -106,6 +106,12 @@ def test_forged_commit_ids_in_the_cache_never_reach_an_answer(root):
     with Halo(root) as h:
         log = h.event_log(AGENT)
         assert log.commit_of("e2") == truth[1] and log.commits == truth
+    with Halo(root) as h:  # loaded from the cache, then extended by an append: still Git's ids
+        h.event_log(AGENT)
+        h.log(AGENT, "observe", "one more")
+        log = h.event_log(AGENT)
+        assert log.commits == git(root / f"{AGENT}.git", "rev-list", "--reverse", "main").stdout.split()
+        assert log.commit_of("e2") == truth[1] and len(log.commits) == N + 1
     verify = run_cli("verify", "--agent", AGENT, root=root)
     assert verify.returncode == 1 and f"entry e2 names commit {'f' * 12}" in verify.stderr
 

@@ -165,7 +165,8 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
                 if _is_ancestor(store, new, old, repo.agent):
                     return Transfer(repo.agent, into, shown, "ahead", old.decode(), old.decode(), 0)
                 raise Conflict(_diverged(repo.agent, into, shown, "pull", store, old, new, remote_branch=branch))
-            earlier = repo.log(into).events if old is not None else []
+            # the events ``old`` holds (an append racing this pull only adds after them)
+            earlier = repo.log(into).events[: _number(store, store[old], repo.agent)] if old is not None else []
             _check_incoming(store, new, old, earlier, repo.agent, shown, branch, f"branch '{into}' was not changed" + (f" (still at {_short(old.decode())})" if old else " (not created)"))
             _adopt(store, repo.path / "objects")
         if not local.refs.set_if_equals(local_ref, old or ZERO_SHA, new):

@@ -212,20 +212,22 @@ class EventLog:
         commits: list[str],
         *,
         blobs: list[str] | None = None,
-        from_git: Callable[[], list[str]] | None = None,
+        from_git: Callable[[str], list[str]] | None = None,
     ):
         self.branch = branch
         self.head = head  # commit id (hex), None for an empty branch
         self.events = events
         self.blobs = blobs  # hex blob id per event, when known (what the cache binds each event to)
         self._commits = commits
-        self._from_git = from_git  # set while some commit ids are cache hints
+        self._from_git = from_git  # head -> commit ids read from Git; set while some ids are cache hints
 
     @property
     def commits(self) -> list[str]:
         if self._from_git is not None:
-            self._commits = self._from_git()
-            self._from_git = None
+            commits = self._from_git(self.head)
+            if len(commits) != len(self.events):
+                raise IntegrityError(f"branch '{self.branch}' holds {len(commits)} commits for {len(self.events)} events; run halo-git verify")
+            self._commits, self._from_git = commits, None
         return self._commits
 
     @property
@@ -236,10 +238,8 @@ class EventLog:
     def extended(self, head: str, committed: list[Committed]) -> "EventLog":
         """This log plus newly appended events (hints stay hints)."""
         blobs = self.blobs + [c.blob for c in committed] if self.blobs is not None and all(c.blob for c in committed) else None
-        log = EventLog(self.branch, head, self.events + [c.event for c in committed], self._commits + [c.commit for c in committed], blobs=blobs)
-        if self._from_git is not None:
-            log._from_git = lambda previous=self, tail=[c.commit for c in committed]: previous.commits + tail
-        return log
+        commits = self._commits + [c.commit for c in committed]
+        return EventLog(self.branch, head, self.events + [c.event for c in committed], commits, blobs=blobs, from_git=self._from_git)
 
     def commit_of(self, event_id: str) -> str:
         return self.commits[int(event_id[1:]) - 1]
@@ -804,7 +804,7 @@ class AgentRepo:
             self._snapshot_count[branch] = 0
             return None
         self._cache_rejected.pop(branch, None)
-        return EventLog(branch, snap.head, snap.events, snap.commits, blobs=snap.blobs, from_git=lambda: self._walk_commits(snap.head))
+        return EventLog(branch, snap.head, snap.events, snap.commits, blobs=snap.blobs, from_git=self._walk_commits)
 
     def cache_problem(self, branch: str) -> str | None:
         """Why this process did not use the branch's snapshot, if it found it changed."""
