@@ -150,3 +150,12 @@ def test_a_bad_event_committed_in_place_gives_clean_errors_and_check_never_reads
     assert r.returncode == 2 and f"commit {sha[:12]}" in r.stderr, (r.stdout, r.stderr)
     r = run_cli("verify", "--agent", AGENT, root=local)
     assert r.returncode == 1 and "is not valid YAML" in r.stderr
+
+
+def test_a_remote_branch_named_head_is_refused_by_clone(tmp_path, remote):
+    bare, _ = remote
+    subprocess.run(["git", "--git-dir", str(bare), "update-ref", "refs/heads/HEAD", "refs/heads/main"], check=True)
+    local = tmp_path / "local"
+    r = run_cli("clone", str(bare), "--agent", AGENT, root=local)
+    assert r.returncode == 2 and "invalid branch name 'HEAD'" in r.stderr and "no repository was created" in r.stderr, r.stderr
+    assert not (local / f"{AGENT}.git").exists()

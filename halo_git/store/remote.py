@@ -209,6 +209,11 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
                 raise NotFound(f"{shown} holds no branches; push one there first: {_cmd('push', '--agent', agent, shown)}")
             done, known = [], {}
             for ref, sha in sorted(heads.items()):
+                name = ref[len(_HEADS):].decode("utf-8", "replace")
+                try:
+                    branch_ref(name)
+                except InvalidCall as e:
+                    raise InvalidCall(f"refused: {shown} has a branch HALO cannot hold ({e}); no repository was created") from None
                 _check_clone_branch(local.object_store, sha, agent, known, shown, ref[len(_HEADS):].decode())
                 local.refs.set_if_equals(ref, ZERO_SHA, sha)
                 done.append(_transfer(agent, ref[len(_HEADS):].decode(), shown, None, sha, local.object_store))
