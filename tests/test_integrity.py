@@ -169,3 +169,16 @@ def test_the_fast_canonical_yaml_is_sound_on_any_text(text):
     fast = snapshot._fast_yaml(e)
     if fast is not None:
         assert from_yaml(fast) == e
+
+
+def test_verify_reports_a_cache_longer_than_the_branch(root):
+    cache = _root_with_cache(root)
+    lines = cache.read_text(encoding="utf-8").splitlines(keepends=True)
+    commit, _blob, d = json.loads(lines[-1])
+    d = {**d, "id": f"e{N + 1}", "summary": "never happened"}
+    from halo_git.model import Event
+
+    lines.append(json.dumps([commit, snapshot.blob_id(Event.from_dict(d)), d]) + "\n")
+    cache.write_text("".join(lines), encoding="utf-8")
+    verify = run_cli("verify", "--agent", AGENT, root=root)
+    assert verify.returncode == 1 and f"it holds {N + 1} events, the branch only {N}" in verify.stderr

@@ -797,8 +797,10 @@ class AgentRepo:
         self._snapshot_count[branch] = len(snap.events)
         repo = self._open(False)
         commit = self._get(repo, head.encode())
-        count = min(len(snap.events), self._number_of(commit))
-        problem = snapshot.mismatch(snap, self._blob_ids(commit.tree, count))
+        count = self._number_of(commit)
+        if len(snap.events) > count:  # another process saved past the head we read: use what we need
+            snap = snapshot.Snapshot(snap.events[:count], snap.blobs[:count], snap.commits[:count])
+        problem = snapshot.mismatch(snap, self._blob_ids(commit.tree, len(snap.events)))
         if problem is not None:
             self._cache_rejected[branch] = problem
             self._snapshot_count[branch] = 0

@@ -107,7 +107,7 @@ def mismatch(snap: Snapshot, tree_blobs: Sequence[bytes | None]) -> str | None:
     ``tree_blobs[i]`` is the hex blob id the head tree holds for event ``e<i+1>``.
     """
     if len(tree_blobs) < len(snap.events):
-        return f"it holds {len(snap.events)} events, the branch only {len(tree_blobs)}"
+        return f"it holds {len(snap.events)} events, the branch only {len(tree_blobs)} (if events were logged meanwhile, check again)"
     for i, (event, blob) in enumerate(zip(snap.events, snap.blobs)):
         if tree_blobs[i] is None or blob.encode() != tree_blobs[i]:
             return f"its entry {event.id} names blob {blob[:12]}, the branch holds {(tree_blobs[i] or b'nothing').decode()[:12]}"
