@@ -187,7 +187,7 @@ def test_json_format(pr_root):
 
 def run_in(cwd, *args, root):
     return subprocess.run([sys.executable, "-m", "halo_git.cli", *args, "--root", str(root)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": os.getcwd()})
+                          capture_output=True, text=True, timeout=300)
 
 
 def test_accepted_findings_from_the_working_directory(pr_root, tmp_path):
