@@ -25,7 +25,7 @@ VENV=.venv
 if [ -z "$WHEEL" ]; then
   "$VENV/bin/python" -m pip install -q -e '.[test]'
 else
-  "$VENV/bin/python" -m pip install -q "$WHEEL[test]"
+  "$VENV/bin/python" -m pip install -q "${WHEEL}[test]"
   "$VENV/bin/python" -m pip install -q --force-reinstall --no-deps "$WHEEL"
 fi
 
@@ -46,7 +46,7 @@ fi
 copy=$(mktemp -d)
 tar --exclude=./halo_git --exclude=./.venv --exclude=./.venv-wheel --exclude='./*.egg-info' --exclude=./.git \
     --exclude=./build --exclude=./dist -cf - . | tar -xf - -C "$copy"
-PYTHON_BIN=$(realpath "$VENV/bin/python")
+PYTHON_BIN="$PWD/$VENV/bin/python"  # not realpath: that would leave the venv
 cd "$copy"
 "$PYTHON_BIN" -c 'import halo_git; print("testing the installed wheel:", halo_git.__file__)'
 exec "$PYTHON_BIN" -m pytest "$@"

