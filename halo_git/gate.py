@@ -118,7 +118,7 @@ def evaluate(
         fail_on=fail_on,
         items=tuple(items),
         resolved=resolved,
-        stale=tuple(stale),
+        stale=() if diagnosis.session else tuple(stale),  # an entry about another session is not stale
         baseline=diff.base.label if diff is not None else None,
         baseline_head=diff.base.head if diff is not None else None,
         accept_file=accept_file,

@@ -207,3 +207,13 @@ def test_every_format_renders_every_gate(gates):
             assert out.endswith("\n") or (fmt == "github" and out == "" and not g.failed)
     with pytest.raises(ValueError):
         render(gates["clean"], "xml", path_of)
+
+
+def test_a_session_check_reports_no_stale_entries():
+    t = Trace()
+    o = t.observe(session="s1")
+    t.revise([o], summary="changed alone", governance="none", session="s1")
+    t.observe(session="s2")
+    entries = [Accepted("HALO-R1", "changed alone", "fine", "me")]
+    assert evaluate(t.diagnose(session="s2"), fail_on="high", accepted=entries).stale == ()
+    assert evaluate(t.diagnose(), fail_on="high", accepted=[Accepted("HALO-R1", "other", "r", "b")]).stale != ()
