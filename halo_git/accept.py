@@ -149,6 +149,13 @@ def for_report(accepted: Sequence[tuple[Finding, Accepted]]) -> list[tuple[Findi
     return [(f, f"{e.reason} (accepted by {e.by})") for f, e in accepted]
 
 
+def accepted_for(diagnosis, entries: Sequence[Accepted]) -> list[tuple[Finding, str]]:
+    """The accepted findings of a ``Diagnosis`` with their reasons, as the report and the
+    site list them apart: ``render_report(d, accepted=accepted_for(d, entries))``."""
+    _, accepted, _ = apply_accepted(diagnosis.findings, diagnosis.evidence, entries, agent=diagnosis.agent)
+    return for_report(accepted)
+
+
 def _entry(item: object, where: str, source: str, line: int) -> Accepted:
     if not isinstance(item, dict):
         raise InvalidCall(f"{where}: each entry is a mapping with {', '.join(REQUIRED)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from halo_git.accept import Accepted, apply_accepted, for_report, parse_accepted
+from halo_git.accept import Accepted, accepted_for, apply_accepted, for_report, parse_accepted
 from halo_git.errors import InvalidCall
 
 from .test_diagnosis import Trace
@@ -107,3 +107,10 @@ def test_mistakes_are_refused_with_how_to_fix(text, says):
     with pytest.raises(InvalidCall) as e:
         parse_accepted(text)
     assert says in str(e.value)
+
+
+def test_accepted_for_gives_the_report_its_pairs():
+    t = trace()
+    pairs = accepted_for(t.diagnose(), parse_accepted(FILE))
+    assert [(f.rule, f.ids[0], why) for f, why in pairs] == [
+        ("HALO-R1", "e2", "the owner reviewed it on Monday (accepted by Jane Doe)")]
