@@ -16,7 +16,8 @@ import pytest
 from halo_git.accept import Accepted
 from halo_git.diagnosis import RULES
 from halo_git.diff import compare
-from halo_git.formats import FORMATS, junit, render
+from halo_git.formats import junit
+from halo_git.formats.check import FORMATS, render
 from halo_git.formats.plain import gate_to_dict
 from halo_git.formats.sarif import sarif_log
 from halo_git.gate import ACCEPTED, NEW, OPEN, RESOLVED, UNCHANGED, evaluate

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..accept import DEFAULT_FILE, load_accepted
 from ..diagnosis import SEVERITIES
 from ..errors import InvalidCall, NotFound
-from ..formats import FORMATS, render
+from ..formats.check import FORMATS, render
 from ..gate import Gate
 from ..store import event_path
 from . import add_common, open_halo
