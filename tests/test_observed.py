@@ -274,3 +274,19 @@ def test_align_is_pure_over_plain_events(halo):
              ObservedCall("read_file", at(2), "run1", "", "c2", "x", "read-only"))
     al = align(Observed(calls, ("x",), window=30), halo.events("dev"))
     assert len(al.reported) == 1 and al.unobserved_acts == ["e2", "e4"]
+
+
+def test_site_sets_observed_evidence_beside_the_diagnosis_and_trace(root, halo, tmp_path):
+    logged(halo)
+    evil = "<img src=x onerror=alert(1)>"
+    path = write(tmp_path, atif(CALLS + [(400, "delete_file", {"path": evil})]))
+    out = tmp_path / "site"
+    r = run_cli("site", "--agent", "dev", "--observed", str(path), "--out", str(out), root=root)
+    assert r.returncode == 0, r.stderr
+    diag = (out / "agents" / "dev" / "diagnosis.html").read_text(encoding="utf-8")
+    assert "Coverage: 3/4 observed tool calls reported" in diag and "HALO-O1" in diag
+    assert evil not in diag and "<img" not in diag
+    trace = "".join(p.read_text(encoding="utf-8") for p in (out / "agents" / "dev" / "trace").rglob("*.html"))
+    assert "HALO-O1 unreported-action" in trace  # the finding sits by the nearest logged step of the trace
+    r = run_cli("site", "--agent", "dev", "--observed", f"nobody={path}", "--out", str(tmp_path / "s2"), root=root)
+    assert r.returncode == 2 and "--observed names agent 'nobody'" in r.stderr
