@@ -490,9 +490,10 @@ def _nearest(c: ObservedCall, events: Sequence[Event], when: dict[str, float]) -
 
 
 def _ago(seconds: float) -> str:
+    """How far a logged step (``seconds`` after the call; negative: before) is from the call."""
     s = round(abs(seconds))
     amount = f"{s} s" if s < 120 else f"{s // 60} min" if s < 7200 else f"{s // 3600} h"
-    return f"{amount} {'earlier' if seconds < 0 else 'later'}"
+    return f"{amount} {'before' if seconds < 0 else 'after'} the call"
 
 
 def _call_text(c: ObservedCall) -> str:
@@ -507,7 +508,7 @@ def _findings(al: Alignment, by_id: dict[str, Event]) -> list[ObservedFinding]:
     for c, near in al.unreported:
         tail = ""
         if near is not None:
-            tail = f" Nearest logged step: {near} ({_ago(_epoch(by_id[near].time) - c.epoch)})."
+            tail = f" Nearest logged step: {near}, {_ago(_epoch(by_id[near].time) - c.epoch)}."
         out.append(ObservedFinding(
             "HALO-O1", SEVERITY_OF_EFFECT[c.effect], (near,) if near else (),
             f"Observed call {_call_text(c)} has no logged observe or act within {w}; the tool looks {c.effect}.{tail}",

@@ -91,7 +91,7 @@ def test_unreported_side_effecting_call_is_high_and_fails_check(root, halo, tmp_
     assert f.name == "unreported-action"
     assert f.message.startswith("Observed call delete_file at 2026-11-30T09:06:40Z (session run1; path=db.sqlite, "
                                 "api_token=[withheld]) has no logged observe or act within ±120 s; the tool looks side-effecting.")
-    assert "Nearest logged step: e4 (4 min earlier)." in f.message and "s3cr3t" not in f.message
+    assert "Nearest logged step: e4, 4 min before the call." in f.message and "s3cr3t" not in f.message
     assert d.findings[0] == f  # high sorts first
     assert d.observed.total == 4 and len(d.observed.reported) == 3
 
@@ -290,3 +290,17 @@ def test_site_sets_observed_evidence_beside_the_diagnosis_and_trace(root, halo, 
     assert "HALO-O1 unreported-action" in trace  # the finding sits by the nearest logged step of the trace
     r = run_cli("site", "--agent", "dev", "--observed", f"nobody={path}", "--out", str(tmp_path / "s2"), root=root)
     assert r.returncode == 2 and "--observed names agent 'nobody'" in r.stderr
+
+
+def test_demo_with_a_generated_observed_trajectory(tmp_path):
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "observed_demo.py"
+    r = subprocess.run([sys.executable, str(script), "--out", str(tmp_path / "d")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "coverage: 8/9" in r.stdout and "- Coverage: 8/9 observed tool calls reported by a logged observe or act (89%)" in r.stdout
+    assert "high HALO-O1 unreported-action" in r.stdout and "send_email" in r.stdout
+    r = run_cli("check", "--agent", "demo", "--fail-on", "medium", "--observed", str(tmp_path / "d" / "observed"),
+                root=tmp_path / "d" / "root")
+    assert r.returncode == 1 and "send_email" in r.stdout
