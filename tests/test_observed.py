@@ -288,6 +288,10 @@ def test_site_sets_observed_evidence_beside_the_diagnosis_and_trace(root, halo, 
     assert evil not in diag and "<img" not in diag
     trace = "".join(p.read_text(encoding="utf-8") for p in (out / "agents" / "dev" / "trace").rglob("*.html"))
     assert "HALO-O1 unreported-action" in trace  # the finding sits by the nearest logged step of the trace
+    page = (out / "agents" / "dev" / "observed.html").read_text(encoding="utf-8")
+    assert page.count("<tr>") == 5  # header and four calls, in time order, each beside its logged step
+    assert "not reported" in page and "delete_file" in page and "<img" not in page
+    assert 'href="trace/run1/index.html#e2"' in page  # a link to the logged step in the trace
     r = run_cli("site", "--agent", "dev", "--observed", f"nobody={path}", "--out", str(tmp_path / "s2"), root=root)
     assert r.returncode == 2 and "--observed names agent 'nobody'" in r.stderr
 
