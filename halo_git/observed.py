@@ -55,6 +55,7 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -113,7 +114,7 @@ class ObservedCall:
     source: str  # where it was read: "<file> step 3", "<file> span 3f2a…"
     effect: str  # "side-effecting", "read-only" or "unknown"
 
-    @property
+    @cached_property
     def epoch(self) -> float | None:
         return _epoch(self.time) if self.time else None
 
@@ -400,27 +401,38 @@ def align(observed: Observed, events: Sequence[Event], *, session: str = "") -> 
     candidates = [e for e in events if e.kind == "observe" or (e.kind == "act" and e.fields.get("form") != "silence")]
     candidates.sort(key=lambda e: (when[e.id], e.number))
     ordered = sorted(in_scope, key=lambda c: (c.epoch, c.source))
+    by_session: dict[str | None, list[int]] = {}
+    for i, c in enumerate(ordered):
+        by_session.setdefault(c.session, []).append(i)
+    steps_of: dict[str, list[Event]] = {}
+    for e in candidates:
+        steps_of.setdefault(e.session, []).append(e)
     match: dict[int, str] = {}  # index in ordered -> event id
     for key in logged_sessions:  # calls of a session against its steps, then calls with no session against the rest
-        idx = [i for i, c in enumerate(ordered) if c.session == key]
-        if idx:
-            match.update(_pair(ordered, idx, [e for e in candidates if e.session == key], when, window))
-    idx = [i for i, c in enumerate(ordered) if c.session is None]
-    if idx:
+        if key in by_session:
+            match.update(_pair(ordered, by_session[key], steps_of.get(key, []), when, window))
+    if None in by_session:
         taken = set(match.values())
-        match.update(_pair(ordered, idx, [e for e in candidates if e.id not in taken], when, window))
+        match.update(_pair(ordered, by_session[None], [e for e in candidates if e.id not in taken], when, window))
+    events_of: dict[str, list[Event]] = {}
+    for e in events:
+        events_of.setdefault(e.session, []).append(e)
+    timeline = {key: ([when[e.id] for e in evs], evs) for key, evs in
+                [(None, sorted(events, key=lambda e: (when[e.id], e.number)))]
+                + [(k, sorted(v, key=lambda e: (when[e.id], e.number))) for k, v in events_of.items()]}
     reported = [(c, match[i]) for i, c in enumerate(ordered) if i in match]
-    unreported = [(c, _nearest(c, events, when)) for i, c in enumerate(ordered) if i not in match]
+    unreported = [(c, _nearest(c, timeline[c.session])) for i, c in enumerate(ordered) if i not in match]
 
-    observed_sessions = [s for s in logged_sessions if any(c.session == s for c in in_scope)]
-    sessionless = [c.epoch for c in in_scope if c.session is None]
+    observed_sessions = [s for s in logged_sessions if s in by_session]
+    sessionless = [ordered[i].epoch for i in by_session.get(None, ())]
     if sessionless:  # calls with no session cover the logged sessions their time range reaches
         lo, hi = min(sessionless) - window, max(sessionless) + window
         for s in logged_sessions:
-            times = [when[e.id] for e in events if e.session == s]
-            if s not in observed_sessions and min(times) <= hi and max(times) >= lo:
+            times = timeline[s][0]
+            if s not in observed_sessions and times[0] <= hi and times[-1] >= lo:
                 observed_sessions.append(s)
-        observed_sessions.sort(key=logged_sessions.index)
+        order = {s: i for i, s in enumerate(logged_sessions)}
+        observed_sessions.sort(key=order.__getitem__)
     matched_ids = set(match.values())
     unobserved_acts = [e.id for e in events if e.kind == "act" and e.fields.get("form") == "execution"
                        and e.session in observed_sessions and e.id not in matched_ids]
@@ -483,10 +495,12 @@ def _pair(calls: Sequence[ObservedCall], idx: list[int], steps: list[Event], whe
     return out
 
 
-def _nearest(c: ObservedCall, events: Sequence[Event], when: dict[str, float]) -> str | None:
-    t = c.epoch
-    same = [e for e in events if c.session is None or e.session == c.session]
-    return min(same, key=lambda e: (abs(when[e.id] - t), e.number)).id if same else None
+def _nearest(c: ObservedCall, line: tuple[list[float], list[Event]]) -> str | None:
+    """The logged event closest in time to the call (``line``: times and events, in time order)."""
+    times, evs = line
+    k = bisect_left(times, c.epoch)
+    near = [j for j in (k - 1, k) if 0 <= j < len(evs)]
+    return evs[min(near, key=lambda j: (abs(times[j] - c.epoch), evs[j].number))].id if near else None
 
 
 def _ago(seconds: float) -> str:

@@ -308,3 +308,56 @@ def test_demo_with_a_generated_observed_trajectory(tmp_path):
     r = run_cli("check", "--agent", "demo", "--fail-on", "medium", "--observed", str(tmp_path / "d" / "observed"),
                 root=tmp_path / "d" / "root")
     assert r.returncode == 1 and "send_email" in r.stdout
+
+
+def _events_at(times):
+    from halo_git.model import check_call, resolve
+
+    out = []
+    for n, t in enumerate(times, 1):
+        kind = "act" if n % 2 else "observe"
+        fields = {"trigger": "request", "form": "execution"} if kind == "act" else {}
+        out.append(resolve(check_call(kind, {"summary": "s", **fields}), n, "a", "s1", at(t), lambda k: out[k - 1].kind))
+    return out
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 60), max_size=9), st.lists(st.integers(0, 60), max_size=9), st.integers(1, 15))
+def test_pairing_is_a_largest_non_crossing_matching(call_times, step_times, window):
+    """Against brute force: as many pairs as any non-crossing matching within the window."""
+    from halo_git.observed import Observed, ObservedCall
+
+    events = _events_at(sorted(step_times))
+    calls = tuple(ObservedCall("write_file" if i % 2 else "read_file", at(t), "s1", "", str(i), f"x{i:02d}",
+                               "side-effecting" if i % 2 else "read-only") for i, t in enumerate(sorted(call_times)))
+    al = align(Observed(calls, ("x",), window=window), events)
+    s = [e.time for e in events]
+    c = [x.time for x in calls]
+    best = [[0] * (len(s) + 1) for _ in range(len(c) + 1)]
+    for i in range(1, len(c) + 1):
+        for j in range(1, len(s) + 1):
+            ok = abs((datetime.fromisoformat(c[i - 1][:-1]) - datetime.fromisoformat(s[j - 1][:-1])).total_seconds()) <= window
+            best[i][j] = max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + 1 if ok else 0)
+    assert len(al.reported) == best[-1][-1]
+    assert al.total == len(calls)  # with no logged step the session matches nothing: counted, not dropped
+    pos = {e.id: k for k, e in enumerate(events)}
+    paired = sorted((calls.index(x), pos[i]) for x, i in al.reported)
+    assert len({j for _, j in paired}) == len(paired)  # each step reports one call
+    assert all(a[1] < b[1] for a, b in zip(paired, paired[1:]))  # no crossing pairs
+    for x, i in al.reported:
+        assert abs(x.epoch - datetime.fromisoformat(events[pos[i]].time.replace("Z", "+00:00")).timestamp()) <= window
+
+
+def test_alignment_scales_to_large_sessions():
+    import time as clock
+
+    from halo_git.observed import Observed, ObservedCall
+
+    events = _events_at([i * 10 for i in range(20000)])
+    calls = tuple(ObservedCall("bash", at(i * 10 + 3), "s1", "", str(i), f"x{i:05d}", "side-effecting") for i in range(20000))
+    started = clock.perf_counter()
+    al = align(Observed(calls, ("x",)), events)
+    assert len(al.reported) == 20000 and clock.perf_counter() - started < 20
