@@ -400,7 +400,7 @@ def align(observed: Observed, events: Sequence[Event], *, session: str = "") -> 
     when = {e.id: _epoch(e.time) for e in events}
     candidates = [e for e in events if e.kind == "observe" or (e.kind == "act" and e.fields.get("form") != "silence")]
     candidates.sort(key=lambda e: (when[e.id], e.number))
-    ordered = sorted(in_scope, key=lambda c: (c.epoch, c.source))
+    ordered = sorted(in_scope, key=lambda c: c.epoch)  # stable: calls at the same time keep the order they were read in
     by_session: dict[str | None, list[int]] = {}
     for i, c in enumerate(ordered):
         by_session.setdefault(c.session, []).append(i)
@@ -500,7 +500,10 @@ def _nearest(c: ObservedCall, line: tuple[list[float], list[Event]]) -> str | No
     times, evs = line
     k = bisect_left(times, c.epoch)
     near = [j for j in (k - 1, k) if 0 <= j < len(evs)]
-    return evs[min(near, key=lambda j: (abs(times[j] - c.epoch), evs[j].number))].id if near else None
+    if not near:
+        return None
+    best = min(near, key=lambda j: (abs(times[j] - c.epoch), evs[j].number))
+    return evs[bisect_left(times, times[best])].id  # the earliest of the events logged at that time
 
 
 def _ago(seconds: float) -> str:

@@ -32,8 +32,9 @@ def render_observed(a: AgentSite) -> str:
     link = event_link(a, path)
     by_call = {id(c): i for c, i in al.reported}
     rows = []
+    read_order = {id(c): i for i, c in enumerate(al.observed.calls)}
     calls = sorted([c for c, _ in al.reported + al.unreported] + [c for cs in al.unmatched.values() for c in cs],
-                   key=lambda c: (c.epoch, c.source))
+                   key=lambda c: (c.epoch, read_order[id(c)]))
     for c in calls[:MAX_ROWS]:
         step = by_call.get(id(c))
         if step is not None:
