@@ -45,8 +45,8 @@ def render_observed(a: AgentSite) -> str:
             reported = "**not reported** (session matches no logged session)"
         else:
             reported = "**not reported**"
-        rows.append([escape_md(_when(c.time)), escape_md(c.session or "—"), escape_md(shorten(c.tool, 60)), c.effect,
-                     escape_md(c.args) or "—", reported])
+        rows.append([escape_md(_when(c.time)), escape_md(shorten(c.tool, 60)), reported, c.effect,
+                     escape_md(c.session or "—"), escape_md(c.args) or "—"])
     total = al.total
     body = [
         f"# {escape_md(a.name)}: observed calls",
@@ -57,7 +57,7 @@ def render_observed(a: AgentSite) -> str:
         "",
     ]
     if rows:
-        body += md_table(["time", "session", "tool", "looks", "arguments", "reported by"], rows)
+        body += md_table(["time", "tool", "reported by", "looks", "session", "arguments"], rows)
         body.append("")
         if len(calls) > MAX_ROWS:
             body += [f"{len(calls) - MAX_ROWS} more calls not listed (the first {MAX_ROWS} are shown).", ""]
