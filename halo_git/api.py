@@ -29,6 +29,7 @@ from .model import (
     resolve,
     trace_text,
 )
+from .observed import Observed
 from .report import render_report
 from .screening import Screen, default_screen, load_screen
 from .store import DEFAULT_BRANCH, EventLog, Store
@@ -186,8 +187,8 @@ class Halo:
         picked = [e for e in reversed(repo.log(branch or self.branch).events) if e.session == session]
         return trace_text(list(reversed(picked[:limit])), agent, session)
 
-    def diagnosis(self, agent: str, session: str = "", branch: str | None = None) -> Diagnosis:
-        """The pure diagnosis of the agent's branch head (or one session)."""
+    def diagnosis(self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None) -> Diagnosis:
+        """The pure diagnosis of the agent's branch head (or one session); ``observed`` from ``observed.load``."""
         check_agent_name(agent)
         if session:
             check_session(session)
@@ -198,11 +199,11 @@ class Halo:
             raise NotFound(
                 f"agent '{agent}' has no session '{session}'" + (f"; its sessions: {shown}" if sessions else "; it has no events yet")
             )
-        return diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session)
+        return diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed)
 
-    def report(self, agent: str, session: str = "", branch: str | None = None) -> str:
+    def report(self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None) -> str:
         """The ``halo_report`` Markdown."""
-        return render_report(self.diagnosis(agent, session, branch))
+        return render_report(self.diagnosis(agent, session, branch, observed))
 
     def diff(self, agent: str, base: str, head: str) -> BehaviourDiff:
         """Behaviour diff of two branches or commit ids of the agent (see ``halo_git.diff``)."""

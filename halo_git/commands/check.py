@@ -13,7 +13,7 @@ import sys
 
 from ..diagnosis import SEVERITIES, Finding, at_or_above
 from ..errors import NotFound
-from . import add_common, open_halo
+from . import add_common, add_observed, load_observed, open_halo
 
 LEVEL = {"high": "error", "medium": "warning", "low": "notice", "info": "notice"}
 MAX_IDS = 20  # ids named per annotation; a session finding can list thousands of acts
@@ -33,6 +33,7 @@ def add_parser(sub) -> None:
         "--fail-on", choices=SEVERITIES[:3], default="high",
         help="lowest severity that fails the check (default: high)",
     )
+    add_observed(p)
     p.set_defaults(run=run)
 
 
@@ -54,6 +55,7 @@ def annotation(f: Finding) -> str:
 
 
 def run(args) -> int:
+    observed = load_observed(args)
     with open_halo(args) as h:
         if args.agent not in h.agents():
             known = ", ".join(h.agents()[:10]) or "none yet"
@@ -61,7 +63,7 @@ def run(args) -> int:
                   file=sys.stderr)
             return 2
         try:
-            d = h.diagnosis(args.agent, session=args.session, branch=args.branch)
+            d = h.diagnosis(args.agent, session=args.session, branch=args.branch, observed=observed)
         except NotFound as e:
             print(f"halo-git: error: {e}", file=sys.stderr)
             return 2
