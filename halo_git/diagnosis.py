@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from . import observed as _observed
 from .model import CATEGORY_OF_LETTER, ENUMS, KINDS, LETTERS, Event
 
 SEVERITIES = ("high", "medium", "low", "info")
@@ -119,6 +120,7 @@ RULES: dict[str, Rule] = {
         ),
     )
 }
+RULES.update({spec[0]: Rule(*spec) for spec in _observed.RULE_SPECS})  # observed evidence: halo_git/observed.py
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +316,7 @@ class Diagnosis:
     authority: Authority
     findings: list[Finding]
     dangling: tuple[str, ...] = field(default=())  # scoped events naming ids not earlier on the branch
+    observed: _observed.Alignment | None = None  # observed evidence set beside the trace, when given
 
     @property
     def scope(self) -> str:
@@ -355,8 +358,10 @@ def _finding(rule: str, ids: Sequence[str], message: str, severity: str | None =
     return Finding(rule, severity or r.severity, tuple(ids), message, r.remedy)
 
 
-def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "") -> Diagnosis:
-    """Diagnose a branch's events (in commit order), whole or for one session."""
+def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "",
+             observed: _observed.Observed | None = None) -> Diagnosis:
+    """Diagnose a branch's events (in commit order), whole or for one session; ``observed``
+    (from ``observed.load``) adds the alignment with what the agent was seen doing."""
     pos: dict[str, int] = {}
     by_id: dict[str, Event] = {}
     for i, e in enumerate(events):
@@ -536,6 +541,12 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
 
     findings = _findings(scoped, by_id, write=write, read=read, actions=actions, outcomes=outcomes, mechanism=mechanism)
 
+    # -- observed evidence (halo_git/observed.py) ------------------------------------------
+    alignment = _observed.align(observed, scoped, session=session) if observed is not None else None
+    if alignment is not None:
+        extra = [_finding(f.rule, f.ids, f.message, f.severity) for f in alignment.findings]
+        findings = sorted(findings + extra, key=lambda f: (SEVERITY_RANK[f.severity], f.rule, _num(f.ids[0]) if f.ids else 0))
+
     evidence = {e.id: e for e in scoped}
     outside = sorted((i for i in cited if i not in evidence), key=_num)
     for i in outside:
@@ -562,6 +573,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         authority=authority,
         findings=findings,
         dangling=tuple(dangling),
+        observed=alignment,
     )
 
 

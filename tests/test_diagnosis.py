@@ -255,8 +255,38 @@ def test_r3_repeated_revision_ignores_case_and_spacing():
 def test_every_rule_is_documented_and_tested_somewhere():
     assert all(r.id.startswith("HALO-") and r.remedy and r.trigger for r in RULES.values())
     assert len({r.name for r in RULES.values()}) == len(RULES)
-    tested = {name.split("_")[1].upper() for name in globals() if name.startswith("test_") and name[5:7] in {"m1", "m2", "m3", "m4", "a1", "a2", "a3", "s1", "s2", "r1", "r2", "r3"}}
+    tested = {name.split("_")[1].upper() for name in globals() if name.startswith("test_") and name[5:7] in {"m1", "m2", "m3", "m4", "a1", "a2", "a3", "s1", "s2", "r1", "r2", "r3", "o1", "o2"}}
     assert {r[5:] for r in RULES} == tested
+
+
+# --- observed evidence (more in test_observed.py) -----------------------------------
+
+
+def _observed(*calls):
+    from halo_git.observed import Observed, ObservedCall, effect_of
+
+    return Observed(tuple(ObservedCall(tool, when, "s1", "", tool, "x", effect_of(tool)) for tool, when in calls), ("x",))
+
+
+def test_o1_unreported_action():
+    t = Trace()
+    o = t.observe()  # 00:00:01
+    t.act([o], form="execution")  # 00:00:02
+    d = diagnose(t.events, agent="a", branch="main", head="f" * 40,
+                 observed=_observed(("read_file", "2026-01-01T00:00:01Z"), ("write_file", "2026-01-01T00:00:03Z"),
+                                    ("delete_file", "2026-01-01T01:00:00Z")))
+    assert {f for f in found(d) if f[0].startswith("HALO-O")} == {("HALO-O1", "high", ("e2",))}
+    assert d.findings[0].rule == "HALO-O1" and "delete_file at 2026-01-01T01:00:00Z" in d.findings[0].message
+    assert d.observed.total == 3 and len(d.observed.reported) == 2
+
+
+def test_o2_execution_without_observed_call():
+    t = Trace()
+    o = t.observe()
+    a = t.act([o], form="execution")
+    d = diagnose(t.events, agent="a", branch="main", head="f" * 40, observed=_observed(("read_file", "2026-01-01T00:00:01Z")))
+    assert {f for f in found(d) if f[0].startswith("HALO-O")} == {("HALO-O2", "medium", (a,))}
+    assert t.diagnose().observed is None and not any(f.rule.startswith("HALO-O") for f in t.diagnose().findings)
 
 
 # --- ordering and helpers -----------------------------------------------------------

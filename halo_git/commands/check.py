@@ -24,7 +24,7 @@ from ..errors import InvalidCall, NotFound
 from ..formats.check import FORMATS, render
 from ..gate import Gate
 from ..store import event_path
-from . import add_common, open_halo
+from . import add_common, add_observed, load_observed, open_halo
 
 
 def add_parser(sub) -> None:
@@ -41,6 +41,7 @@ def add_parser(sub) -> None:
         "--fail-on", choices=SEVERITIES[:3], default="high",
         help="lowest severity that fails the check (default: high)",
     )
+    add_observed(p)
     p.add_argument(
         "--baseline", metavar="REV",
         help="branch or commit id to compare with (e.g. main): fail only on findings new relative to it, list resolved ones",
@@ -97,6 +98,7 @@ def _summary(gate: Gate, total: int) -> str:
 def run(args) -> int:
     outputs = _outputs(args.output)
     entries, accept_file = _accepted(args)
+    observed = load_observed(args)
     with open_halo(args) as h:
         if args.agent not in h.agents():
             known = ", ".join(h.agents()[:10]) or "none yet"
@@ -105,7 +107,7 @@ def run(args) -> int:
             return 2
         try:
             gate = h.check(args.agent, session=args.session, branch=args.branch, fail_on=args.fail_on,
-                           baseline=args.baseline, accepted=entries, accept_file=accept_file)
+                           baseline=args.baseline, accepted=entries, accept_file=accept_file, observed=observed)
         except NotFound as e:
             print(f"halo-git: error: {e}", file=sys.stderr)
             return 2

@@ -19,6 +19,7 @@ from ..markdown import escape_md, md_table
 from ..model import KINDS, Event
 from ..report import render_report
 from .graph import channel_svg
+from .observed import has_observed, observed_path, render_observed
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
 
 TOP_FINDINGS = 5  # findings listed on an agent's overview; the diagnosis lists all
@@ -321,6 +322,8 @@ def render_site(site: Site) -> dict[str, str]:
         pages[a.diagnosis] = render_diagnosis(a)
         pages[a.trace] = render_sessions(a)
         pages[a.revisions] = render_revisions(a)
+        if has_observed(a):  # observed evidence: site/observed.py
+            pages[observed_path(a)] = render_observed(a)
         for c in a.compares:
             pages[c.path] = render_compare(site, a, c)
         for s in a.sessions:
@@ -338,6 +341,7 @@ def nav(site: Site) -> list:
             {"Diagnosis": a.diagnosis},
             {"Trace": a.trace},
             {"Revisions": a.revisions},
+            *([{"Observed calls": observed_path(a)}] if has_observed(a) else []),
             *({f"Compare {c.name}": c.path} for c in a.compares),
         ]})
     return items
