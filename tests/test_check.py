@@ -220,3 +220,11 @@ def test_accepted_findings_from_the_working_directory(pr_root, tmp_path):
     (tmp_path / "bad.yaml").write_text("accepted:\n  - rule: HALO-R1\n", encoding="utf-8")
     r = run_in(tmp_path, "check", "--agent", "demo", "--accept", "bad.yaml", root=pr_root)
     assert r.returncode == 2 and "bad.yaml:2: missing summary, reason, by" in r.stderr
+
+
+def test_observed_evidence_cannot_be_compared_with_a_baseline(pr_root, tmp_path):
+    from .test_observed import atif, write
+
+    path = write(tmp_path, atif())
+    r = run_cli("check", "--agent", "demo", "--baseline", "main", "--observed", str(path), root=pr_root)
+    assert r.returncode == 2 and "--observed describes one run of one branch" in r.stderr
