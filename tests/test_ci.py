@@ -122,6 +122,20 @@ def test_actionlint_rejects_what_github_rejects(tmp_path):
     assert "no-such-input" in actionlint(bad).stdout
 
 
+def test_actionlint_knows_todays_runner_labels_and_vars(tmp_path):
+    """The bundled actionlint (1.6.22) predates some labels and `vars`; the wrapper accepts
+    exactly those, so a matrix entry for macos-15 or windows-2025 lints clean, a typo does not."""
+    wf = tmp_path / "labels.yml"
+    wf.write_text("on: push\npermissions: {}\njobs:\n  a:\n    runs-on: ${{ matrix.os }}\n    permissions: {}\n"
+                  "    strategy:\n      matrix:\n        os: [ubuntu-24.04, macos-15, windows-2025]\n"
+                  "    env:\n      X: ${{ vars.X }}\n    steps:\n      - run: echo \"$X\"\n", encoding="utf-8")
+    r = actionlint(wf)
+    assert (r.returncode, r.stdout) == (0, "")
+    wf.write_text(wf.read_text().replace("macos-15", "macos-51"), encoding="utf-8")
+    r = actionlint(wf)
+    assert r.returncode == 1 and 'label "macos-51" is unknown' in r.stdout
+
+
 def shell_scripts():
     for where, step in all_steps():
         if "run" in step:
