@@ -17,6 +17,7 @@ from . import jsonl
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
 from .errors import InvalidCall, NotFound
+from .gate import Gate, evaluate
 from .model import (
     Event,
     check_agent_name,
@@ -214,6 +215,33 @@ class Halo:
             return repo.log(rev) if rev in branches else repo.log_at(repo.resolve(rev))
 
         return compare(agent, base, log(base), head, log(head))
+
+
+    def check(
+        self,
+        agent: str,
+        *,
+        session: str = "",
+        branch: str | None = None,
+        fail_on: str = "high",
+        baseline: str | None = None,
+        accepted: Sequence = (),
+        accept_file: str | None = None,
+        observed: Observed | None = None,
+    ) -> Gate:
+        """The CI gate over the agent's branch (see ``halo_git.gate``): findings at or
+        above ``fail_on`` that ``accepted`` (``accept.Accepted`` entries) does not
+        cover; with ``baseline`` (a branch or commit id) only those new relative to it."""
+        if baseline and session:
+            raise InvalidCall("--baseline compares whole branches; leave out --session, or check the session without a baseline")
+        if baseline and observed is not None:
+            raise InvalidCall("--observed describes one run of one branch, so it cannot be compared with a baseline; "
+                              "check with --observed and without --baseline")
+        if baseline:
+            diff = self.diff(agent, baseline, branch or self.branch)
+            return evaluate(diff.head.diagnosis, fail_on=fail_on, diff=diff, accepted=accepted, accept_file=accept_file)
+        d = self.diagnosis(agent, session=session, branch=branch, observed=observed)
+        return evaluate(d, fail_on=fail_on, accepted=accepted, accept_file=accept_file)
 
 
 def _refuse_missing_branch(repo, branch: str) -> None:
