@@ -108,6 +108,13 @@ RULES: dict[str, Rule] = {
             "Review why earlier revisions of the target did not hold, and settle it once with the user.",
         ),
         Rule(
+            "HALO-R4", "unproven-approval", "high",
+            "policy, reported only by check --require-signed-approvals: a revise made_by=agent whose approval is "
+            "only claimed (governance=approved in its own event, or an approval commit no allowed signer signed)",
+            "Have the user approve the revision with halo-git approve --sign ssh, and list the user's key in the "
+            "allowed-signers file.",
+        ),
+        Rule(
             "HALO-S1", "outcome-ignored", "low",
             "an outcome that no later event names, although the trace goes on after it",
             "Build on outcomes: name them in uses of later acts, memories or revisions, above all after a failure.",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 from ..diagnosis import SEVERITIES, Finding, at_or_above
+from .. import revisions
 from ..errors import NotFound
 from . import add_common, open_halo
 
@@ -32,6 +33,11 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--fail-on", choices=SEVERITIES[:3], default="high",
         help="lowest severity that fails the check (default: high)",
+    )
+    p.add_argument(
+        "--require-signed-approvals", action="store_true",
+        help="policy: an agent's self-revision whose approval is only claimed (not signed by an allowed signer) "
+        "is a finding (HALO-R4, high); signers from $HALO_ALLOWED_SIGNERS or <root>/allowed_signers",
     )
     p.set_defaults(run=run)
 
@@ -65,6 +71,8 @@ def run(args) -> int:
         except NotFound as e:
             print(f"halo-git: error: {e}", file=sys.stderr)
             return 2
+        if args.require_signed_approvals:
+            d.findings = revisions.with_policy(d.findings, h.audit(args.agent, args.branch))
     failing = at_or_above(d.findings, args.fail_on)
     for f in failing:
         print(annotation(f))
