@@ -231,9 +231,9 @@ class Halo:
         default = self.root / "allowed_signers"
         return str(default) if default.is_file() else None
 
-    def signoffs(self, agent: str, branch: str | None = None, allowed_signers: str | None = None) -> dict[str, "revisions.Signoff"]:
-        """The approvals ``approve`` wrote on the branch, their signatures checked."""
-        log = self.event_log(agent, branch)
+    def signoffs(self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None) -> dict[str, "revisions.Signoff"]:
+        """The approvals ``approve`` wrote on the branch (or in ``log``), their signatures checked."""
+        log = log if log is not None else self.event_log(agent, branch)
         targets: dict[str, str] = {}
         candidates: dict[str, str] = {}
         for e, c in zip(log.events, log.commits):
@@ -250,14 +250,15 @@ class Halo:
             for i, p in proofs.items()
         }
 
-    def audit(self, agent: str, branch: str | None = None, allowed_signers: str | None = None) -> "revisions.Audit":
-        """Per-target history, impact and approvals of the agent's revisions (see ``revisions``)."""
+    def audit(self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None) -> "revisions.Audit":
+        """Per-target history, impact and approvals of the agent's revisions (see
+        ``revisions``), of the branch head or of ``log`` (a head already read)."""
         check_agent_name(agent)
-        log = self.event_log(agent, branch)
+        log = log if log is not None else self.event_log(agent, branch)
         allowed = self.allowed_signers(allowed_signers)
         return revisions.audit(
             log.events, log.commits, agent=agent, branch=log.branch, head=log.head,
-            signoffs=self.signoffs(agent, branch, allowed), signatures_checked=allowed is not None,
+            signoffs=self.signoffs(agent, branch, allowed, log=log), signatures_checked=allowed is not None,
         )
 
     def approve(

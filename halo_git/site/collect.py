@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..api import Halo
 from ..diagnosis import Diagnosis, diagnose
@@ -18,6 +18,7 @@ class AgentData:
     name: str
     log: EventLog
     diagnosis: Diagnosis
+    audit: Any = None  # revisions.Audit of this very log (the revisions page, the report's Mechanism)
 
 
 def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None) -> list[AgentData]:
@@ -38,7 +39,7 @@ def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None) -
             continue
         # diagnose this very log, so the pages and the report pin the same head
         # even while the agent keeps appending
-        out.append(AgentData(name, log, diagnose(log.events, agent=name, branch=log.branch, head=log.head)))
+        out.append(AgentData(name, log, diagnose(log.events, agent=name, branch=log.branch, head=log.head), halo.audit(name, branch, log=log)))
     if not out:
         raise NotFound(f"no agent under {halo.root} has events on branch '{branch}'; log some (or run 'halo-git demo') and build again")
     return out
