@@ -12,5 +12,10 @@ if ! command -v chromium >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
+if ! command -v ssh-keygen >/dev/null 2>&1; then  # signed approvals: keys made and checked in the tests
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openssh-client >/dev/null
+fi
 command -v git >/dev/null 2>&1 || { echo "the tests need the git binary" >&2; exit 1; }
 exec .venv/bin/python -m pytest "$@"
