@@ -372,9 +372,10 @@ def _acts(i: Impact, ref: Callable[[str], str]) -> str:
     return "; cited by acts " + ", ".join(ref(x) for x in i.acts) if i.acts else ""
 
 
-def mechanism_lines(a: Audit, ref: Callable[[str], str], only: Sequence[str] | None = None) -> list[str]:
+def mechanism_lines(a: Audit, ref: Callable[[str], str], only: Sequence[str] | None = None, limit: int = 50) -> list[str]:
     """Short audit lines for the report: per revision, its version of the
-    target, approval (proven or claimed) and impact. ``ref(id)`` formats an id."""
+    target, approval (proven or claimed) and impact. ``ref(id)`` formats an id;
+    at most ``limit`` revisions are listed (``halo-git revisions`` shows all)."""
     wanted = set(only) if only is not None else None
     rows = []
     for t in a.targets:
@@ -395,10 +396,14 @@ def mechanism_lines(a: Audit, ref: Callable[[str], str], only: Sequence[str] | N
         "after it, as their session reports measure them):",
         "",
     ]
-    lines += [r for _, r in sorted(rows)]
+    rows.sort()
+    lines += [r for _, r in rows[:limit]]
+    if len(rows) > limit:
+        lines.append(f"- and {len(rows) - limit} more revisions: halo-git revisions --agent {a.agent} lists them all")
     approvals = sorted(a.approval_events, key=lambda x: int(x[1:]))
     if approvals:
-        lines += ["", f"Approvals logged with halo-git approve (authored by the user, not the agent): {', '.join(ref(x) for x in approvals)}."]
+        shown = ", ".join(ref(x) for x in approvals[:limit]) + (f" and {len(approvals) - limit} more" if len(approvals) > limit else "")
+        lines += ["", f"Approvals logged with halo-git approve (authored by the user, not the agent): {shown}."]
     return lines + [""]
 
 
