@@ -93,11 +93,10 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
         kinds: list[str] = []
         trees = _Trees(git)
         parent: Commit | None = None
-        targets: dict[str, str] = {}  # id -> target of each revise so far (approvals name one)
         signed = 0
         for number, commit in enumerate(chain, 1):
             try:
-                event = _check_commit(git, commit, parent, number, repo.agent, kinds, trees, targets)
+                event = _check_commit(git, commit, parent, number, repo.agent, kinds, trees)
             except _Bad as e:
                 raise IntegrityError(
                     f"commit {commit.id.decode()[:12]} (position e{number} on branch '{branch}' of agent "
@@ -109,8 +108,6 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
                 _check_signature(commit, allowed_signers, f"e{number} on branch '{branch}' of agent '{repo.agent}'")
                 signed += 1
             kinds.append(event.kind)
-            if event.kind == "revise":
-                targets[event.id] = event.fields["target"]
             parent = commit
         return Verified(repo.agent, branch, head.decode(), len(chain), signed)
 
@@ -159,14 +156,14 @@ def _first_parent_chain(git: Repo, head: bytes, agent: str, branch: str) -> list
     return chain
 
 
-def _check_commit(git: Repo, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees", targets: dict[str, str] | None = None) -> Event:
+def _check_commit(git: Repo, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees") -> Event:
     path = event_path(number)
     blob_id = _check_tree_change(commit, parent, number, path, trees)
     blob = _read(git, blob_id, f"file {path}", Blob)
     event = _check_event(blob.data, number, agent, kinds, path)
     ident = f"{agent} <{agent}@halo>".encode()
     if commit.author != ident and signing.approval_trailer(commit.message) is not None:
-        _check_approval(commit, event, targets or {})
+        _check_approval(git, commit, event, trees)
     else:
         if commit.message != commit_message(event).encode("utf-8"):
             raise _Bad(f"its message does not match the event (expected {commit_message(event).strip()!r})")
@@ -178,8 +175,14 @@ def _check_commit(git: Repo, commit: Commit, parent: Commit | None, number: int,
     return event
 
 
-def _check_approval(commit: Commit, event: Event, targets: dict[str, str]) -> None:
-    """The one exception to "authored by the agent": an approval ``approve`` wrote."""
+def _check_approval(git: Repo, commit: Commit, event: Event, trees: "_Trees") -> None:
+    """The one exception to "authored by the agent": an approval ``approve`` wrote.
+    The revise it approves is read from the commit's own tree (no state from the walk)."""
+    targets = {}
+    if event.kind == "revise" and len(event.uses) == 1:
+        approved = _earlier_event(git, commit.tree, int(event.uses[0][1:]), trees)
+        if approved is not None and approved.get("kind") == "revise":
+            targets[event.uses[0]] = approved.get("target")
     if not signing.is_approval_event(event, targets):
         raise _Bad(
             "it is authored by someone other than the agent, which only an approval written by 'halo-git approve' may be "
@@ -190,6 +193,25 @@ def _check_approval(commit: Commit, event: Event, targets: dict[str, str]) -> No
         raise _Bad(f"its message does not match the approval event (expected {expected.decode('utf-8').strip()!r})")
     if commit.author != commit.committer:
         raise _Bad("its author and committer differ; an approval commit is authored and committed by the approving user")
+
+
+def _earlier_event(git: Repo, root: bytes, number: int, trees: "_Trees") -> dict | None:
+    """The mapping of event ``e<number>`` in the tree ``root``, or None if it is not there."""
+    sha, prefix = root, ""
+    parts = _path_parts(number)
+    for part in parts[:-1]:
+        entry = trees(sha, prefix).get(part)
+        if entry is None or entry[0] != 0o040000:
+            return None
+        sha, prefix = entry[1], prefix + part.decode() + "/"
+    entry = trees(sha, prefix).get(parts[-1])
+    if entry is None:
+        return None
+    try:
+        d = load_yaml(_read(git, entry[1], f"file {event_path(number)}", Blob).data)
+    except Exception:
+        return None
+    return d if isinstance(d, dict) else None
 
 
 def _check_signature(commit: Commit, allowed_signers: str, where: str) -> None:
