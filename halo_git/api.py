@@ -231,7 +231,21 @@ class Halo:
         default = self.root / "allowed_signers"
         return str(default) if default.is_file() else None
 
-    def signoffs(self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None) -> dict[str, "revisions.Signoff"]:
+    def gpg_keyring(self, explicit: str | os.PathLike[str] | None = None) -> str | None:
+        """The keyring of allowed GPG keys: ``explicit``, else ``HALO_GPG_KEYRING``,
+        else ``<root>/allowed_signers.gpg`` when it exists, else None."""
+        if explicit:
+            return os.fspath(explicit)
+        env = os.environ.get("HALO_GPG_KEYRING")
+        if env:
+            return env
+        default = self.root / "allowed_signers.gpg"
+        return str(default) if default.is_file() else None
+
+    def signoffs(
+        self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None,
+        gpg_keyring: str | None = None,
+    ) -> dict[str, "revisions.Signoff"]:
         """The approvals ``approve`` wrote on the branch (or in ``log``), their signatures checked."""
         log = log if log is not None else self.event_log(agent, branch)
         targets: dict[str, str] = {}
@@ -243,22 +257,28 @@ class Halo:
                 targets[e.id] = e.fields["target"]
         if not candidates:
             return {}
-        proofs = signing.read_proofs(self.store.repo(agent).path, agent, candidates, self.allowed_signers(allowed_signers))
+        proofs = signing.read_proofs(
+            self.store.repo(agent).path, agent, candidates, self.allowed_signers(allowed_signers), self.gpg_keyring(gpg_keyring)
+        )
         return {
             i: revisions.Signoff(p.event, p.approves, p.approver, p.signature.status, p.signature.principal,
                                  p.signature.key, p.signature.format, p.commit)
             for i, p in proofs.items()
         }
 
-    def audit(self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None) -> "revisions.Audit":
+    def audit(
+        self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None,
+        gpg_keyring: str | None = None,
+    ) -> "revisions.Audit":
         """Per-target history, impact and approvals of the agent's revisions (see
         ``revisions``), of the branch head or of ``log`` (a head already read)."""
         check_agent_name(agent)
         log = log if log is not None else self.event_log(agent, branch)
-        allowed = self.allowed_signers(allowed_signers)
+        allowed, keyring = self.allowed_signers(allowed_signers), self.gpg_keyring(gpg_keyring)
         return revisions.audit(
             log.events, log.commits, agent=agent, branch=log.branch, head=log.head,
-            signoffs=self.signoffs(agent, branch, allowed, log=log), signatures_checked=allowed is not None,
+            signoffs=self.signoffs(agent, branch, allowed, log=log, gpg_keyring=keyring),
+            signatures_checked=allowed is not None or keyring is not None,
         )
 
     def approve(
@@ -279,8 +299,9 @@ class Halo:
 
         The event is a revise with made_by=user, governance=approved, uses=[revision]
         and the revision's target; the commit's author is ``NAME <EMAIL>`` (default:
-        git config user.name/user.email) and, with ``sign="ssh"``, it is signed with
-        ``key`` (default: git config user.signingkey) so ``git verify-commit`` accepts it.
+        git config user.name/user.email) and, with ``sign="ssh"`` or ``"gpg"``, it is
+        signed with ``key`` (an SSH private key file, or a GPG key id; default: git
+        config user.signingkey) so ``git verify-commit`` accepts it.
         """
         check_agent_name(agent)
         parse_id(revision, "revision")
@@ -301,13 +322,14 @@ class Halo:
             raise InvalidCall("no approver identity: pass --by NAME --email ADDR (or set git config --global user.name / user.email)")
         identity = signing.Identity(name, email)
         signer = None
-        if sign == "ssh":
+        if sign is not None:
+            if sign not in ("ssh", "gpg"):
+                raise InvalidCall(f"--sign {sign!r} is not supported; use --sign ssh or --sign gpg")
             key = key or signing.default_signing_key()
             if not key:
-                raise InvalidCall("--sign ssh needs a key: pass --key with an SSH private key (or set git config --global user.signingkey)")
-            signer = signing.ssh_signer(key)
-        elif sign is not None:
-            raise InvalidCall(f"--sign {sign!r} is not supported; use --sign ssh (GPG signing is not implemented)")
+                what = "an SSH private key file" if sign == "ssh" else "a GPG key id, fingerprint or email"
+                raise InvalidCall(f"--sign {sign} needs a key: pass --key with {what} (or set git config --global user.signingkey)")
+            signer = signing.ssh_signer(key) if sign == "ssh" else signing.gpg_signer(key)
         summary = f"approved {revision}" + (f": {note}" if note else f" ({rev.fields['target']})")
         args = {"summary": summary, "uses": [revision], "target": rev.fields["target"], "made_by": "user", "governance": "approved"}
         if session is not None:
@@ -322,7 +344,7 @@ class Halo:
             author=signing.Approver(identity, revision, signer),
         )
         reply = logged_reply(committed.event)
-        return {**reply, "commit": committed.commit, "author": str(identity), "signed": "ssh" if signer else "no"}
+        return {**reply, "commit": committed.commit, "author": str(identity), "signed": sign if signer else "no"}
 
 
 def _refuse_missing_branch(repo, branch: str) -> None:

@@ -170,7 +170,7 @@ def _signoff_approval(s: Signoff, checked: bool) -> Approval:
         return Approval(s.event, s.approver, PROVEN, f"approval commit signed by allowed signer {s.principal}{key}")
     why = {
         "unsigned": "approval commit authored by the user, unsigned",
-        "unchecked": "approval commit signed, but no allowed-signers file was given to check it",
+        "unchecked": "approval commit signed, but no allowed signers were given to check it",
         "unknown-signer": "approval commit signed by a key no allowed signer holds",
         "bad-signature": "approval commit whose signature does not match its contents",
         "unsupported": f"approval commit with a {s.format.upper() or 'foreign'} signature halo-git does not check",

@@ -12,10 +12,11 @@ if ! command -v chromium >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
-if ! command -v ssh-keygen >/dev/null 2>&1; then  # signed approvals: keys made and checked in the tests
+if ! command -v ssh-keygen >/dev/null 2>&1 || ! command -v gpg >/dev/null 2>&1 || ! command -v gpgv >/dev/null 2>&1; then
+  # signed approvals: the tests make SSH and GPG keys and check signatures with ssh-keygen, gpgv and git
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openssh-client >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openssh-client gnupg gpgv >/dev/null
 fi
 command -v git >/dev/null 2>&1 || { echo "the tests need the git binary" >&2; exit 1; }
 exec .venv/bin/python -m pytest "$@"

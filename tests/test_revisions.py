@@ -351,7 +351,6 @@ def test_approve_refusals_commit_nothing(story, tmp_path):
         (["e4", "--by", "A", "--email", "a@x"], 2, "e4 is an observe event; approve names a revise event"),
         (["e99", "--by", "A", "--email", "a@x"], 1, "has no event e99"),
         (["E5", "--by", "A", "--email", "a@x"], 2, "invalid event id"),
-        (["e5", "--by", "A", "--email", "a@x", "--sign", "gpg"], 2, "use --sign ssh"),
         (["e5", "--by", "A", "--email", "a@x", "--sign", "ssh", "--key", str(tmp_path / "nokey")], 2, "is not a file"),
         (["e5", "--by", "A <evil>", "--email", "a@x"], 2, "pass --by NAME --email ADDR"),
         (["e5", "--by", "A", "--email", "a@x", "--note", "token ghp_" + "x" * 36], 2, "secrets"),
@@ -387,7 +386,7 @@ def test_report_tells_proven_from_claimed(story, keys):
     assert "Approvals logged with halo-git approve (authored by the user, not the agent): e13, e14." in mechanism
     # without an allowed-signers file nothing is proven, and the report says why
     plain = run_cli("report", "--agent", AGENT, root=story).stdout
-    assert "approval **proven**" not in plain and "approval **claimed** (approval commit signed, but no allowed-signers" in plain and "no allowed-signers file given, so none is proven" in plain
+    assert "approval **proven**" not in plain and "approval **claimed** (approval commit signed, but no allowed signers were given" in plain and "no allowed-signers file given, so none is proven" in plain
     # approval events are the user's act: they do not shift the agent's sessions
     with Halo(story) as h:
         assert h.audit(AGENT).impacts["e12"].after is None
@@ -434,3 +433,73 @@ def test_site_revisions_page_with_proven_approval(story, keys, tmp_path):
     assert "halo-approval-claimed" in v2 and "halo-approval-proven" not in v2
     diagnosis = parse(out / "agents/a/diagnosis.html").all_text
     assert "approval proven by Alice & *Co* <alice@example.com> (e13)" in diagnosis
+
+
+# --- GPG: signed with gpg, checked by git verify-commit and by gpgv against a keyring ---------
+
+
+@pytest.fixture
+def gpg(tmp_path):
+    """A GnuPG home made here with two keys (no passphrase); only carol's is exported as allowed."""
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    env = {**os.environ, "GNUPGHOME": str(home)}
+    for uid in ("Carol <carol@example.com>", "Eve <eve@example.com>"):
+        subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", uid, "ed25519", "sign", "never"],
+                       check=True, capture_output=True, env=env)
+    ring = tmp_path / "allowed.gpg"
+    ring.write_bytes(subprocess.run(["gpg", "--export", "carol@example.com"], check=True, capture_output=True, env=env).stdout)
+    yield {"env": env, "home": home, "ring": ring}
+    subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=env, capture_output=True)  # the agent this fixture's gpg started
+
+
+def cli_env(env, *args, root):
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "halo_git.cli", *args, "--root", str(root)], capture_output=True, text=True, env=env)
+
+
+def test_gpg_signed_approval_verifies_with_git_and_gpgv(story, gpg, tmp_path):
+    env = gpg["env"]
+    r = cli_env(env, "approve", "--agent", AGENT, "e8", "--by", "Carol", "--email", "carol@example.com", "--sign", "gpg",
+                "--key", "carol@example.com", root=story)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["signed"] == "gpg"
+    repo = story / f"{AGENT}.git"
+    assert "gpgsig -----BEGIN PGP SIGNATURE-----" in git(repo, "cat-file", "commit", "main").stdout
+    ok = subprocess.run(["git", "--git-dir", str(repo), "verify-commit", "main"], capture_output=True, text=True, env=env)
+    assert ok.returncode == 0 and 'Good signature from "Carol <carol@example.com>"' in ok.stderr
+    empty = tmp_path / "empty-gnupg"
+    empty.mkdir(mode=0o700)
+    without = subprocess.run(["git", "--git-dir", str(repo), "verify-commit", "main"], capture_output=True, text=True,
+                             env={**env, "GNUPGHOME": str(empty)})
+    assert without.returncode != 0
+    subprocess.run(["gpgconf", "--kill", "gpg-agent"], env={**env, "GNUPGHOME": str(empty)}, capture_output=True)
+    passed = run_cli("verify", "--agent", AGENT, "--gpg-keyring", str(gpg["ring"]), root=story)
+    assert passed.returncode == 0 and "ok: 1 signed commit(s)" in passed.stdout, passed.stderr
+    with Halo(story) as h:
+        v = h.audit(AGENT, gpg_keyring=str(gpg["ring"])).targets[0].versions[1]
+        assert v.approval == "proven" and "GPG key" in v.approvals[-1].how
+        assert h.audit(AGENT).targets[0].versions[1].approval == "claimed"  # no keyring: unchecked
+    # an SSH allowed-signers file alone cannot prove a GPG signature: verify says so and fails
+    only_ssh = tmp_path / "allowed_signers"
+    only_ssh.write_text("")
+    r = run_cli("verify", "--agent", AGENT, "--allowed-signers", str(only_ssh), root=story)
+    assert r.returncode == 1 and "unchecked" in r.stderr
+    # rewritten after signing: bad; signed by a key outside the keyring: unknown
+    good = head(story)
+    raw = git(repo, "cat-file", "commit", good).stdout.replace("Carol <carol@example.com>", "Carla <carol@example.com>")
+    forged = subprocess.run(["git", "--git-dir", str(repo), "hash-object", "-t", "commit", "-w", "--stdin"], input=raw,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    git(repo, "update-ref", "refs/heads/main", forged, good)
+    bad = run_cli("verify", "--agent", AGENT, "--gpg-keyring", str(gpg["ring"]), root=story)
+    assert bad.returncode == 1 and "bad-signature" in bad.stderr
+    git(repo, "update-ref", "refs/heads/main", good, forged)
+    r = cli_env(env, "approve", "--agent", AGENT, "e5", "--by", "Eve", "--email", "eve@example.com", "--sign", "gpg",
+                "--key", "eve@example.com", root=story)
+    assert r.returncode == 0, r.stderr
+    unknown = run_cli("verify", "--agent", AGENT, "--gpg-keyring", str(gpg["ring"]), root=story)
+    assert unknown.returncode == 1 and "unknown-signer" in unknown.stderr and "e14" in unknown.stderr
+    r = cli_env(env, "approve", "--agent", AGENT, "e5", "--by", "A", "--email", "a@x", "--sign", "gpg",
+                "--key", "nobody@nowhere.invalid", root=story)
+    assert r.returncode == 2 and "gpg could not sign with key 'nobody@nowhere.invalid'" in r.stderr

@@ -28,6 +28,11 @@ def add_parser(sub) -> None:
         help="ssh-keygen allowed-signers file that proves signed approvals (default: $HALO_ALLOWED_SIGNERS, "
         "else <root>/allowed_signers if present)",
     )
+    p.add_argument(
+        "--gpg-keyring", metavar="FILE",
+        help="public keys (gpg --export) that prove GPG-signed approvals (default: $HALO_GPG_KEYRING, else "
+        "<root>/allowed_signers.gpg if present)",
+    )
     p.set_defaults(run=run)
 
 
@@ -35,7 +40,7 @@ def run(args) -> int:
     with open_halo(args, screen=None) as h:
         if args.agent not in h.agents():
             raise NotFound(f"no agent '{args.agent}' in {h.root} (agents: {', '.join(h.agents()[:10]) or 'none yet'}); check --agent and --root")
-        a = h.audit(args.agent, args.branch, args.allowed_signers)
+        a = h.audit(args.agent, args.branch, args.allowed_signers, gpg_keyring=args.gpg_keyring)
     if args.target is not None and a.target(args.target) is None:
         known = "; ".join(t.name for t in a.targets[:10]) or "none"
         raise NotFound(f"agent '{args.agent}' has no revision of target {args.target!r}; its targets: {known}")

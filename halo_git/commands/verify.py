@@ -21,24 +21,30 @@ def add_parser(sub) -> None:
         help="also check every signed commit against this ssh-keygen allowed-signers file (as git verify-commit "
         "with gpg.ssh.allowedSignersFile); a bad or unknown signature fails",
     )
+    p.add_argument(
+        "--gpg-keyring", metavar="FILE",
+        help="also check every GPG-signed commit against the public keys in this file (gpg --export KEY > FILE), with gpgv",
+    )
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     with open_halo(args, screen=None) as h:
-        allowed = _allowed_signers(args.allowed_signers)
-        result = verify_branch(h.store.repo(args.agent), args.branch, allowed)
+        allowed = _file(args.allowed_signers, "--allowed-signers", "an ssh-keygen allowed-signers file (lines: EMAIL namespaces=\"git\" KEY)")
+        keyring = _file(args.gpg_keyring, "--gpg-keyring", "a keyring written by gpg --export KEY > FILE")
+        result = verify_branch(h.store.repo(args.agent), args.branch, allowed, keyring)
     where = f"branch '{result.branch}' of agent '{result.agent}'"
     if result.head is None:
         print(f"ok: {where} has no events yet")
     else:
         print(f"ok: {result.events} events on {where} verified, e1..e{result.events}, head {result.head}")
-        if allowed is not None:
-            print(f"ok: {result.signed} signed commit(s), each signed by an allowed signer of {allowed}")
+        if allowed is not None or keyring is not None:
+            given = " and ".join(p for p in (allowed, keyring) if p)
+            print(f"ok: {result.signed} signed commit(s), each signed by an allowed signer of {given}")
     return 0
 
 
-def _allowed_signers(path: str | None) -> str | None:
+def _file(path: str | None, option: str, what: str) -> str | None:
     if path is not None and not Path(path).is_file():
-        raise InvalidCall(f"--allowed-signers {path!r} is not a file; pass an ssh-keygen allowed-signers file (lines: EMAIL namespaces=\"git\" KEY)")
+        raise InvalidCall(f"{option} {path!r} is not a file; pass {what}")
     return path

@@ -16,15 +16,18 @@ three differences, and only these:
       Halo-Approval: e13
 
 * optionally a ``gpgsig`` header, placed where ``git commit -S`` puts it (after
-  ``encoding``, the last header), holding an SSH signature made by
-  ``ssh-keygen -Y sign -n git`` over the commit without that header, its lines
-  after the first indented by one space. Plain ``git verify-commit`` accepts it
-  with ``gpg.format=ssh`` and ``gpg.ssh.allowedSignersFile``.
+  ``encoding``, the last header), holding a signature over the commit without
+  that header, its lines after the first indented by one space: an SSH signature
+  made by ``ssh-keygen -Y sign -n git`` (git's ``gpg.format=ssh``) or an armored
+  OpenPGP detached signature made by ``gpg -bsau KEY`` (git's default). Plain
+  ``git verify-commit`` accepts either.
 
-Checking follows git's own steps: ``ssh-keygen -Y find-principals`` names the
-allowed signer of the signature's key (none: unknown signer), then
+Checking SSH follows git's own steps: ``ssh-keygen -Y find-principals`` names
+the allowed signer of the signature's key (none: unknown signer), then
 ``ssh-keygen -Y verify -I <principal>`` checks the signature over the payload,
-at the commit's time (``-Overify-time``), in namespace ``git``.
+at the commit's time (``-Overify-time``), in namespace ``git``. OpenPGP is
+checked with ``gpgv --keyring FILE``: only the keys in that keyring (the allowed
+signers, as ``gpg --export`` writes them) can make a signature good.
 """
 
 from __future__ import annotations
@@ -104,6 +107,25 @@ def default_signing_key() -> str | None:
         return None
 
 
+def gpg_signer(key: str) -> Callable[[bytes], bytes]:
+    """A signer over ``gpg -bsau KEY`` (as git signs with OpenPGP); ``GNUPGHOME`` applies."""
+    program = shutil.which("gpg")
+    if program is None:
+        raise HaloError("gpg is not installed; install GnuPG (apt-get install gnupg) or sign with --sign ssh")
+
+    def sign(payload: bytes) -> bytes:
+        r = subprocess.run([program, "--batch", "--status-fd=2", "-bsau", key], input=payload, capture_output=True, timeout=_TIMEOUT)
+        if r.returncode != 0 or b"[GNUPG:] SIG_CREATED " not in r.stderr or not r.stdout.startswith(PGP_BEGIN):
+            detail = [ln for ln in r.stderr.decode("utf-8", "replace").splitlines() if not ln.startswith("[GNUPG:]")]
+            raise InvalidCall(
+                f"gpg could not sign with key {key!r}: {detail[-1] if detail else 'no reason given'}; pass --key with the id, "
+                "fingerprint or email of a secret key in your keyring that gpg can use without a prompt"
+            )
+        return r.stdout
+
+    return sign
+
+
 def _ssh_keygen() -> str:
     path = shutil.which("ssh-keygen")
     if path is None:
@@ -161,8 +183,8 @@ class Approver:
         if self.sign is None:
             return head + body
         sig = self.sign(head + body)
-        if not sig.startswith(SSH_BEGIN):
-            raise HaloError("the signer returned something that is not an SSH signature; nothing was written")
+        if not sig.startswith((SSH_BEGIN, PGP_BEGIN)):
+            raise HaloError("the signer returned something that is not an SSH or OpenPGP signature; nothing was written")
         lines = sig.rstrip(b"\n").split(b"\n")
         return head + b"gpgsig " + b"\n ".join(lines) + b"\n" + body
 
@@ -206,17 +228,21 @@ class SignatureCheck:
     detail: str = ""
 
 
-def check_commit_signature(commit: Commit, allowed_signers: str | os.PathLike[str] | None) -> SignatureCheck:
-    """Check ``commit``'s signature as ``git verify-commit`` does with gpg.format=ssh."""
+def check_commit_signature(
+    commit: Commit, allowed_signers: str | os.PathLike[str] | None, gpg_keyring: str | os.PathLike[str] | None = None
+) -> SignatureCheck:
+    """Check ``commit``'s signature as ``git verify-commit`` does: SSH against
+    ``allowed_signers``, OpenPGP against the keys in ``gpg_keyring``."""
     if commit.gpgsig is None:
         return SignatureCheck(UNSIGNED)
     try:
         payload, sig, _kind = commit.extract_signature()
     except Exception:
         return SignatureCheck(UNSUPPORTED, "", detail="its signature is in no format Git knows")
+    if sig.startswith(PGP_BEGIN):
+        return _check_pgp(payload, sig, gpg_keyring)
     if not sig.startswith(SSH_BEGIN):
-        fmt = "gpg" if sig.startswith(PGP_BEGIN) else "x509"
-        return SignatureCheck(UNSUPPORTED, fmt, detail=f"{fmt.upper()} signatures are not checked by halo-git; sign approvals with SSH keys")
+        return SignatureCheck(UNSUPPORTED, "x509", detail="X.509 signatures are not checked by halo-git; sign approvals with SSH or GPG keys")
     if allowed_signers is None:
         return SignatureCheck(UNCHECKED, "ssh", detail="no allowed-signers file was given")
     allowed = Path(allowed_signers)
@@ -247,6 +273,41 @@ def check_commit_signature(commit: Commit, allowed_signers: str | os.PathLike[st
     return SignatureCheck(GOOD, "ssh", principal, m.group(1) if m else "")
 
 
+def _check_pgp(payload: bytes, sig: bytes, keyring: str | os.PathLike[str] | None) -> SignatureCheck:
+    """``gpgv --keyring FILE``: good only for a key in that keyring (no trust database involved)."""
+    if keyring is None:
+        return SignatureCheck(UNCHECKED, "gpg", detail="no keyring of allowed GPG keys was given")
+    ring = Path(keyring).resolve()  # gpgv reads a relative name inside its home folder
+    if not ring.is_file():
+        raise InvalidCall(f"GPG keyring {str(keyring)!r} does not exist; pass --gpg-keyring with a file written by gpg --export KEY > FILE")
+    program = shutil.which("gpgv")
+    if program is None:
+        raise HaloError("gpgv is not installed; install GnuPG (apt-get install gpgv) to check GPG signatures")
+    with tempfile.TemporaryDirectory(prefix="halo-gpgv-") as tmp:
+        sig_file = Path(tmp) / "commit.asc"
+        sig_file.write_bytes(sig)
+        r = subprocess.run(
+            [program, "--homedir", tmp, "--status-fd=1", "--keyring", str(ring), str(sig_file), "-"],
+            input=payload, capture_output=True, timeout=_TIMEOUT,
+        )
+    status = {}
+    for line in r.stdout.decode("utf-8", "replace").splitlines():
+        parts = line.split(" ", 3)
+        if len(parts) >= 3 and parts[0] == "[GNUPG:]":
+            status.setdefault(parts[1], parts[2:])
+    if "GOODSIG" in status and "VALIDSIG" in status and r.returncode == 0:
+        uid = " ".join(status["GOODSIG"][1:])
+        m = re.search(r"<([^<>]+)>", uid)
+        return SignatureCheck(GOOD, "gpg", m.group(1) if m else uid, status["VALIDSIG"][0])
+    if "BADSIG" in status:
+        return SignatureCheck(BAD, "gpg", key=status["BADSIG"][0], detail="the signature does not match the commit's contents")
+    for word, why in (("EXPKEYSIG", "the signing key has expired"), ("REVKEYSIG", "the signing key was revoked"), ("EXPSIG", "the signature has expired")):
+        if word in status:
+            return SignatureCheck(BAD, "gpg", key=status[word][0], detail=why)
+    key = (status.get("NO_PUBKEY") or status.get("ERRSIG") or [""])[0]
+    return SignatureCheck(UNKNOWN_SIGNER, "gpg", key=key, detail=f"its key {key or '(unreadable)'} is not in {ring.name}")
+
+
 def _fingerprint(program: str, sig_file: Path, payload: bytes) -> str:
     """The signing key's fingerprint, from ``-Y check-novalidate`` (as git prints it)."""
     r = subprocess.run(
@@ -273,7 +334,8 @@ class Proof:
 
 
 def read_proofs(
-    repo_path: str | os.PathLike[str], agent: str, candidates: dict[str, str], allowed_signers: str | os.PathLike[str] | None
+    repo_path: str | os.PathLike[str], agent: str, candidates: dict[str, str], allowed_signers: str | os.PathLike[str] | None,
+    gpg_keyring: str | os.PathLike[str] | None = None,
 ) -> dict[str, Proof]:
     """The approval commits among ``candidates`` (event id -> commit id), checked.
 
@@ -293,6 +355,6 @@ def read_proofs(
                 continue
             out[event_id] = Proof(
                 event_id, sha, approves, commit.author.decode("utf-8", "replace"),
-                check_commit_signature(commit, allowed_signers),
+                check_commit_signature(commit, allowed_signers, gpg_keyring),
             )
     return out

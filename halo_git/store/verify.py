@@ -68,9 +68,9 @@ class _Bad(Exception):
     """What is wrong with one commit (wrapped into ``IntegrityError``)."""
 
 
-def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = None) -> Verified:
-    """Walk ``branch`` from its root commit and check every event commit
-    (and, with ``allowed_signers``, every signature).
+def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = None, gpg_keyring: str | None = None) -> Verified:
+    """Walk ``branch`` from its root commit and check every event commit (and,
+    with ``allowed_signers`` or ``gpg_keyring``, every signature).
 
     Raises:
         NotFound: no repository for the agent, or no such branch.
@@ -104,8 +104,8 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
                     f"events before it are intact: restore the branch from a clone or backup",
                     commit=commit.id.decode(),
                 ) from None
-            if allowed_signers is not None and commit.gpgsig is not None:
-                _check_signature(commit, allowed_signers, f"e{number} on branch '{branch}' of agent '{repo.agent}'")
+            if (allowed_signers is not None or gpg_keyring is not None) and commit.gpgsig is not None:
+                _check_signature(commit, allowed_signers, gpg_keyring, f"e{number} on branch '{branch}' of agent '{repo.agent}'")
                 signed += 1
             kinds.append(event.kind)
             parent = commit
@@ -214,14 +214,15 @@ def _earlier_event(git: Repo, root: bytes, number: int, trees: "_Trees") -> dict
     return d if isinstance(d, dict) else None
 
 
-def _check_signature(commit: Commit, allowed_signers: str, where: str) -> None:
+def _check_signature(commit: Commit, allowed_signers: str | None, gpg_keyring: str | None, where: str) -> None:
     """A signed commit must carry a good signature of an allowed signer (``git verify-commit`` semantics)."""
-    check = signing.check_commit_signature(commit, allowed_signers)
+    check = signing.check_commit_signature(commit, allowed_signers, gpg_keyring)
     if check.status != signing.GOOD:
+        store = gpg_keyring if check.format == "gpg" else allowed_signers
         raise IntegrityError(
             f"commit {commit.id.decode()[:12]} ({where}) carries a signature that does not prove it: {check.status}, "
-            f"{check.detail}. If the signer is trusted, add their key to {allowed_signers}; otherwise treat this approval "
-            "as unproven (re-approve with halo-git approve --sign ssh using an allowed key)",
+            f"{check.detail}. If the signer is trusted, add their key to {store or 'the allowed signers (--allowed-signers for SSH, --gpg-keyring for GPG)'}; "
+            "otherwise treat this approval as unproven (re-approve with halo-git approve --sign using an allowed key)",
             commit=commit.id.decode(),
         )
 
