@@ -205,7 +205,10 @@ class Halo:
     def report(self, agent: str, session: str = "", branch: str | None = None, allowed_signers: str | None = None) -> str:
         """The ``halo_report`` Markdown (its Mechanism section with the revision audit)."""
         d = self.diagnosis(agent, session, branch)
-        return render_report(d, audit=self.audit(agent, branch, allowed_signers) if d.mechanism.revisions else None)
+        if not d.mechanism.revisions:
+            return render_report(d)
+        listed = revisions.report_impacts([r.id for r in d.mechanism.revisions])
+        return render_report(d, audit=self.audit(agent, branch, allowed_signers, impacts_for=listed))
 
     def diff(self, agent: str, base: str, head: str) -> BehaviourDiff:
         """Behaviour diff of two branches or commit ids of the agent (see ``halo_git.diff``)."""
@@ -268,7 +271,7 @@ class Halo:
 
     def audit(
         self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None,
-        gpg_keyring: str | None = None,
+        gpg_keyring: str | None = None, impacts_for: Sequence[str] | None = None,
     ) -> "revisions.Audit":
         """Per-target history, impact and approvals of the agent's revisions (see
         ``revisions``), of the branch head or of ``log`` (a head already read)."""
@@ -278,7 +281,7 @@ class Halo:
         return revisions.audit(
             log.events, log.commits, agent=agent, branch=log.branch, head=log.head,
             signoffs=self.signoffs(agent, branch, allowed, log=log, gpg_keyring=keyring),
-            signatures_checked=allowed is not None or keyring is not None,
+            signatures_checked=allowed is not None or keyring is not None, impacts_for=impacts_for,
         )
 
     def approve(

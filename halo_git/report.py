@@ -338,7 +338,7 @@ def _mechanism(w: _Writer, audit=None) -> None:
                    f"**{r.governance}**" if r.ungoverned else r.governance,
                    w.ids(r.basis, kinds=True, none="none"), w.summary(r.id), w.ids(r.used_by)],
     )
-    w.add(*revisions.mechanism_lines(audit or revisions.from_diagnosis(d), w.id, [r.id for r in m.revisions], w.max_rows))
+    w.add(*revisions.mechanism_lines(audit or revisions.from_diagnosis(d, w.max_rows), w.id, [r.id for r in m.revisions], w.max_rows))
     w.listing("Ungoverned self-revisions (made_by=agent, governance=none)", m.ungoverned,
               "No ungoverned self-revision: every change the agent made was approved or bounded.")
     w.listing("Revisions with no evidence in uses", m.no_evidence, "Every revision names the evidence it rests on.")

@@ -38,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .diagnosis import Diagnosis, Finding, Ratio, _finding, diagnose
 from .markdown import escape_md, shorten
@@ -189,8 +189,13 @@ def audit(
     head: str | None,
     signoffs: Mapping[str, Signoff] | None = None,
     signatures_checked: bool = False,
+    impacts_for: Iterable[str] | None = None,
 ) -> Audit:
-    """History and impact of every revision of a branch (``commits[i]`` holds ``events[i]``)."""
+    """History and impact of every revision of a branch (``commits[i]`` holds ``events[i]``).
+
+    ``impacts_for`` limits the impact (the costly part: one diagnosis per
+    window session) to those revisions; the report asks only for the ones it lists.
+    """
     signoffs = signoffs or {}
     approvals = approval_events(events, signoffs)
     used_by: dict[str, list[str]] = {}
@@ -223,13 +228,23 @@ def audit(
             ))
         targets.append(Target(group[0].fields["target"], tuple(versions)))
     last = next((c for c in reversed(commits)), None)
-    impacts = _impacts(events, targets, approvals, used_by, agent=agent, branch=branch, head=head or last)
+    wanted = None if impacts_for is None else set(impacts_for)
+    impacts = _impacts(events, targets, approvals, used_by, wanted, agent=agent, branch=branch, head=head or last)
     return Audit(agent, branch, head, targets, impacts, frozenset(approvals), signatures_checked)
 
 
-def from_diagnosis(d: Diagnosis) -> Audit:
+REPORT_REVISIONS = 50  # revisions the report lists (and measures the impact of); the rest: halo-git revisions
+
+
+def report_impacts(revision_ids: Sequence[str], limit: int = REPORT_REVISIONS) -> list[str]:
+    """The revisions whose impact the report shows: the first ``limit`` by id."""
+    return sorted(revision_ids, key=lambda i: int(i[1:]))[:limit]
+
+
+def from_diagnosis(d: Diagnosis, limit: int = REPORT_REVISIONS) -> Audit:
     """The audit of a diagnosis' own events, when no store is at hand (no commits, no signoffs)."""
-    return audit(d.events, [""] * len(d.events), agent=d.agent, branch=d.branch, head=d.head)
+    ids = report_impacts([r.id for r in d.mechanism.revisions], limit)
+    return audit(d.events, [""] * len(d.events), agent=d.agent, branch=d.branch, head=d.head, impacts_for=ids)
 
 
 # --- impact ------------------------------------------------------------------------
@@ -237,7 +252,7 @@ def from_diagnosis(d: Diagnosis) -> Audit:
 
 def _impacts(
     events: Sequence[Event], targets: list[Target], approvals: set[str], used_by: dict[str, list[str]],
-    *, agent: str, branch: str, head: str | None,
+    wanted: set[str] | None, *, agent: str, branch: str, head: str | None,
 ) -> dict[str, Impact]:
     order: list[str] = []  # sessions by first event, approvals left out
     members: dict[str, list[Event]] = {}
@@ -251,16 +266,22 @@ def _impacts(
     index = {s: i for i, s in enumerate(order)}
     by_id = {e.id: e for e in events}
     kinds = {e.id: e.kind for e in events}
+    groups: dict[str, list[str]] = {}  # target key -> every revise of it (approvals too, as diagnose sees them)
+    for e in events:
+        if e.kind == "revise":
+            groups.setdefault(_key(e.fields["target"]), []).append(e.id)
     cache: dict[str, Window] = {}
 
     def window(session: str) -> Window:
         if session not in cache:
-            cache[session] = _measure(events, by_id, used_by, members[session], session, agent=agent, branch=branch, head=head)
+            cache[session] = _measure(events, by_id, used_by, groups, members[session], session, agent=agent, branch=branch, head=head)
         return cache[session]
 
     out: dict[str, Impact] = {}
     for t in targets:
         for v in t.versions:
+            if wanted is not None and v.id not in wanted:
+                continue
             i = index.get(v.session)
             before = window(order[i - 1]) if i is not None and i > 0 else None
             after = window(order[i + 1]) if i is not None and i + 1 < len(order) else None
@@ -274,27 +295,32 @@ def _impacts(
     return out
 
 
-def session_slice(events: Sequence[Event], by_id: Mapping[str, Event], used_by: Mapping[str, Sequence[str]], scoped: Sequence[Event]) -> list[Event]:
-    """The events ``diagnose(..., session=S)`` needs to judge session S as on the
-    whole branch: S's events, everything they build on (transitively, for the
-    authority paths), the later events naming them, and the branch's last event
-    (so "the trace goes on after it" holds as it does on the whole branch)."""
+def session_slice(
+    events: Sequence[Event], by_id: Mapping[str, Event], used_by: Mapping[str, Sequence[str]], scoped: Sequence[Event],
+    groups: Mapping[str, Sequence[str]],
+) -> list[Event]:
+    """The few events ``diagnose(..., session=S)`` needs to give session S the
+    loop metrics, channel counts and findings it gets on the whole branch: S's
+    events, the events they name (their kinds decide several rules), the later
+    events naming them, two revisions of each target S revises (rule HALO-R3
+    fires once per target revised more than once on the branch), and the
+    branch's last event (so "the trace goes on after it" holds as on the whole
+    branch). Authority paths are cut short here; no measure of a window uses them."""
     need = {e.id for e in scoped}
-    stack = list(need)
-    while stack:
-        for s in by_id[stack.pop()].sources():
-            if s in by_id and s not in need:
-                need.add(s)
-                stack.append(s)
     for e in scoped:
+        need.update(s for s in e.sources() if s in by_id)
         need.update(used_by.get(e.id, ()))
+    for key in {_key(e.fields["target"]) for e in scoped if e.kind == "revise"}:
+        group = groups.get(key, ())
+        if len(group) > 1:
+            need.update(group[:2])
     if events:
         need.add(events[-1].id)
     return sorted((by_id[i] for i in need), key=lambda e: int(e.id[1:]))
 
 
-def _measure(events, by_id, used_by, scoped: list[Event], session: str, *, agent: str, branch: str, head: str | None) -> Window:
-    d = diagnose(session_slice(events, by_id, used_by, scoped), agent=agent, branch=branch, head=head, session=session)
+def _measure(events, by_id, used_by, groups, scoped: list[Event], session: str, *, agent: str, branch: str, head: str | None) -> Window:
+    d = diagnose(session_slice(events, by_id, used_by, scoped, groups), agent=agent, branch=branch, head=head, session=session)
     return window_of(d, session)
 
 
@@ -372,7 +398,7 @@ def _acts(i: Impact, ref: Callable[[str], str]) -> str:
     return "; cited by acts " + ", ".join(ref(x) for x in i.acts) if i.acts else ""
 
 
-def mechanism_lines(a: Audit, ref: Callable[[str], str], only: Sequence[str] | None = None, limit: int = 50) -> list[str]:
+def mechanism_lines(a: Audit, ref: Callable[[str], str], only: Sequence[str] | None = None, limit: int = REPORT_REVISIONS) -> list[str]:
     """Short audit lines for the report: per revision, its version of the
     target, approval (proven or claimed) and impact. ``ref(id)`` formats an id;
     at most ``limit`` revisions are listed (``halo-git revisions`` shows all)."""
@@ -383,9 +409,10 @@ def mechanism_lines(a: Audit, ref: Callable[[str], str], only: Sequence[str] | N
             if wanted is not None and v.id not in wanted:
                 continue
             force = ", in force" if v.in_force else ""
+            impact = a.impacts.get(v.id)
             rows.append((int(v.id[1:]), (
                 f"- {ref(v.id)} “{escape_md(shorten(t.name, SUMMARY_CHARS))}” v{v.number}/{len(t.versions)}{force}: "
-                f"approval {approval_text(v)}; impact {impact_text(a.impacts[v.id], ref)}"
+                f"approval {approval_text(v)}; impact {impact_text(impact, ref) if impact else 'not measured here (halo-git revisions)'}"
             )))
     if not rows:
         return []

@@ -503,3 +503,23 @@ def test_gpg_signed_approval_verifies_with_git_and_gpgv(story, gpg, tmp_path):
     r = cli_env(env, "approve", "--agent", AGENT, "e5", "--by", "A", "--email", "a@x", "--sign", "gpg",
                 "--key", "nobody@nowhere.invalid", root=story)
     assert r.returncode == 2 and "gpg could not sign with key 'nobody@nowhere.invalid'" in r.stderr
+
+
+def test_window_slices_measure_every_session_as_the_whole_branch_does():
+    """On a long synthetic trace, each session measured on its slice equals its
+    measures in ``diagnose`` over the whole branch (so the impact is the session report's)."""
+    from bench.bench_report import synthetic_events
+    from halo_git.diagnosis import diagnose
+
+    events = synthetic_events(2000, session_size=40)
+    a = rv.audit(events, [""] * len(events), agent="bench", branch="main", head="f" * 40)
+    windows = {w.session: w for i in a.impacts.values() for w in (i.before, i.after) if w is not None}
+    assert len(windows) > 30
+    for session, w in windows.items():
+        assert w == rv.window_of(diagnose(events, agent="bench", branch="main", head="f" * 40, session=session), session), session
+    # the report measures only the revisions it lists
+    report_audit = rv.from_diagnosis(diagnose(events, agent="bench", branch="main", head="f" * 40), limit=5)
+    assert len(report_audit.impacts) == 5
+    lines = rv.mechanism_lines(report_audit, str, limit=5)
+    assert sum(1 for line in lines if line.startswith("- e")) == 5
+    assert any(line.startswith(f"- and {len(report_audit.versions()) - 5} more revisions: halo-git revisions") for line in lines)
