@@ -26,9 +26,9 @@ before S (``before``) against the session that started just after S
 (``after``), sessions ordered by their first event, approval events left out
 (they are the user's act, not the agent's behaviour). S itself mixes behaviour
 from both sides of the change and is in neither window. Each window is
-measured exactly as ``halo-git report --session`` measures that session (the
-same ``diagnose`` over the same evidence): loop metrics, channel counts and
-findings by rule; rules firing only after are "introduced", only before
+given the measures ``halo-git report --session`` gives that session (the same
+``diagnose``, run on the slice of the branch those measures depend on, see
+``session_slice``): loop metrics, channel counts and findings by rule; rules firing only after are "introduced", only before
 "resolved". Acts citing the revision are the acts anywhere later that name it
 in ``uses``. Everything is ordered by ids, so the same head gives the same bytes.
 """
