@@ -338,12 +338,13 @@ def window_of(d: Diagnosis, session: str) -> Window:
 UNPROVEN_RULE = "HALO-R4"
 
 
-def unproven_approval_findings(a: Audit) -> list[Finding]:
+def unproven_approval_findings(a: Audit, session: str = "") -> list[Finding]:
     """``check --require-signed-approvals``: one finding per agent self-revision
-    whose approval is claimed but not proven by an allowed signer's signature."""
+    (of ``session``, default all) whose approval is claimed but not proven by an
+    allowed signer's signature."""
     out = []
     for v in a.versions():
-        if v.made_by == "agent" and v.approval == CLAIMED:
+        if v.made_by == "agent" and v.approval == CLAIMED and (not session or v.session == session):
             cited = [v.id] + [x.event for x in v.approvals if x.event != v.id]
             how = "; ".join(x.how for x in v.approvals)
             out.append(_finding(
@@ -354,11 +355,11 @@ def unproven_approval_findings(a: Audit) -> list[Finding]:
     return out
 
 
-def with_policy(findings: Sequence[Finding], a: Audit) -> list[Finding]:
+def with_policy(findings: Sequence[Finding], a: Audit, session: str = "") -> list[Finding]:
     """``findings`` plus the unproven-approval findings, worst severity first (stable)."""
     from .diagnosis import SEVERITY_RANK
 
-    return sorted([*findings, *unproven_approval_findings(a)], key=lambda f: SEVERITY_RANK[f.severity])
+    return sorted([*findings, *unproven_approval_findings(a, session)], key=lambda f: SEVERITY_RANK[f.severity])
 
 
 # --- Markdown for the report's Mechanism section ----------------------------------------

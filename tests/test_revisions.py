@@ -523,3 +523,10 @@ def test_window_slices_measure_every_session_as_the_whole_branch_does():
     lines = rv.mechanism_lines(report_audit, str, limit=5)
     assert sum(1 for line in lines if line.startswith("- e")) == 5
     assert any(line.startswith(f"- and {len(report_audit.versions()) - 5} more revisions: halo-git revisions") for line in lines)
+
+
+def test_check_policy_follows_the_session_scope(story):
+    r = run_cli("check", "--agent", AGENT, "--require-signed-approvals", "--session", "s3", root=story)
+    assert sum("HALO-R4" in line for line in r.stdout.splitlines()) == 1  # e8 is in s3
+    r = run_cli("check", "--agent", AGENT, "--require-signed-approvals", "--session", "s2", "--fail-on", "low", root=story)
+    assert "HALO-R4" not in r.stdout  # e5 claims no approval; e6 is the user's own change

@@ -72,7 +72,7 @@ def run(args) -> int:
             print(f"halo-git: error: {e}", file=sys.stderr)
             return 2
         if args.require_signed_approvals:
-            d.findings = revisions.with_policy(d.findings, h.audit(args.agent, args.branch))
+            d.findings = revisions.with_policy(d.findings, h.audit(args.agent, args.branch, impacts_for=()), args.session)
     failing = at_or_above(d.findings, args.fail_on)
     for f in failing:
         print(annotation(f))
