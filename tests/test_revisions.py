@@ -530,3 +530,15 @@ def test_check_policy_follows_the_session_scope(story):
     assert sum("HALO-R4" in line for line in r.stdout.splitlines()) == 1  # e8 is in s3
     r = run_cli("check", "--agent", AGENT, "--require-signed-approvals", "--session", "s2", "--fail-on", "low", root=story)
     assert "HALO-R4" not in r.stdout  # e5 claims no approval; e6 is the user's own change
+
+
+def test_a_signed_approval_survives_push_and_clone(story, keys, tmp_path):
+    assert approve(story, "e5", "--by", "Alice", "--email", "alice@example.com", "--sign", "ssh", "--key", str(keys["alice"])).returncode == 0
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True, env=_git_env(tmp_path))
+    assert run_cli("push", "--agent", AGENT, str(remote), root=story).returncode == 0
+    other = tmp_path / "other"
+    assert run_cli("clone", str(remote), "--agent", AGENT, root=other).returncode == 0
+    r = run_cli("verify", "--agent", AGENT, "--allowed-signers", str(keys["allowed"]), root=other)
+    assert r.returncode == 0 and "ok: 1 signed commit(s)" in r.stdout, r.stderr
+    assert verify_commit(other, "main", keys["allowed"]).returncode == 0
