@@ -164,7 +164,7 @@ def approval_events(events: Sequence[Event], signoffs: Mapping[str, Signoff]) ->
     return out
 
 
-def _signoff_approval(s: Signoff, checked: bool) -> Approval:
+def _signoff_approval(s: Signoff) -> Approval:
     if s.proven:
         key = f", {s.format.upper()} key {s.key}" if s.key else ""
         return Approval(s.event, s.approver, PROVEN, f"approval commit signed by allowed signer {s.principal}{key}")
@@ -175,8 +175,6 @@ def _signoff_approval(s: Signoff, checked: bool) -> Approval:
         "bad-signature": "approval commit whose signature does not match its contents",
         "unsupported": f"approval commit with a {s.format.upper() or 'foreign'} signature halo-git does not check",
     }.get(s.signature, f"approval commit, signature {s.signature}")
-    if s.signature == "unsigned" and not checked:
-        why = "approval commit authored by the user, unsigned"
     return Approval(s.event, s.approver, CLAIMED, why)
 
 
@@ -210,7 +208,7 @@ def audit(
     approvals_of: dict[str, list[Approval]] = {}
     for i in sorted(approvals, key=lambda x: int(x[1:])):
         s = signoffs[i]
-        approvals_of.setdefault(s.approves, []).append(_signoff_approval(s, signatures_checked))
+        approvals_of.setdefault(s.approves, []).append(_signoff_approval(s))
     targets = []
     for group in groups.values():
         versions = []
