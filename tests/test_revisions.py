@@ -542,3 +542,17 @@ def test_a_signed_approval_survives_push_and_clone(story, keys, tmp_path):
     r = run_cli("verify", "--agent", AGENT, "--allowed-signers", str(keys["allowed"]), root=other)
     assert r.returncode == 0 and "ok: 1 signed commit(s)" in r.stdout, r.stderr
     assert verify_commit(other, "main", keys["allowed"]).returncode == 0
+
+
+def test_approve_takes_identity_and_key_from_git_config(story, keys, tmp_path):
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f"[user]\n\tname = Alice Config\n\temail = alice@example.com\n\tsigningkey = {keys['alice']}\n")
+    env = {**os.environ, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "XDG_CONFIG_HOME": str(home / ".config")}
+    r = subprocess.run([sys.executable, "-m", "halo_git.cli", "approve", "--agent", AGENT, "e5", "--sign", "ssh", "--root", str(story)],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["author"] == "Alice Config <alice@example.com>"
+    assert verify_commit(story, "main", keys["allowed"]).returncode == 0

@@ -13,7 +13,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "verify",
         help="check every commit of an agent's branch: one event file each, next id, valid YAML, "
-        "earlier uses/about, matching message; exits 1 naming the first bad commit",
+        "earlier uses/about, matching message (and, with --allowed-signers/--gpg-keyring, every signature); "
+        "exits 1 naming the first bad commit",
     )
     add_common(p)
     p.add_argument(
