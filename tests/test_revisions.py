@@ -77,7 +77,7 @@ def story(root):
     return root
 
 
-def approve(root, *args, env_home=None):
+def approve(root, *args):
     return run_cli("approve", "--agent", AGENT, *args, root=root)
 
 
