@@ -9,9 +9,11 @@ revisions page (``site/revisions.py``) read the result.
 
 **History.** Revisions are grouped by target (case and spacing ignored, as rule
 HALO-R3 does). Each revise event is a version, oldest first; the last one is in
-force at the head. An approval logged with ``halo-git approve`` (a revise
-made_by=user, governance=approved naming the version, in a commit authored by
-the user) is not a version: it is listed under the version it approves.
+force at the head. An approval (a revise made_by=user, governance=approved
+whose uses name only an earlier revise of the same target, as
+``halo-git approve`` logs it) is not a version: it is listed under the version
+it approves — as the user's own commit when ``approve`` wrote it, as the
+agent's account of an approval when the agent logged it.
 
 **Approval status** of a version:
 
@@ -40,7 +42,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
-from .diagnosis import Diagnosis, Finding, Ratio, _finding, diagnose
+from .diagnosis import Diagnosis, Finding, Ratio, _finding, approved_revision, diagnose
 from .markdown import escape_md, shorten
 from .model import Event
 
@@ -137,7 +139,7 @@ class Audit:
     head: str | None
     targets: list[Target]  # in order of each target's first revision
     impacts: dict[str, Impact]  # revision id -> impact (every version)
-    approval_events: frozenset[str] = field(default_factory=frozenset)
+    approval_events: frozenset[str] = field(default_factory=frozenset)  # written by halo-git approve
     signatures_checked: bool = False  # an allowed-signers file was given
 
     def versions(self) -> list[Version]:
@@ -156,12 +158,7 @@ def _key(target: str) -> str:
 def approval_events(events: Sequence[Event], signoffs: Mapping[str, Signoff]) -> set[str]:
     """Ids of the approvals ``approve`` wrote: a signoff naming a revise of the same target."""
     by_id = {e.id: e for e in events}
-    out = set()
-    for s in signoffs.values():
-        e, v = by_id.get(s.event), by_id.get(s.approves)
-        if e is not None and v is not None and v.kind == "revise" and e.uses == (s.approves,) and e.fields["target"] == v.fields["target"]:
-            out.add(s.event)
-    return out
+    return {s.event for s in signoffs.values() if s.event in by_id and approved_revision(by_id[s.event], by_id) == s.approves}
 
 
 def _signoff_approval(s: Signoff) -> Approval:
@@ -195,7 +192,10 @@ def audit(
     window session) to those revisions; the report asks only for the ones it lists.
     """
     signoffs = signoffs or {}
-    approvals = approval_events(events, signoffs)
+    by_id = {e.id: e for e in events}
+    signed_off = approval_events(events, signoffs)  # written by halo-git approve: the user's commits
+    logged = {e.id for e in events if e.id not in signed_off and approved_revision(e, by_id)}  # the agent's account of one
+    approvals = signed_off | logged
     used_by: dict[str, list[str]] = {}
     for e in events:
         for s in e.sources():
@@ -207,8 +207,13 @@ def audit(
             groups.setdefault(_key(e.fields["target"]), []).append(e)
     approvals_of: dict[str, list[Approval]] = {}
     for i in sorted(approvals, key=lambda x: int(x[1:])):
-        s = signoffs[i]
-        approvals_of.setdefault(s.approves, []).append(_signoff_approval(s))
+        if i in signed_off:
+            approvals_of.setdefault(signoffs[i].approves, []).append(_signoff_approval(signoffs[i]))
+        else:
+            approvals_of.setdefault(by_id[i].uses[0], []).append(Approval(
+                i, "the user, by the agent's account", CLAIMED,
+                "an approval event the agent logged (made_by=user, governance=approved), not a commit the user authored",
+            ))
     targets = []
     for group in groups.values():
         versions = []
@@ -227,8 +232,8 @@ def audit(
         targets.append(Target(group[0].fields["target"], tuple(versions)))
     last = next((c for c in reversed(commits)), None)
     wanted = None if impacts_for is None else set(impacts_for)
-    impacts = _impacts(events, targets, approvals, used_by, wanted, agent=agent, branch=branch, head=head or last)
-    return Audit(agent, branch, head, targets, impacts, frozenset(approvals), signatures_checked)
+    impacts = _impacts(events, targets, signed_off, used_by, wanted, agent=agent, branch=branch, head=head or last)
+    return Audit(agent, branch, head, targets, impacts, frozenset(signed_off), signatures_checked)
 
 
 REPORT_REVISIONS = 50  # revisions the report lists (and measures the impact of); the rest: halo-git revisions

@@ -517,3 +517,13 @@ def test_diagnosis_scales_linearly():
             assert d.findings and len(d.events) == len(events)
         timings.append(best)
     assert timings[1] < 10 * max(timings[0], 0.05), timings
+
+
+def test_r3_an_approval_of_a_revision_is_not_another_revision():
+    t = Trace()
+    o = t.observe()
+    r = t.revise([o], target="tone", made_by="agent", governance="none")
+    t.revise([r], target="tone", made_by="user", governance="approved")  # the user's approval of r
+    assert "HALO-R3" not in {f.rule for f in t.diagnose().findings}
+    t.revise([o, r], target="tone", made_by="user", governance="approved")  # a new version that builds on r
+    assert ("HALO-R3", "medium", (r, "e4")) in found(t.diagnose())

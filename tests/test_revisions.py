@@ -556,3 +556,15 @@ def test_approve_takes_identity_and_key_from_git_config(story, keys, tmp_path):
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["author"] == "Alice Config <alice@example.com>"
     assert verify_commit(story, "main", keys["allowed"]).returncode == 0
+
+
+def test_an_approval_the_agent_logged_is_listed_as_claimed_not_as_a_version(story):
+    with Halo(story) as h:
+        h.log(AGENT, "revise", "the user approved the tone rule", uses=["e6"], session="s4", target="tone", made_by="user", governance="approved")
+        a = h.audit(AGENT)
+        assert "HALO-R3" not in {f.rule for f in h.diagnosis(AGENT, session="s4").findings if "e13" in f.ids}
+    tone = a.target("tone")
+    assert [v.id for v in tone.versions] == ["e6"]  # not a second version
+    assert [(x.event, x.status) for x in tone.versions[0].approvals] == [("e6", "claimed"), ("e13", "claimed")]
+    assert "the agent logged" in tone.versions[0].approvals[1].how
+    assert a.approval_events == frozenset()  # none written by halo-git approve
