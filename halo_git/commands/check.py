@@ -55,6 +55,11 @@ def add_parser(sub) -> None:
         "--output", action="append", default=[], metavar="FORMAT=FILE",
         help="also write FORMAT to FILE (repeatable), e.g. --output sarif=halo.sarif --output md=summary.md",
     )
+    p.add_argument(
+        "--require-signed-approvals", action="store_true",
+        help="policy: an agent's self-revision whose approval is only claimed (not signed by an allowed signer) "
+        "is a finding (HALO-R4, high); signers from $HALO_ALLOWED_SIGNERS or <root>/allowed_signers",
+    )
     p.set_defaults(run=run)
 
 
@@ -107,7 +112,8 @@ def run(args) -> int:
             return 2
         try:
             gate = h.check(args.agent, session=args.session, branch=args.branch, fail_on=args.fail_on,
-                           baseline=args.baseline, accepted=entries, accept_file=accept_file, observed=observed)
+                           baseline=args.baseline, accepted=entries, accept_file=accept_file, observed=observed,
+                           require_signed_approvals=args.require_signed_approvals)
         except NotFound as e:
             print(f"halo-git: error: {e}", file=sys.stderr)
             return 2
