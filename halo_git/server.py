@@ -10,7 +10,10 @@ Defaults per call: ``agent`` is the argument, else ``--agent``, else the MCP
 client's name (from ``initialize``, or the client info a 2026-07-28 request
 carries); ``session`` is the argument, else one label per connection (stdio:
 per process; HTTP with sessions: per ``Mcp-Session-Id``; stateless 2026-07-28
-requests: per client name and version within the server process).
+requests: per client name and version within the server process, at most
+``MAX_CLIENT_SESSIONS`` of them, each forgotten after ``CLIENT_SESSION_IDLE``
+seconds unused; client names and versions are cut to ``MAX_CLIENT_NAME`` and
+``MAX_CLIENT_VERSION`` characters before they are used as keys).
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ import json
 import re
 import sys
 import threading
+import time
 import weakref
+from collections import OrderedDict
 from importlib import resources
 from typing import Any, Callable
 
@@ -44,6 +49,14 @@ from .model import (
 )
 
 GUIDE = resources.files("halo_git").joinpath("guide.md").read_text(encoding="utf-8").strip()
+
+# Stateless 2026-07-28 requests carry the client's name and version on every
+# request; both are client-chosen, so they are cut short before use and the
+# table they key is bounded (least recently used first out, idle entries expire).
+MAX_CLIENT_NAME = 200
+MAX_CLIENT_VERSION = 64
+MAX_CLIENT_SESSIONS = 1024
+CLIENT_SESSION_IDLE = 3600.0  # seconds
 
 _WRITE = types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 _READ = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
@@ -175,7 +188,7 @@ class HaloServer:
         self.agent = agent
         self._tools = tool_definitions()
         self._sessions: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
-        self._client_sessions: dict[tuple[str, str], str] = {}
+        self._client_sessions: "OrderedDict[tuple[str, str], tuple[str, float]]" = OrderedDict()
         self._labels_lock = threading.Lock()
         self.process_session = new_session_label()
         self.server = Server(
@@ -261,7 +274,11 @@ class HaloServer:
         elif ctx.meta:
             info = ctx.meta.get(types.CLIENT_INFO_META_KEY)
             if isinstance(info, dict) and isinstance(info.get("name"), str):
-                name, version = info["name"], str(info.get("version", ""))
+                name, version = info["name"], info.get("version", "")
+                version = version if isinstance(version, str) else ""
+        if name is not None:
+            name = name[:MAX_CLIENT_NAME]
+        version = version[:MAX_CLIENT_VERSION]
         connection = getattr(ctx.session, "_connection", None)
         with self._labels_lock:
             if connection is not None and getattr(connection, "client_params", None) is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
@@ -269,8 +286,21 @@ class HaloServer:
                 if label is None:
                     label = self._sessions[connection] = new_session_label()
             else:
-                label = self._client_sessions.setdefault((name or "", version), new_session_label())
+                label = self._client_label((name or "", version))
         return agent_name_from_client(name), label
+
+    def _client_label(self, key: tuple[str, str]) -> str:
+        """The session label of a stateless client identity (call with the lock held)."""
+        now = time.monotonic()
+        table = self._client_sessions
+        entry = table.pop(key, None)
+        if entry is not None and now - entry[1] > CLIENT_SESSION_IDLE:
+            entry = None  # idle too long: a new conversation
+        while table and (len(table) >= MAX_CLIENT_SESSIONS or now - next(iter(table.values()))[1] > CLIENT_SESSION_IDLE):
+            table.popitem(last=False)  # least recently used first
+        label = entry[0] if entry is not None else new_session_label()
+        table[key] = (label, now)
+        return label
 
 
 def _only(args: dict, tool: str, allowed: tuple[str, ...]) -> None:
@@ -371,12 +401,233 @@ async def serve_stdio(app: HaloServer) -> None:
         await app.server.run(read, write, app.server.create_initialization_options())
 
 
-async def serve_http(app: HaloServer, host: str = "127.0.0.1", port: int = 8765, ready: Callable[[int], None] | None = None) -> None:
-    """Streamable HTTP at ``http://host:port/mcp``; ``ready`` gets the bound port."""
-    import uvicorn
+# -- HTTP: who may connect ----------------------------------------------------------
 
-    starlette_app = app.server.streamable_http_app(host=host)
-    config = uvicorn.Config(starlette_app, host=host, port=port, log_level="warning", lifespan="on")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+TOKEN_ENV = "HALO_TOKEN"
+# Limits of the HTTP transport, chosen so that a flood of connections or
+# ``initialize`` calls costs bounded memory and never locks new clients out.
+MAX_HTTP_SESSIONS = 1000  # open Mcp-Session-Id sessions; the least recently active idle one is closed for a new one
+HTTP_SESSION_IDLE_TIMEOUT = 600.0  # seconds without a request before a session is closed
+HTTP_READ_TIMEOUT = 15.0  # seconds a connection may take to send a request's headers and body
+HTTP_KEEP_ALIVE_TIMEOUT = 5  # seconds an idle keep-alive connection stays open (uvicorn's default)
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and ``localhost``: addresses only this machine can reach."""
+    import ipaddress
+
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def read_token(token_file: str | None, environ: dict[str, str] | None = None) -> str | None:
+    """The bearer token clients must send: ``--token-file``, else ``HALO_TOKEN``, else None.
+
+    Raises:
+        InvalidCall: the file cannot be read, or the token is empty or shorter than 16 characters.
+    """
+    import os
+
+    environ = os.environ if environ is None else environ
+    if token_file is not None:
+        try:
+            token = open(token_file, encoding="utf-8").read().strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise InvalidCall(f"cannot read the token file {token_file}: {e.strerror or e}; pass a readable file holding one token") from None
+        where = f"the token file {token_file}"
+    elif environ.get(TOKEN_ENV):
+        token, where = environ[TOKEN_ENV].strip(), TOKEN_ENV
+    else:
+        return None
+    if len(token) < 16 or any(c.isspace() for c in token):
+        raise InvalidCall(
+            f"{where} must hold one token of at least 16 characters without spaces; "
+            "make one with: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    return token
+
+
+def http_allow_lists(host: str, allow_hosts: list[str] = (), allow_origins: list[str] = ()) -> tuple[list[str], list[str]]:
+    """(Host header values, Origin values) the server accepts; loopback names always.
+
+    An entry without a port accepts any port. A specific non-loopback bind address
+    is accepted as a Host; a wildcard bind (0.0.0.0, ::) accepts only loopback names
+    and the ``--allow-host`` entries, because the names clients use are not known.
+    """
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    extra = list(allow_hosts)
+    if host not in ("0.0.0.0", "::", "") and not is_loopback(host):
+        extra.append(f"[{host}]" if ":" in host else host)
+    for h in extra:
+        hosts += [h] if re.search(r":(\d+|\*)$", h) and not h.endswith("]") else [h, f"{h}:*"]
+    for o in allow_origins:
+        o = o.rstrip("/")
+        origins += [o] if re.search(r":(\d+|\*)$", o) else [o, f"{o}:*"]
+    return hosts, origins
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``.
+
+    The comparison is constant-time (``hmac.compare_digest``); a missing or wrong
+    token gets 401 with ``WWW-Authenticate`` and a JSON body saying how to fix it.
+    """
+
+    def __init__(self, app, token: str):
+        self.app = app
+        self._token = token.encode("utf-8")
+
+    async def __call__(self, scope, receive, send) -> None:
+        import hmac
+
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = b""
+        for name, value in scope.get("headers", ()):
+            if name == b"authorization":
+                given = value
+                break
+        scheme, _, credential = given.partition(b" ")
+        if scheme.lower() == b"bearer" and hmac.compare_digest(credential.strip(), self._token):
+            await self.app(scope, receive, send)
+            return
+        error = "invalid_token" if given else "invalid_request"
+        message = (
+            "the bearer token is wrong; send the token the server was started with"
+            if given
+            else "authentication required: send the header Authorization: Bearer <token>"
+        )
+        body = json.dumps({"error": message}).encode("utf-8")
+        await send({
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", f'Bearer realm="halo", error="{error}"'.encode()),
+            ],
+        })
+        await send({"type": "http.response.body", "body": body})
+
+
+def _h11_with_read_timeout(read_timeout: float):
+    """uvicorn's h11 protocol, closing a connection that takes longer than
+    ``read_timeout`` to send a request (headers and body): a half-open or
+    trickling client cannot hold a connection forever. A request that has been
+    read (a long SSE stream included) is not affected."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class ReadTimeoutH11(H11Protocol):
+        _read_timer = None
+
+        def _arm(self) -> None:
+            if self._read_timer is not None:
+                self._read_timer.cancel()
+            self._read_timer = self.loop.call_later(read_timeout, self._read_timed_out)
+
+        def _read_timed_out(self) -> None:
+            self._read_timer = None
+            if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc) -> None:
+            if self._read_timer is not None:
+                self._read_timer.cancel()
+            super().connection_lost(exc)
+
+    return ReadTimeoutH11
+
+
+def _evict_idle_sessions(manager) -> None:
+    """When the session table is full, close the least recently active idle session
+    instead of answering 503, so a flood of ``initialize`` calls cannot lock new
+    clients out until the idle timeout. Sessions with a request in flight stay."""
+    handle = manager._handle_stateful_request
+
+    async def handle_with_room(scope, receive, send) -> None:
+        from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+
+        sessions = manager._server_instances
+        if manager.max_sessions is not None and len(sessions) >= manager.max_sessions:
+            headers = dict(scope.get("headers", ()))
+            if MCP_SESSION_ID_HEADER.lower().encode() not in headers:
+                idle = [
+                    (t.idle_scope.deadline, sid, t)
+                    for sid, t in list(sessions.items())
+                    if t.idle_scope is not None and t.idle_scope.deadline != float("inf")
+                ]
+                if idle:
+                    _, sid, transport = min(idle, key=lambda x: x[0])
+                    await manager._discard_session(sid, transport)
+        await handle(scope, receive, send)
+
+    manager._handle_stateful_request = handle_with_room
+
+
+async def serve_http(
+    app: HaloServer,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    ready: Callable[[int], None] | None = None,
+    *,
+    token: str | None = None,
+    allow_hosts: list[str] = (),
+    allow_origins: list[str] = (),
+    max_sessions: int = MAX_HTTP_SESSIONS,
+) -> None:
+    """Streamable HTTP at ``http://host:port/mcp``; ``ready`` gets the bound port.
+
+    A non-loopback ``host`` is refused unless ``token`` is set: without it anyone
+    who can reach the address could write to the audit trail. Host and Origin
+    headers are checked on every bind (the allow-lists of ``http_allow_lists``).
+
+    Raises:
+        InvalidCall: a non-loopback host without a token.
+    """
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if not is_loopback(host) and token is None:
+        raise InvalidCall(
+            f"refusing to serve HTTP on {host}: a non-loopback address needs authentication, or anyone who can "
+            f"reach it could log events; set {TOKEN_ENV} or pass --token-file FILE (clients then send "
+            "Authorization: Bearer <token>), or serve on 127.0.0.1"
+        )
+    hosts, origins = http_allow_lists(host, allow_hosts, allow_origins)
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+    starlette_app = app.server.streamable_http_app(
+        host=host,
+        transport_security=security,
+        session_idle_timeout=HTTP_SESSION_IDLE_TIMEOUT,
+        max_sessions=max_sessions,
+    )
+    _evict_idle_sessions(app.server.session_manager)
+    asgi = BearerAuth(starlette_app, token) if token is not None else starlette_app
+    config = uvicorn.Config(
+        asgi,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=_h11_with_read_timeout(HTTP_READ_TIMEOUT),
+        timeout_keep_alive=HTTP_KEEP_ALIVE_TIMEOUT,
+    )
     server = uvicorn.Server(config)
     if ready is not None:
         async def announce() -> None:
