@@ -218,6 +218,7 @@ def test_huge_client_versions_do_not_grow_the_server(root):
         before = rss_kb(proc.pid)
         anyio.run(main, 250)
         after = rss_kb(proc.pid)
+    print(f"RSS before {before} kB, after {after} kB")
     assert after - before < 120 * 1024, (before, after)
 
 
