@@ -36,6 +36,7 @@ from mcp.server.lowlevel import Server
 
 from .api import Halo
 from .errors import HaloError, InvalidCall
+from .mcp_resources import Extras
 from .model import (
     AGENT_RULE,
     ENUMS,
@@ -46,7 +47,9 @@ from .model import (
     agent_name_from_client,
     check_agent_name,
     new_session_label,
+    trace_text,
 )
+from .review import event_data
 
 GUIDE = resources.files("halo_git").joinpath("guide.md").read_text(encoding="utf-8").strip()
 
@@ -128,6 +131,57 @@ _DESCRIPTIONS = {
 }
 _REPLY_HINT = ' Replies with the new event, e.g. {"id": "e5", "agent": "demo", "session": "day2", "note": "Logged e5 (Action, act). Channels: S→A, M→A."}, or with {"error": ...} saying how to fix the call.'
 
+_TITLES = {
+    "halo_observe": "Log an observation",
+    "halo_remember": "Log a memory kept",
+    "halo_recall": "Log a recall",
+    "halo_act": "Log an action",
+    "halo_outcome": "Log an outcome",
+    "halo_revise": "Log a revision",
+    "halo_trace": "Recent events",
+    "halo_report": "Diagnosis report",
+    "halo_guide": "Guide for agents",
+}
+
+LOGGED_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": _ID_PATTERN, "description": "The new event's id."},
+        "agent": {"type": "string", "description": "The agent it was logged for."},
+        "session": {"type": "string", "description": "The session it was logged in."},
+        "note": {"type": "string", "description": "Logged eN (Category, kind), with the channels the step opened."},
+    },
+    "required": ["id", "agent", "session", "note"],
+    "additionalProperties": False,
+}
+_TRACE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": _ID_PATTERN},
+        "session": {"type": "string"},
+        "kind": {"type": "string", "enum": list(KINDS)},
+        "summary": {"type": "string"},
+        "uses": {"type": "array", "items": {"type": "string", "pattern": _ID_PATTERN}},
+        "trigger": {"type": "string", "enum": list(ENUMS["trigger"])},
+        "form": {"type": "string", "enum": list(ENUMS["form"])},
+        "about": {"type": "string", "pattern": _ID_PATTERN},
+        "target": {"type": "string"},
+        "made_by": {"type": "string", "enum": list(ENUMS["made_by"])},
+        "governance": {"type": "string", "enum": list(ENUMS["governance"])},
+    },
+    "required": ["id", "session", "kind", "summary", "uses"],
+    "additionalProperties": False,
+}
+TRACE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "agent": {"type": "string"},
+        "events": {"type": "array", "items": _TRACE_EVENT, "description": "The same events as the text lines, oldest first."},
+    },
+    "required": ["agent", "events"],
+    "additionalProperties": False,
+}
+
 _READ_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
     "halo_trace": (
         "Lists the agent's recent events with their ids, oldest first, one line each, so later steps can name them in uses.",
@@ -158,8 +212,10 @@ def tool_definitions() -> list[types.Tool]:
         tools.append(
             types.Tool(
                 name=kind.tool,
+                title=_TITLES[kind.tool],
                 description=_DESCRIPTIONS[kind.name] + _REPLY_HINT,
                 input_schema={"type": "object", "properties": props, "required": required, "additionalProperties": False},
+                output_schema=LOGGED_SCHEMA,
                 annotations=_WRITE,
             )
         )
@@ -167,8 +223,10 @@ def tool_definitions() -> list[types.Tool]:
         tools.append(
             types.Tool(
                 name=name,
+                title=_TITLES[name],
                 description=description,
                 input_schema={"type": "object", "properties": props, "additionalProperties": False},
+                output_schema=TRACE_SCHEMA if name == "halo_trace" else None,
                 annotations=_READ,
             )
         )
@@ -191,6 +249,8 @@ class HaloServer:
         self._client_sessions: "OrderedDict[tuple[str, str], tuple[str, float]]" = OrderedDict()
         self._labels_lock = threading.Lock()
         self.process_session = new_session_label()
+        self.extras = Extras(halo, lambda ctx: self.agent or self._defaults(ctx)[0], GUIDE)
+        x = self.extras
         self.server = Server(
             "halo",
             version=_version(),
@@ -199,6 +259,15 @@ class HaloServer:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             get_tool_input_schema=self._input_schema,
+            on_list_resources=x.list_resources,
+            on_list_resource_templates=x.list_templates,
+            on_read_resource=x.read_resource,
+            on_subscribe_resource=x.subscribe,
+            on_unsubscribe_resource=x.unsubscribe,
+            on_subscriptions_listen=x.listen,
+            on_list_prompts=x.list_prompts,
+            on_get_prompt=x.get_prompt,
+            on_completion=x.complete,
         )
 
     # -- handlers --------------------------------------------------------------
@@ -219,33 +288,41 @@ class HaloServer:
                 raise InvalidCall("arguments must be a JSON object of named parameters")
             handler = self._handler(params.name)
             client_agent, session = self._defaults(ctx)
-            text = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+            text, structured = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
         except HaloError as e:
             return _error(str(e))
         except Exception as e:  # a bug must not kill the connection; say what happened
             return _error(f"internal error ({type(e).__name__}); nothing was logged by this call, try again or report it")
+        if params.name in _TOOL_KIND:
+            try:
+                await self.extras.appended(structured["agent"], structured["session"])
+            except Exception:  # a subscriber's trouble must not turn a logged event into an error
+                pass
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured)
 
-    def _handler(self, name: str) -> Callable[[dict, str | None, str], str]:
+    def _handler(self, name: str) -> Callable[[dict, str | None, str], tuple[str, dict | None]]:
         if name in _TOOL_KIND:
             kind = _TOOL_KIND[name]
-            return lambda args, client_agent, session: json.dumps(
-                self.halo.log_call(kind, args, default_agent=self.agent or client_agent, default_session=session),
-                ensure_ascii=False,
-            )
+
+            def log(args: dict, client_agent: str | None, session: str) -> tuple[str, dict]:
+                reply = self.halo.log_call(kind, args, default_agent=self.agent or client_agent, default_session=session)
+                return json.dumps(reply, ensure_ascii=False), reply
+
+            return log
         if name == "halo_trace":
             return self._trace
         if name == "halo_report":
-            return self._report
+            return lambda *a: (self._report(*a), None)
         if name == "halo_guide":
-            return self._guide
+            return lambda *a: (self._guide(*a), None)
         raise InvalidCall(f"unknown tool {name[:60]!r}; the tools are: {', '.join(t.name for t in self._tools)}")
 
-    def _trace(self, args: dict, client_agent: str | None, session: str) -> str:
+    def _trace(self, args: dict, client_agent: str | None, session: str) -> tuple[str, dict]:
         _only(args, "halo_trace", ("limit", "session", "agent"))
-        return self.halo.trace(
-            self._agent(args, client_agent), limit=args.get("limit", 20), session=_label(args.get("session", ""))
-        )
+        agent = self._agent(args, client_agent)
+        label = _label(args.get("session", ""))
+        events = self.halo.recent_events(agent, limit=args.get("limit", 20), session=label)
+        return trace_text(events, agent, label), {"agent": agent, "events": [event_data(e) for e in events]}
 
     def _report(self, args: dict, client_agent: str | None, session: str) -> str:
         _only(args, "halo_report", ("session", "agent"))
