@@ -114,16 +114,18 @@ def _approval(f: Finding, evidence: dict[str, Event]) -> str:
     if f.rule == "HALO-R1" and first is not None:
         target = first.fields["target"]
         return (
-            f"the change to “{target}” you made on your own ({first.id}). Ask your user whether they approve it. "
-            f"Log their answer with halo_observe, then, if they approve, log halo_revise with target “{target}”, "
-            f"made_by user, governance approved and uses [\"{first.id}\", <the id of that observation>]; "
-            "if they do not, undo the change and log that revision instead."
+            f"the change to “{target}” you made on your own ({first.id}). Ask your user whether they approve it "
+            f"(log the question with halo_act, trigger self, uses [\"{first.id}\"]) and log their answer with "
+            f"halo_outcome about that act. If they approve, log halo_revise with target “{target}”, made_by user, "
+            f"governance approved and uses [\"{first.id}\", <the outcome's id>]; if they do not, undo the change "
+            "and log that revision instead."
         )
     if f.rule == "HALO-A1" and first is not None:
         return (
-            f"executions you start on your own, such as {first.id}. Ask your user to approve them or set limits "
-            "for them; log their answer with halo_observe and, if they set limits or approve, halo_revise with "
-            f"made_by user, governance bounded or approved and uses [\"{first.id}\", <the id of that observation>]."
+            f"executions you start on your own, such as {first.id}. Ask your user to approve them or set limits for "
+            f"them (halo_act, trigger self, uses [\"{first.id}\"]), log their answer with halo_outcome about that "
+            "act and, if they approve or set limits, halo_revise with made_by user, governance approved or bounded "
+            f"and uses [\"{first.id}\", <the outcome's id>]."
         )
     if f.rule == "HALO-R3" and first is not None:
         return (
