@@ -179,7 +179,7 @@ class Extras:
         if what == "report":
             return self.halo.report(agent, session=session)
         if what == "findings":
-            return json.dumps(findings_data(self.halo.diagnosis(agent)), ensure_ascii=False, indent=2)
+            return json.dumps(findings_data(self.halo.diagnosis(agent)), ensure_ascii=False)
         return trace_text(self.halo.recent_events(agent, TRACE_RESOURCE_EVENTS), agent)
 
     async def _run(self, fn: Callable[[], str]) -> str:
