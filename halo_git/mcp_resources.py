@@ -25,6 +25,7 @@ import json
 import re
 import threading
 import weakref
+from collections import OrderedDict
 from typing import Any, Callable
 from urllib.parse import quote, unquote
 
@@ -40,6 +41,7 @@ from .review import findings_data, findings_fingerprint, log_step_text, self_rev
 RESOURCE_NOT_FOUND = -32002  # the MCP spec's code for an unknown resource URI
 TRACE_RESOURCE_EVENTS = 200
 MAX_COMPLETIONS = 100  # the spec's cap on completion values
+KEPT_TEXTS = 4  # report and findings texts kept per server, by head commit
 
 REPORT = "halo://agents/{agent}/report"
 FINDINGS = "halo://agents/{agent}/findings"
@@ -147,6 +149,7 @@ class Extras:
         self._legacy: dict[str, "weakref.WeakSet[Any]"] = {}  # uri -> handshake-era connections
         self._listening: dict[str, int] = {}  # uri -> open 2026-07-28 listen streams naming it
         self._fingerprints: dict[str, tuple] = {}  # agent -> findings last announced
+        self._texts: "OrderedDict[tuple, str]" = OrderedDict()  # (agent, what, session, head) -> text
 
     # -- resources -----------------------------------------------------------------------
 
@@ -175,12 +178,27 @@ class Extras:
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), mime_type=mime, text=text)])
 
     def read(self, agent: str, what: str, session: str = "") -> str:
-        """The text of a resource (also what the latency bench times)."""
+        """The text of a resource. Reports and findings are kept for the last few
+        (agent, session, head commit) read: the same head gives the same bytes, and a
+        new event moves the head, so a kept text can never be stale."""
+        if what == "trace":
+            return trace_text(self.halo.recent_events(agent, TRACE_RESOURCE_EVENTS), agent)
+        check_agent_name(agent)
+        key = (agent, what, session, self.halo.event_log(agent).head)
+        with self._lock:
+            text = self._texts.get(key)
+            if text is not None:
+                self._texts.move_to_end(key)
+                return text
         if what == "report":
-            return self.halo.report(agent, session=session)
-        if what == "findings":
-            return json.dumps(findings_data(self.halo.diagnosis(agent)), ensure_ascii=False)
-        return trace_text(self.halo.recent_events(agent, TRACE_RESOURCE_EVENTS), agent)
+            text = self.halo.report(agent, session=session)
+        else:
+            text = json.dumps(findings_data(self.halo.diagnosis(agent)), ensure_ascii=False)
+        with self._lock:
+            self._texts[key] = text
+            while len(self._texts) > KEPT_TEXTS:
+                self._texts.popitem(last=False)
+        return text
 
     async def _run(self, fn: Callable[[], str]) -> str:
         try:

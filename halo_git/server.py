@@ -26,6 +26,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
+from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any, Callable
 
@@ -250,12 +251,14 @@ class HaloServer:
         self._labels_lock = threading.Lock()
         self.process_session = new_session_label()
         self.extras = Extras(halo, lambda ctx: self.agent or self._defaults(ctx)[0], GUIDE)
+        self._background = None  # a task group while the server runs: notifications after appends
         x = self.extras
         self.server = Server(
             "halo",
             version=_version(),
             title="HALO on Git",
             instructions=GUIDE,
+            lifespan=self._lifespan,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             get_tool_input_schema=self._input_schema,
@@ -269,6 +272,22 @@ class HaloServer:
             on_get_prompt=x.get_prompt,
             on_completion=x.complete,
         )
+
+    @asynccontextmanager
+    async def _lifespan(self, server):
+        async with anyio.create_task_group() as tg:
+            self._background = tg
+            try:
+                yield {}
+            finally:
+                self._background = None
+                tg.cancel_scope.cancel()
+
+    async def _notify(self, agent: str, session: str) -> None:
+        try:
+            await self.extras.appended(agent, session)
+        except Exception:  # a subscriber's trouble must never reach the server
+            pass
 
     # -- handlers --------------------------------------------------------------
 
@@ -293,11 +312,11 @@ class HaloServer:
             return _error(str(e))
         except Exception as e:  # a bug must not kill the connection; say what happened
             return _error(f"internal error ({type(e).__name__}); nothing was logged by this call, try again or report it")
-        if params.name in _TOOL_KIND:
-            try:
-                await self.extras.appended(structured["agent"], structured["session"])
-            except Exception:  # a subscriber's trouble must not turn a logged event into an error
-                pass
+        if params.name in _TOOL_KIND:  # tell subscribers after the reply, without delaying it
+            if self._background is not None:
+                self._background.start_soon(self._notify, structured["agent"], structured["session"])
+            else:
+                await self._notify(structured["agent"], structured["session"])
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured)
 
     def _handler(self, name: str) -> Callable[[dict, str | None, str], tuple[str, dict | None]]:
