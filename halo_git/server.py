@@ -1,4 +1,5 @@
-"""The HALO MCP server: nine tools over the ``Halo`` API.
+"""The HALO MCP server: nine tools over the ``Halo`` API, plus resources, prompts and
+completion from ``mcp_resources``; the HTTP transport and who may use it (``serve_http``).
 
 Built on the SDK's low-level ``Server`` rather than ``MCPServer`` because the
 contract needs HALO, not pydantic, to judge arguments: a missing or wrong-typed
