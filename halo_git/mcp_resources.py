@@ -109,7 +109,6 @@ PROMPTS = [
         "from the guide.",
         arguments=[
             types.PromptArgument(name="step", description="The step in a few words, e.g. 'emailed the user the report'.", required=True),
-            _AGENT_ARG,
         ],
     ),
 ]
@@ -216,7 +215,7 @@ class Extras:
         if params.name == SELF_REVIEW:
             allowed = ("agent", "session")
         elif params.name == LOG_STEP:
-            allowed = ("step", "agent")
+            allowed = ("step",)
         else:
             raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name[:60]!r}; the prompts are: {SELF_REVIEW}, {LOG_STEP}")
         unknown = [k for k in args if k not in allowed]
