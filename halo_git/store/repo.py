@@ -388,14 +388,15 @@ class AgentRepo:
 
     # -- appending ---------------------------------------------------------------
 
-    def append(self, branch: str, build: Callable[[int, Callable[[int], str]], Event], *, retries: int = 1000, clock: bool = False) -> Committed:
+    def append(self, branch: str, build: Callable[[int, Callable[[int], str]], Event], *, retries: int = 1000, author=None, clock: bool = False) -> Committed:
         """Append the event ``build(number, kind_of)`` returns as one new commit.
 
         ``build`` is called again with a fresh number whenever another writer
         moved the branch first, so ids stay contiguous under contention. It may
-        raise ``HaloError`` to refuse; nothing is written then. ``clock``: the
-        event was dated by reading a clock, so a reading earlier than the
-        parent's time dates it at the parent's time instead (``in_order``).
+        raise ``HaloError`` to refuse; nothing is written then. ``author`` (a
+        ``signing.Approver``) makes the commit the user's approval instead of the agent's.
+        ``clock``: the event was dated by reading a clock, so a reading earlier
+        than the parent's time dates it at the parent's time instead (``in_order``).
         """
         ref = branch_ref(branch)
         with self._lock, self._writing("nothing was logged"):
@@ -406,7 +407,7 @@ class AgentRepo:
                 event = build(number, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
                 if clock:
                     event = in_order([event], self._time_at(branch, old, root, number - 1))[0]
-                items = self._event_objects(event, root, old)
+                items = self._event_objects(event, root, old, author)
                 self._write_loose(repo, items)
                 commit = items[-1].sha.hex().encode()
                 try:
@@ -488,7 +489,7 @@ class AgentRepo:
         parent = self._get(repo, head)
         return self._number_of(parent) + 1, parent.tree
 
-    def _event_objects(self, event: Event, root: bytes | None, parent: bytes | None) -> list[Item]:
+    def _event_objects(self, event: Event, root: bytes | None, parent: bytes | None, author=None) -> list[Item]:
         """The objects of the commit adding ``event`` on ``parent`` (whose root
         tree is ``root``): the blob, the trees deepest first, the commit."""
         spine = self._spine
@@ -499,7 +500,7 @@ class AgentRepo:
         items = [Item(blob, OBJ_BLOB, data, None)]
         for sha, raw, path in spine.add(_path_parts(event.number), blob):
             items.append(Item(sha, OBJ_TREE, raw, path))
-        commit = _commit_raw(event, spine.root, parent)
+        commit = author.commit_raw(event, spine.root, parent) if author is not None else _commit_raw(event, spine.root, parent)
         items.append(Item(object_id(OBJ_COMMIT, commit), OBJ_COMMIT, commit, None))
         return items
 

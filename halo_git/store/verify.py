@@ -14,9 +14,12 @@ that HALO could not have written:
   screening aside: a screen configured today does not judge yesterday), whose
   ``uses``/``about`` name earlier events, and whose channels, recomputed from
   those events, are the ones recorded (``resolve``);
-* the commit message, author and commit time are the ones the event implies,
-  a UTC time from 1971 on (what the write path dates events at, whatever the
-  clock reads: docs/storage.md, "Time").
+* the commit message, author and commit time are the ones the event implies
+  (author the agent, except a user's approval written by ``halo-git approve``:
+  see ``signing``), the time a UTC time from 1971 on (what the write path dates
+  events at, whatever the clock reads: docs/storage.md, "Time");
+* with an allowed-signers file, every signed commit carries a good signature of
+  an allowed signer.
 
 Reading is independent of ``AgentRepo``'s caches and snapshots: it opens the
 repository afresh and trusts nothing but the objects. Then it checks the
@@ -48,7 +51,7 @@ from ..model import (
     resolve,
     to_yaml,
 )
-from . import snapshot
+from . import signing, snapshot
 from .repo import AgentRepo, _path_parts, branch_ref, event_blob_ids, event_path
 
 _FILE_MODE = 0o100644
@@ -62,6 +65,7 @@ class Verified:
     branch: str
     head: str | None
     events: int
+    signed: int = 0  # commits whose signature was checked against the allowed signers
     cached: int = 0  # events in the branch's parsed-event cache, all checked
 
 
@@ -79,8 +83,9 @@ class BadCommit(IntegrityError):
         super().__init__(f"commit {commit[:12]} (position e{number}) is not a HALO event commit: {reason}", commit)
 
 
-def verify_branch(repo: AgentRepo, branch: str) -> Verified:
-    """Walk ``branch`` from its root commit and check every event commit.
+def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = None, gpg_keyring: str | None = None) -> Verified:
+    """Walk ``branch`` from its root commit and check every event commit (and,
+    with ``allowed_signers`` or ``gpg_keyring``, every signature).
 
     Raises:
         NotFound: no repository for the agent, or no such branch.
@@ -109,8 +114,14 @@ def verify_branch(repo: AgentRepo, branch: str) -> Verified:
                 f"events before it are intact: restore the branch from a clone or backup",
                 commit=e.commit,
             ) from None
+        signed = 0
+        if allowed_signers is not None or gpg_keyring is not None:
+            for number, commit in enumerate(chain, 1):
+                if commit.gpgsig is not None:
+                    _check_signature(commit, allowed_signers, gpg_keyring, f"e{number} on branch '{branch}' of agent '{repo.agent}'")
+                    signed += 1
         cached = _check_cache(git, repo, branch, chain)
-        return Verified(repo.agent, branch, head.decode(), len(chain), cached)
+        return Verified(repo.agent, branch, head.decode(), len(chain), signed, cached)
 
 
 def check_history(store, chain: list[Commit], agent: str, *, parent: Commit | None = None, earlier: list[Event] | None = None) -> list[Event]:
@@ -215,15 +226,70 @@ def _check_commit(store, commit: Commit, parent: Commit | None, number: int, age
     blob_id = _check_tree_change(commit, parent, number, path, trees)
     blob = _read(store, blob_id, f"file {path}", Blob)
     event = _check_event(blob.data, number, agent, kinds, path)
-    if commit.message != commit_message(event).encode("utf-8"):
-        raise _Bad(f"its message does not match the event (expected {commit_message(event).strip()!r})")
     ident = f"{agent} <{agent}@halo>".encode()
-    if commit.author != ident or commit.committer != ident:
-        raise _Bad(f"its author or committer is not the agent ({ident.decode()})")
+    if commit.author != ident and signing.approval_trailer(commit.message) is not None:
+        _check_approval(store, commit, event, trees)
+    else:
+        if commit.message != commit_message(event).encode("utf-8"):
+            raise _Bad(f"its message does not match the event (expected {commit_message(event).strip()!r})")
+        if commit.author != ident or commit.committer != ident:
+            raise _Bad(f"its author or committer is not the agent ({ident.decode()})")
     when = epoch_seconds(event.time)
     if commit.author_time != when or commit.commit_time != when:
         raise _Bad(f"its author or commit time differs from the event time {event.time}")
     return event
+
+
+def _check_approval(store, commit: Commit, event: Event, trees: "_Trees") -> None:
+    """The one exception to "authored by the agent": an approval ``approve`` wrote.
+    The revise it approves is read from the commit's own tree (no state from the walk)."""
+    targets = {}
+    if event.kind == "revise" and len(event.uses) == 1:
+        approved = _earlier_event(store, commit.tree, int(event.uses[0][1:]), trees)
+        if approved is not None and approved.get("kind") == "revise":
+            targets[event.uses[0]] = approved.get("target")
+    if not signing.is_approval_event(event, targets):
+        raise _Bad(
+            "it is authored by someone other than the agent, which only an approval written by 'halo-git approve' may be "
+            "(a revise with made_by=user, governance=approved naming one earlier revise of the same target)"
+        )
+    expected = signing.approval_message(event, event.uses[0])
+    if commit.message != expected:
+        raise _Bad(f"its message does not match the approval event (expected {expected.decode('utf-8').strip()!r})")
+    if commit.author != commit.committer:
+        raise _Bad("its author and committer differ; an approval commit is authored and committed by the approving user")
+
+
+def _earlier_event(store, root: bytes, number: int, trees: "_Trees") -> dict | None:
+    """The mapping of event ``e<number>`` in the tree ``root``, or None if it is not there."""
+    sha, prefix = root, ""
+    parts = _path_parts(number)
+    for part in parts[:-1]:
+        entry = trees(sha, prefix).get(part)
+        if entry is None or entry[0] != 0o040000:
+            return None
+        sha, prefix = entry[1], prefix + part.decode() + "/"
+    entry = trees(sha, prefix).get(parts[-1])
+    if entry is None:
+        return None
+    try:
+        d = load_yaml(_read(store, entry[1], f"file {event_path(number)}", Blob).data)
+    except Exception:
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def _check_signature(commit: Commit, allowed_signers: str | None, gpg_keyring: str | None, where: str) -> None:
+    """A signed commit must carry a good signature of an allowed signer (``git verify-commit`` semantics)."""
+    check = signing.check_commit_signature(commit, allowed_signers, gpg_keyring)
+    if check.status != signing.GOOD:
+        store = gpg_keyring if check.format == "gpg" else allowed_signers
+        raise IntegrityError(
+            f"commit {commit.id.decode()[:12]} ({where}) carries a signature that does not prove it: {check.status}, "
+            f"{check.detail}. If the signer is trusted, add their key to {store or 'the allowed signers (--allowed-signers for SSH, --gpg-keyring for GPG)'}; "
+            "otherwise treat this approval as unproven (re-approve with halo-git approve --sign using an allowed key)",
+            commit=commit.id.decode(),
+        )
 
 
 class _Trees:
