@@ -11,7 +11,8 @@ scripts and tests use it directly::
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Sequence
+import shlex
+from typing import Any, Callable, Mapping, Sequence
 
 from . import jsonl, revisions
 from .diagnosis import Diagnosis, diagnose
@@ -27,6 +28,9 @@ from .model import (
     check_session,
     logged_reply,
     new_session_label,
+    EARLIEST,
+    clock_time,
+    normalize_time,
     now_iso,
     resolve,
     trace_text,
@@ -50,6 +54,9 @@ class Halo:
             (``None`` disables it).
         fsync: fsync every object before an append returns (durable against
             power loss, not only process crashes; slower).
+        clock: returns the current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``
+            (default: the system clock); events are dated by it, never before
+            1971 nor before the event they follow (docs/storage.md, "Time").
     """
 
     def __init__(
@@ -60,8 +67,10 @@ class Halo:
         session: str | None = None,
         screen: Screen | None = default_screen,
         fsync: bool = False,
+        clock: Callable[[], str] = now_iso,
     ):
         self.store = Store(root, fsync=fsync)
+        self.clock = clock
         self.branch = branch
         self.session = session or new_session_label()
         self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
@@ -122,24 +131,34 @@ class Halo:
             )
         agent = check_agent_name(agent)
         session = draft.session or default_session or self.session
-        when = time or now_iso()
+        fixed = normalize_time(time) if time else None
         repo = self.store.repo(agent)
         branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
-            resolve(draft, 1, agent, session, when, _no_events)
+            resolve(draft, 1, agent, session, fixed or EARLIEST, _no_events)
+        reading: list[str] = []
 
         def build(number: int, kind_of) -> Event:
             if number == 1:  # the branch has no commit yet
                 _refuse_missing_branch(repo, branch)
-            return resolve(draft, number, agent, session, when, kind_of)
+            if fixed is None:  # read the clock on each attempt: a retry follows a newer event
+                reading[:] = [self.clock()]
+            return resolve(draft, number, agent, session, fixed or clock_time(reading[0]), kind_of)
 
-        committed = repo.append(branch, build)
-        return logged_reply(committed.event)
+        committed = repo.append(branch, build, clock=fixed is None)
+        reply = logged_reply(committed.event)
+        if reading and committed.event.time != reading[0]:
+            behind = "1971, the earliest time HALO dates" if committed.event.time == EARLIEST else f"e{committed.event.number - 1}, the event before"
+            reply["note"] += (
+                f" Dated {committed.event.time}: the clock reads {reading[0]}, earlier than {behind}"
+                " (times never go backwards on a branch; check the system clock)."
+            )
+        return reply
 
     def import_lines(self, agent: str, lines, branch: str | None = None, session: str = "import") -> list[str]:
         """Import JSONL events (see ``jsonl``); all or nothing. Returns the new ids."""
         agent = check_agent_name(agent)
-        items = jsonl.parse_lines(lines, self.screen)
+        items = jsonl.parse_lines(lines, self.screen, self.clock)
         if not items:
             return []
         repo = self.store.repo(agent)
@@ -379,12 +398,13 @@ class Halo:
             args["session"] = session
         draft = check_call("revise", args, self.screen)
         label = draft.session or "review"
-        when = time or now_iso()
+        fixed = normalize_time(time) if time else None  # else the clock, never before 1971 nor the event before
         repo = self.store.repo(agent)
         committed = repo.append(
             branch,
-            lambda number, kind_of: resolve(draft, number, agent, label, when, kind_of),
+            lambda number, kind_of: resolve(draft, number, agent, label, fixed or clock_time(self.clock()), kind_of),
             author=signing.Approver(identity, revision, signer),
+            clock=fixed is None,
         )
         reply = logged_reply(committed.event)
         return {**reply, "commit": committed.commit, "author": str(identity), "signed": sign if signer else "no"}
@@ -400,7 +420,7 @@ def _refuse_missing_branch(repo, branch: str) -> None:
         start = "main" if "main" in branches else branches[0]
         raise NotFound(
             f"agent '{repo.agent}' has no branch '{branch}' (its branches: {', '.join(branches)}); "
-            f"create it first: halo-git branch --agent {repo.agent} {branch} --from {start}"
+            f"create it first: {shlex.join(['halo-git', 'branch', '--agent', repo.agent, branch, '--from', start])}"
         )
 
 

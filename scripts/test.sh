@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install halo-git with its test dependencies into .venv, make sure the system
-# Chromium (browser tests), actionlint and shellcheck (workflow tests) exist,
-# then run the whole suite.
+# Chromium (browser tests), actionlint and shellcheck (workflow tests) and
+# faketime (clock-skew test) exist, then run the whole suite.
 #
 # HALO_WHEEL=dist/halo_git-….whl runs the same suite against that wheel instead:
 # installed into .venv-wheel and run from a copy of the tree without the
@@ -36,6 +36,7 @@ ls .cache/wheels/harbor-0.25.0-*.whl >/dev/null 2>&1 \
   || echo "warning: could not fetch the harbor wheel; the ATIF model test will skip" >&2
 
 command -v chromium >/dev/null 2>&1 || apt_install chromium
+command -v faketime >/dev/null 2>&1 || apt_install faketime  # tests/test_clock.py runs the CLI at 1970
 # signed approvals: the tests make SSH and GPG keys and check signatures with ssh-keygen, gpgv and git
 { command -v ssh-keygen && command -v gpg && command -v gpgv; } >/dev/null 2>&1 || apt_install openssh-client gnupg gpgv
 command -v git >/dev/null 2>&1 || { echo "the tests need the git binary" >&2; exit 1; }

@@ -42,6 +42,8 @@ def run(args) -> int:
         if allowed is not None or keyring is not None:
             given = " and ".join(p for p in (allowed, keyring) if p)
             print(f"ok: {result.signed} signed commit(s), each signed by an allowed signer of {given}")
+        if result.cached:
+            print(f"ok: the parsed-event cache of {where} matches Git ({result.cached} events)")
     return 0
 
 
