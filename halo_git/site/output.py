@@ -15,10 +15,12 @@ import shutil
 from importlib import resources
 from pathlib import Path
 from typing import Mapping
+from urllib.parse import urlsplit
 
 import yaml
 
 from ..errors import HaloError, InvalidCall
+from .notfound import portable_404
 
 MARKER = ".halo-site"  # marks a folder halo-git may wipe and rebuild
 
@@ -27,7 +29,22 @@ def template_dir() -> Path:
     return Path(str(resources.files("halo_git") / "site_template"))
 
 
-def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str) -> Path:
+def check_site_url(url: str) -> str:
+    """``--site-url``: an absolute http(s) address, ending in ``/``.
+
+    Raises:
+        InvalidCall: anything else.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment or any(c in url for c in "\"'<> \t\n"):
+        raise InvalidCall(
+            f"--site-url {url!r} is not an http(s) address without query or fragment; pass where the site is published, "
+            "e.g. --site-url https://org.github.io/repo/"
+        )
+    return url if url.endswith("/") else url + "/"
+
+
+def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str, site_url: str | None = None) -> Path:
     """Write the docs folder, assets, overrides and ``mkdocs.yml`` under ``src``.
 
     Returns the path of the written ``mkdocs.yml``.
@@ -46,6 +63,8 @@ def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str) -> Path
     config = yaml.safe_load((template / "mkdocs.yml").read_text(encoding="utf-8"))
     # the theme prints site_name unescaped
     config.update(site_name=html.escape(title), nav=nav, docs_dir="docs")
+    if site_url:
+        config["site_url"] = site_url
     path = src / "mkdocs.yml"
     path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
@@ -95,6 +114,10 @@ def build(config_file: Path, out: Path) -> None:
     try:
         config = load_config(str(config_file), strict=True, site_dir=str(out.resolve()))
         mkdocs_build(config)
+        not_found = out / "404.html"
+        if not_found.is_file():
+            base = urlsplit(config.site_url or "/").path or "/"
+            not_found.write_text(portable_404(not_found.read_text(encoding="utf-8"), base), encoding="utf-8")
     except MkDocsException as e:
         shown = "; ".join(warnings.messages[:5]) + (" …" if len(warnings.messages) > 5 else "")
         raise HaloError(f"the site build failed: {e}" + (f" ({shown})" if shown else "")) from None

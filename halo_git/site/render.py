@@ -18,7 +18,9 @@ from ..diff import Side, render_diff_markdown
 from ..markdown import escape_md, md_table
 from ..model import KINDS, Event
 from ..report import render_report
+from .fleet import Previous, fleet
 from .graph import channel_svg
+from .home import agent_bar, nav, render_agents_index, render_home, with_bar
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
 
 TOP_FINDINGS = 5  # findings listed on an agent's overview; the diagnosis lists all
@@ -78,30 +80,6 @@ def _id_links(ids: Iterable[str], link: Callable[[str], str | None], agent: Agen
 
 
 # --- pages -------------------------------------------------------------------
-
-
-def render_home(site: Site) -> str:
-    rows = []
-    for a in site.agents:
-        log = a.data.log
-        rows.append([
-            f"[{escape_md(a.name)}]({rel(site.home, a.overview)})",
-            str(len(log.events)),
-            str(len(a.sessions)),
-            _when(log.events[-1].time),
-            f"{_severity_text(a)} ([report]({rel(site.home, a.diagnosis)}))",
-            _short(log.head),
-        ])
-    body = [
-        f"# {escape_md(site.title)}",
-        "",
-        f"Agents' event traces on branch {_code(site.branch)}, read from their Git repositories. "
-        "A trace is the agent's own account of what it did, not observed behaviour; every page pins its "
-        "evidence to the head commit shown.",
-        "",
-        *md_table(["Agent", "Events", "Sessions", "Last activity", "Open findings", "Head commit"], rows, "lrrlll"),
-    ]
-    return front(site.title, "\n".join(body), hide=["navigation", "toc"])
 
 
 def render_overview(a: AgentSite) -> str:
@@ -313,31 +291,26 @@ def render_compare(site: Site, a: AgentSite, c: ComparePage) -> str:
     return front(f"{a.name} · {c.name}", "\n".join(body))
 
 
-def render_site(site: Site) -> dict[str, str]:
-    """Every page of the site: docs-relative path -> Markdown."""
-    pages = {site.home: render_home(site)}
+def render_site(site: Site, previous: Previous | None = None) -> dict[str, str]:
+    """Every page of the site: docs-relative path -> Markdown.
+
+    ``previous``: the figures of an earlier build, for the trend on the home
+    page and the agents index.
+    """
+    rows = fleet(site.agents)
+    pages = {site.home: render_home(site, rows, previous), site.agents_index: render_agents_index(site, rows, previous)}
     for a in site.agents:
-        pages[a.overview] = render_overview(a)
-        pages[a.diagnosis] = render_diagnosis(a)
-        pages[a.trace] = render_sessions(a)
-        pages[a.revisions] = render_revisions(a)
+        own = {
+            a.overview: render_overview(a),
+            a.diagnosis: render_diagnosis(a),
+            a.trace: render_sessions(a),
+            a.revisions: render_revisions(a),
+        }
         for c in a.compares:
-            pages[c.path] = render_compare(site, a, c)
+            own[c.path] = render_compare(site, a, c)
         for s in a.sessions:
             for p in s.pages:
-                pages[p.path] = render_trace_page(a, s, p)
+                own[p.path] = render_trace_page(a, s, p)
+        for path, text in own.items():
+            pages[path] = with_bar(text, agent_bar(site, a, path))
     return pages
-
-
-def nav(site: Site) -> list:
-    """Index pages only: Material renders the nav into every page."""
-    items: list = [{"Home": site.home}]
-    for a in site.agents:
-        items.append({a.name: [
-            {"Overview": a.overview},
-            {"Diagnosis": a.diagnosis},
-            {"Trace": a.trace},
-            {"Revisions": a.revisions},
-            *({f"Compare {c.name}": c.path} for c in a.compares),
-        ]})
-    return items
