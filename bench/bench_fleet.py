@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -35,8 +36,8 @@ from halo_git.site import build_site
 t0 = time.perf_counter()
 built = build_site(sys.argv[1], sys.argv[2])
 seconds = time.perf_counter() - t0
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"seconds": seconds, "rss_mib": rss, "pages": built.pages}))
+use = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"seconds": seconds, "cpu": use.ru_utime + use.ru_stime, "rss_mib": use.ru_maxrss / 1024, "pages": built.pages}))
 """
 
 
@@ -78,11 +79,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     p.add_argument("--agents", type=int, action="append", help="fleet size; repeatable (default 100, 300, 1000)")
     p.add_argument("--builds", type=int, default=3, help="builds per size (default 3)")
+    p.add_argument("--keep", metavar="DIR", help="keep the fleet roots in DIR and reuse them on the next run")
     p.add_argument("--quick", action="store_true", help="100 agents, one build")
     p.add_argument("--profile", type=int, metavar="N", help="cProfile one build of N agents instead")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="halo-fleet-") as tmp:
-        work = Path(tmp)
+        work = Path(args.keep or tmp)
         if args.profile:
             fill(work / "root", args.profile)
             profile(work / "root", work / "out")
@@ -91,10 +93,11 @@ def main(argv=None) -> int:
         builds = 1 if args.quick else args.builds
         for n in sizes:
             root = work / f"root{n}"
-            setup = fill(root, n)
+            setup = fill(root, n) if not root.exists() else 0.0
             runs = [build_once(root, work / f"out{n}") for _ in range(builds)]
             secs = statistics.median(r["seconds"] for r in runs)
             rss = statistics.median(r["rss_mib"] for r in runs)
+            cpu = statistics.median(r["cpu"] for r in runs)
             each = ", ".join(f"{r['seconds']:.1f}" for r in runs)
             target = TARGETS.get(n)
             verdict = ""
@@ -103,8 +106,8 @@ def main(argv=None) -> int:
                 verdict = " meets the target" if ok else " MISSES the target"
                 verdict += f" (≤ {target[0]:.0f} s" + (f", ≤ {target[1] / 1024:.0f} GiB)" if target[1] else ")")
             print(
-                f"{n:>5} agents x 5 events: {runs[0]['pages']} pages, site built in {secs:.1f} s, peak RSS {rss:.0f} MiB "
-                f"(median of {builds}: {each} s; repositories set up in {setup:.1f} s){verdict}",
+                f"{n:>5} agents x 5 events: {runs[0]['pages']} pages, site built in {secs:.1f} s (CPU {cpu:.1f} s), peak RSS {rss:.0f} MiB "
+                f"(median of {builds}: {each} s; repositories set up in {setup:.1f} s; load average {os.getloadavg()[0]:.1f}){verdict}",
                 flush=True,
             )
     return 0

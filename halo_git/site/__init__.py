@@ -119,6 +119,6 @@ def build_site(
         build(write(pages, items, Path(src), title=title, site_url=site_url), out)
     else:
         with tempfile.TemporaryDirectory(prefix="halo-site-") as tmp:
-            build(write(pages, items, Path(tmp), title=title, site_url=site_url), out)
+            build(write(pages, items, Path(tmp), title=title, site_url=site_url, markdown=False), out, pages)
     (out / SUMMARY_FILE).write_text(summary, encoding="utf-8")
     return Built(out, len(pages), agents_shown, time.perf_counter() - started)

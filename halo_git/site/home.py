@@ -5,6 +5,11 @@ the home page and the agents index only: Material renders the whole nav into
 every page, so a nav listing each agent's pages made the build quadratic in
 agents. Each agent's pages are reached from the index (which filters as you
 type) and link to one another through the bar at the top of each of them.
+
+Pages that summarise what the diagnosis and the session pages hold (an
+agent's overview, trace index and revisions, the agents index) are kept out of
+the search index: a search then finds each event and finding once, on the page
+that holds it, and the theme's indexer (which parses every page) has less to do.
 """
 
 from __future__ import annotations
@@ -163,10 +168,18 @@ def agent_bar(site: Site, a: AgentSite, page: str) -> str:
     return f"[Agents]({rel(page, site.agents_index)}) › {escape_md(a.name)}: " + " · ".join(links) + "\n{ .halo-agent-bar }\n"
 
 
-def with_bar(text: str, bar: str) -> str:
-    """Insert ``bar`` right after the page's front matter."""
-    end = text.index("\n---\n", 3) + len("\n---\n")
-    return text[:end] + "\n" + bar + text[end:]
+def with_bar(text: str, bar: str, *, searched: bool = True) -> str:
+    """Insert ``bar`` right after the page's front matter; ``searched=False``
+    keeps the page out of the search index."""
+    end = text.index("\n---\n", 3)
+    meta = "" if searched else "\nsearch:\n  exclude: true"
+    return text[:end] + meta + text[end : end + 5] + "\n" + bar + text[end + 5 :]
+
+
+def unsearched(text: str) -> str:
+    """The page, kept out of the search index (its front matter says so)."""
+    end = text.index("\n---\n", 3)
+    return text[:end] + "\nsearch:\n  exclude: true" + text[end:]
 
 
 def nav(site: Site) -> list:

@@ -44,8 +44,11 @@ def check_site_url(url: str) -> str:
     return url if url.endswith("/") else url + "/"
 
 
-def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str, site_url: str | None = None) -> Path:
+def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str, site_url: str | None = None, markdown: bool = True) -> Path:
     """Write the docs folder, assets, overrides and ``mkdocs.yml`` under ``src``.
+
+    With ``markdown=False`` the pages themselves are not written: ``build``
+    then hands them to MkDocs from memory (a fleet's site has thousands).
 
     Returns the path of the written ``mkdocs.yml``.
     """
@@ -54,7 +57,7 @@ def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str, site_ur
     shutil.copytree(template / "assets", docs / "assets")
     shutil.copytree(template / "overrides", src / "overrides")
     folders: set[Path] = set()
-    for rel, text in pages.items():
+    for rel, text in pages.items() if markdown else ():
         path = docs / rel
         if path.parent not in folders:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -89,8 +92,25 @@ class _Warnings(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def build(config_file: Path, out: Path) -> None:
+class _Pages:
+    """A plugin handing MkDocs pages that exist in memory only."""
+
+    def __init__(self, pages: Mapping[str, str]):
+        self.pages = pages
+
+    def on_files(self, files, *, config):
+        from mkdocs.structure.files import File
+
+        for rel, text in self.pages.items():
+            files.append(File.generated(config, rel, content=text))
+        return files
+
+
+def build(config_file: Path, out: Path, pages: Mapping[str, str] | None = None) -> None:
     """Run MkDocs in strict mode; any warning fails the build with its text.
+
+    ``pages``: docs-relative path -> Markdown of pages not written under the
+    docs folder (see ``write(..., markdown=False)``).
 
     Strict mode counts warnings on the ``mkdocs`` logger, so the logger must
     let WARNING through; it is lowered to WARNING if something raised it.
@@ -113,6 +133,8 @@ def build(config_file: Path, out: Path) -> None:
     logger.addHandler(warnings)
     try:
         config = load_config(str(config_file), strict=True, site_dir=str(out.resolve()))
+        if pages:
+            config.plugins["halo-pages"] = _Pages(pages)
         mkdocs_build(config)
         not_found = out / "404.html"
         if not_found.is_file():
