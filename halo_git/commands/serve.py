@@ -6,7 +6,12 @@ import sys
 
 import anyio
 
+from ..store.sync import EVERY, IDLE, TIMEOUT
 from . import add_common, open_halo
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def add_parser(sub) -> None:
@@ -17,6 +22,15 @@ def add_parser(sub) -> None:
     p.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765; 0 picks a free one)")
     p.add_argument("--fsync", action="store_true", help="fsync objects before each reply (survives power loss; slower)")
+    p.add_argument(
+        "--push",
+        metavar="REMOTE",
+        help="push each agent's branch to REMOTE/<agent>.git (or REMOTE with {agent} replaced) in the background: "
+        "after each session, every --push-every events and on shutdown, retrying with backoff; appends never wait for it",
+    )
+    p.add_argument("--push-every", type=int, default=EVERY, metavar="N", help=f"with --push: push after N events even mid-session (default {EVERY})")
+    p.add_argument("--push-idle", type=float, default=IDLE, metavar="S", help=f"with --push: a session counts as ended after S seconds without an event (default {IDLE:g})")
+    p.add_argument("--push-timeout", type=float, default=TIMEOUT, metavar="S", help=f"with --push: give up one push after S seconds (default {TIMEOUT:g})")
     p.set_defaults(run=run)
 
 
@@ -24,6 +38,8 @@ def run(args) -> int:
     from ..server import HaloServer, serve_http, serve_stdio
 
     with open_halo(args, fsync=args.fsync) as halo:
+        if args.push:
+            halo.start_push(args.push, every=args.push_every, idle=args.push_idle, timeout=args.push_timeout, log=_log)
         app = HaloServer(halo, agent=args.agent)
         if args.transport == "stdio":
             anyio.run(serve_stdio, app)
