@@ -6,8 +6,9 @@ links under the path of ``site_url`` (``/`` without one), which breaks on a
 GitHub Pages project site (served under ``/<repo>/``) and from ``file://``:
 the theme's CSS and scripts are not found and the page renders unstyled.
 
-``portable_404`` rewrites those links relative to the site root and adds, early
-in ``<head>``, a small script that finds the site root from the page's own
+``portable_404`` rewrites those links relative to the site root (stylesheets
+and scripts are written by ``document.write`` so that they load only once the
+base is known) and adds, early in ``<head>``, a small script that finds the site root from the page's own
 address and sets ``<base href>`` to it, so every relative link and asset
 resolves against the root, and patches the theme's configuration (its base
 address and search worker) to match. The root is, in order: the folder of the
@@ -40,6 +41,9 @@ _CONFIG_PATCH = """<script>(function(){var c=document.getElementById("__config")
 d.base=window.__halo_base;if(d.search)d.search=new URL(d.search,window.__halo_base).href;c.textContent=JSON.stringify(d)})();</script>"""
 
 
+_ASSET = re.compile(r'<link\b[^>]*\bhref="(?![a-z][a-z0-9+.-]*:|//|#)[^"]*"[^>]*>|<script\b[^>]*\bsrc="(?![a-z][a-z0-9+.-]*:|//)[^"]*"[^>]*></script>')
+
+
 def portable_404(text: str, base_path: str = "/") -> str:
     """The 404 page with links relative to the site root and the runtime base script.
 
@@ -55,6 +59,10 @@ def portable_404(text: str, base_path: str = "/") -> str:
     text = text.replace(f"__md_scope=new URL({json.dumps(prefix)},location)", "__md_scope=new URL(window.__halo_base||\"/\",location)")
     text = re.sub(r'("base": )"' + re.escape(prefix) + '"', r'\1"."', text)
     text = re.sub(r'("search": )"' + re.escape(prefix), r'\1"', text)
+    # The browser's preload scanner fetches what the markup names before the
+    # base is set (against the missing address); elements written by script
+    # after the base is set are fetched once, from the right place.
+    text = _ASSET.sub(lambda m: "<script>document.write(" + json.dumps(m.group(0)).replace("</", "<\\/") + ")</script>", text)
     script = _SCRIPT % {"known": json.dumps(list(TOP_FOLDERS)), "sub": json.dumps(prefix), "probe": json.dumps(PROBE)}
     # after the charset declaration, which must come within the first 1024 bytes
     head = re.search(r"<meta charset=[^>]*>", text) or re.search(r"<head[^>]*>", text)
