@@ -243,7 +243,6 @@ def _styled(page) -> None:
 
 @pytest.mark.parametrize("prefix", ["/", "/halo-review/"])
 def test_404_page_is_styled_and_its_links_resolve_at_any_depth(site, browse, prefix):
-    import urllib.error
     import urllib.request
 
     server, base = pages_host(site["out"], prefix)

@@ -8,10 +8,8 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from halo_git import Halo
 from halo_git.errors import InvalidCall
 from halo_git.site import build_site
 from halo_git.site.fleet import SUMMARY_FILE, load_previous
+from halo_git.site.home import SEARCH_DIAGNOSES
 from halo_git.site.pages import model
 from halo_git.site.render import nav, render_site
 from tests.test_site import _data, _events, parse
@@ -48,11 +47,27 @@ def fleet(tmp_path_factory):
 
 def test_nav_is_the_same_for_one_agent_and_for_many():
     one = model([_data(_events(1, 3))], title="t", branch="main")
-    many = [_data(_events(1, 3)) for _ in range(50)]
-    many = [type(d)(f"a{i}", d.log, d.diagnosis) for i, d in enumerate(many)]
+    many = _agents(50)
     assert nav(one) == nav(model(many, title="t", branch="main")) == [{"Home": "index.md"}, {"Agents": "agents/index.md"}]
     pages = render_site(model(many, title="t", branch="main"))
     assert len(pages) == 2 + 50 * 5
+
+
+def _agents(n: int):
+    base = _data(_events(1, 3))
+    return [type(base)(f"a{i}", base.log, base.diagnosis) for i in range(n)]
+
+
+def test_summary_pages_stay_out_of_search_and_diagnoses_too_for_a_large_fleet():
+    excluded = "search:\n  exclude: true\n---"
+    small = render_site(model(_agents(SEARCH_DIAGNOSES), title="t", branch="main"))
+    large = render_site(model(_agents(SEARCH_DIAGNOSES + 1), title="t", branch="main"))
+    for pages, diagnosis_searched in ((small, True), (large, False)):
+        assert excluded in pages["agents/a1/index.md"] and excluded in pages["agents/a1/revisions.md"]
+        assert excluded in pages["agents/a1/trace/index.md"] and excluded in pages["agents/index.md"]
+        assert excluded not in pages["agents/a1/trace/s0/index.md"] and excluded not in pages["index.md"]
+        assert (excluded not in pages["agents/a1/diagnosis.md"]) == diagnosis_searched
+    assert "diagnosis pages are left out" in large["index.md"] and "left out" not in small["index.md"]
 
 
 def test_no_page_lists_every_agent_but_the_index(fleet):

@@ -10,6 +10,7 @@ Pages that summarise what the diagnosis and the session pages hold (an
 agent's overview, trace index and revisions, the agents index) are kept out of
 the search index: a search then finds each event and finding once, on the page
 that holds it, and the theme's indexer (which parses every page) has less to do.
+Above ``SEARCH_DIAGNOSES`` agents the diagnosis pages are left out too.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from .fleet import Figures, Previous, changes, delta, gone, previous_totals, tot
 from .pages import AgentSite, Site, rel
 
 HOME_ROWS = 20  # agents in each table of the home page; the index lists all
+# Above this many agents the diagnosis pages stay out of the search index: the
+# same finding explanations for hundreds of agents drowned the results, and
+# made up 80 % of a 10 MB index the browser loads whole (1,000 agents).
+SEARCH_DIAGNOSES = 100
 _SEV_ORDER = SEVERITIES
 
 
@@ -120,6 +125,12 @@ def render_home(site: Site, rows: Sequence[Figures], previous: Previous | None =
         "",
         ("The agent" if len(rows) == 1 else f"All {len(rows)} agents") + f", with a filter: [agents index]({rel(page, site.agents_index)}).",
     ]
+    if len(rows) > SEARCH_DIAGNOSES:
+        body += [
+            "",
+            f"Search finds events on the session pages. With more than {SEARCH_DIAGNOSES} agents the diagnosis pages are "
+            "left out of it (they repeat the same explanations for every agent); filter the agents index by severity instead.",
+        ]
     return _front(site.title, "\n".join(body), hide=["navigation", "toc"])
 
 

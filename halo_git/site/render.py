@@ -20,7 +20,7 @@ from ..model import KINDS, Event
 from ..report import render_report
 from .fleet import Previous, fleet
 from .graph import channel_svg
-from .home import agent_bar, nav, render_agents_index, render_home, unsearched, with_bar
+from .home import SEARCH_DIAGNOSES, agent_bar, nav, render_agents_index, render_home, unsearched, with_bar  # nav: re-exported
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
 
 TOP_FINDINGS = 5  # findings listed on an agent's overview; the diagnosis lists all
@@ -311,7 +311,9 @@ def render_site(site: Site, previous: Previous | None = None) -> dict[str, str]:
         for s in a.sessions:
             for p in s.pages:
                 own[p.path] = render_trace_page(a, s, p)
-        summaries = (a.overview, a.trace, a.revisions)  # what the diagnosis and session pages hold
+        summaries = {a.overview, a.trace, a.revisions}  # what the diagnosis and session pages hold
+        if len(site.agents) > SEARCH_DIAGNOSES:
+            summaries.add(a.diagnosis)
         for path, text in own.items():
             pages[path] = with_bar(text, agent_bar(site, a, path), searched=path not in summaries)
     return pages
