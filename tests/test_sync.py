@@ -216,3 +216,38 @@ def test_a_hanging_remote_is_given_up_after_the_timeout(tmp_path):
         listener.close()
         for s in held:
             s.close()
+
+
+def test_http_server_pushes_what_is_pending_when_terminated(tmp_path):
+    """SIGTERM (what a service manager sends) is a shutdown: the pending events go out first."""
+    import re
+    import signal
+    import subprocess
+
+    served = make_bare(tmp_path / "served" / "demo.git")
+    root, log = tmp_path / "root", tmp_path / "server.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen(
+            [PYTHON, "-m", "halo_git.cli", "serve", "--root", str(root), "--transport", "http", "--port", "0",
+             "--agent", "demo", "--push", str(tmp_path / "served"), "--push-idle", "600"],
+            stderr=err, stdout=subprocess.DEVNULL,
+        )
+    try:
+        wait_for(lambda: re.search(r"http://127\.0\.0\.1:\d+/mcp", log.read_text()), timeout=60)
+        url = re.search(r"(http://127\.0\.0\.1:\d+/mcp)", log.read_text()).group(1)
+
+        async def scenario():
+            async with Client(url, mode="legacy") as c:
+                for i in range(3):
+                    assert not (await c.call_tool("halo_observe", {"summary": f"step {i}", "session": "s1"})).is_error
+
+        anyio.run(scenario)
+        time.sleep(0.3)
+        assert remote_events(served) == 0  # idle 600 s, 3 events below --push-every: nothing pushed yet
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert remote_events(served) == 3, log.read_text()
+    assert "created with 3 event(s)" in log.read_text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import anyio
@@ -12,6 +13,10 @@ from . import add_common, open_halo
 
 def _log(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+def _terminate(signum, frame) -> None:
+    raise KeyboardInterrupt  # unwinds through Halo.close, which pushes what is pending
 
 
 def add_parser(sub) -> None:
@@ -40,6 +45,7 @@ def run(args) -> int:
     with open_halo(args, fsync=args.fsync) as halo:
         if args.push:
             halo.start_push(args.push, every=args.push_every, idle=args.push_idle, timeout=args.push_timeout, log=_log)
+            signal.signal(signal.SIGTERM, _terminate)  # a service manager's stop: push what is pending first
         app = HaloServer(halo, agent=args.agent)
         if args.transport == "stdio":
             anyio.run(serve_stdio, app)
