@@ -80,7 +80,7 @@ class Halo:
         ``options``: ``every``, ``idle``, ``timeout``, ``log``."""
         if self._syncer is not None:
             raise InvalidCall("this Halo already pushes to a remote; close it first")
-        self._syncer = Syncer(self.root, remote, **options)
+        self._syncer = Syncer(self.root, remote, **{"branch": self.branch, **options})
         return self._syncer
 
     def __enter__(self) -> "Halo":

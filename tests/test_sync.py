@@ -251,3 +251,18 @@ def test_http_server_pushes_what_is_pending_when_terminated(tmp_path):
             proc.kill()
     assert remote_events(served) == 3, log.read_text()
     assert "created with 3 event(s)" in log.read_text()
+
+
+def test_a_starting_server_pushes_what_was_logged_while_nothing_pushed(tmp_path):
+    root, served = tmp_path / "root", tmp_path / "served"
+    fill(root)  # logged with no server pushing
+    for a in AGENTS:
+        make_bare(served / f"{a}.git")
+    assert run_cli("push", "--agent", "alpha", str(served / "alpha.git"), root=root).returncode == 0
+    lines: list[str] = []
+    with Halo(root) as h:
+        h.start_push(str(served), idle=600, log=lines.append)
+        wait_for(lambda: all(remote_events(served / f"{a}.git") == 3 for a in AGENTS), timeout=60)
+    assert sum("created with 3 event(s)" in x for x in lines) == 2  # beta and gamma; alpha was pushed (and recorded) before
+    assert not any("alpha" in x for x in lines[1:])
+    assert all(read_state(root / f"{a}.git")["main"].status == "pushed" for a in AGENTS)

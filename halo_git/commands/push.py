@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ..errors import InvalidCall
-from ..store import push
-from ..store.sync import push_all
+from ..store.sync import push_all, push_recorded
 from . import add_common, open_halo, report_outcomes
 
 
@@ -31,5 +30,5 @@ def run(args) -> int:
             return report_outcomes(push_all(h.root, h.agents(), args.remote, args.branch), "pushed")
         if not args.agent:
             raise InvalidCall("name the agent with --agent A, or push every agent with --all")
-        print(push(h.store.repo(args.agent), args.remote, args.branch).describe())
+        print(push_recorded(h.root, args.agent, args.remote, args.branch).describe())
     return 0

@@ -17,8 +17,10 @@ repository handle and interpreter, so neither a lock nor the interpreter is
 shared with appends, and a remote that hangs is killed after a timeout). A
 branch is pushed when a session ends (the agent logs under a new session
 label, or no event came for ``idle`` seconds), every ``every`` events, and on
-shutdown. A failed push is retried with exponential backoff; a failing remote
-never blocks, slows or fails an append, it only shows in the state.
+shutdown; at start, branches whose head is not the commit last pushed (events
+logged while no server pushed) are queued too. A failed push is retried with
+exponential backoff; a failing remote never blocks, slows or fails an append,
+it only shows in the state.
 
 **State.** Each push writes ``<agent>.git/halo-push.json`` (the remote without
 credentials, last attempt and success, the commit pushed, consecutive
@@ -34,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable
@@ -154,24 +156,36 @@ class Outcome:
         return "\n".join(t.describe() for t in self.transfers) or f"agent '{self.agent}': nothing to do"
 
 
+def push_recorded(root: Path, agent: str, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
+    """``push`` one agent's branch to ``url`` and record the outcome in ``halo-push.json``.
+
+    Raises:
+        HaloError: as ``push`` (recorded as a failure first).
+    """
+    path = Path(root) / f"{check_agent_name(agent)}.git"
+    with AgentRepo(path, agent) as repo:
+        try:
+            t = push(repo, url, branch)
+        except HaloError as e:
+            if path.is_dir() and branch in repo.branches():
+                _record(path, agent, branch, url, None, str(e), read_state(path).get(branch))
+            raise
+    _record(path, agent, branch, url, t, None, read_state(path).get(branch))
+    return t
+
+
 def push_all(root: Path, agents: Iterable[str], remote: str, branch: str = DEFAULT_BRANCH) -> list[Outcome]:
     """Push ``branch`` of every agent to its repository in ``remote``; one failure does not stop the others."""
     out = []
     for agent in agents:
-        path = Path(root) / f"{agent}.git"
-        url = remote_url(remote, agent)
-        with AgentRepo(path, agent) as repo:
+        with AgentRepo(Path(root) / f"{agent}.git", agent) as repo:
             if branch not in repo.branches():
                 out.append(Outcome(agent, error=f"no branch '{branch}' here; nothing pushed"))
                 continue
-            try:
-                t = push(repo, url, branch)
-            except HaloError as e:
-                _record(path, agent, branch, url, None, str(e), read_state(path).get(branch))
-                out.append(Outcome(agent, error=str(e)))
-                continue
-        _record(path, agent, branch, url, t, None, read_state(path).get(branch))
-        out.append(Outcome(agent, (t,)))
+        try:
+            out.append(Outcome(agent, (push_recorded(root, agent, remote_url(remote, agent), branch),)))
+        except HaloError as e:
+            out.append(Outcome(agent, error=str(e)))
     return out
 
 
@@ -275,7 +289,6 @@ class _Agent:
     failures: int = 0
     retry_at: float = 0.0
     state: PushState | None = None
-    keys: set = field(default_factory=set)
 
 
 class Syncer:
@@ -287,6 +300,8 @@ class Syncer:
         every: push after this many events even while a session goes on.
         idle: seconds without an event after which the session counts as ended.
         timeout: seconds a push may take before its process is killed.
+        branch: at start, agents never pushed are pushed on this branch (every
+            branch pushed before is pushed again when its head moved).
         log: called with one line per push attempt (the server prints to stderr).
     """
 
@@ -299,6 +314,7 @@ class Syncer:
         idle: float = IDLE,
         timeout: float = TIMEOUT,
         backoff: tuple[float, float] = BACKOFF,
+        branch: str = DEFAULT_BRANCH,
         log: Callable[[str], None] | None = None,
     ):
         if every < 1:
@@ -308,6 +324,7 @@ class Syncer:
         self.root = Path(root)
         self.remote = remote
         self.every, self.idle, self.timeout, self.backoff = every, idle, timeout, backoff
+        self.branch = branch  # never-pushed agents are caught up on this branch; pushed branches on any
         self.log = log or (lambda line: None)
         self._agents: dict[tuple[str, str], _Agent] = {}
         self._cond = threading.Condition()
@@ -369,7 +386,35 @@ class Syncer:
                 wake = at if wake is None else min(wake, at)
         return due, wake
 
+    def _catch_up(self) -> None:
+        """Queue the branches whose head is not what was last pushed (events
+        logged while no server pushed, or before a crash)."""
+        if not self.root.is_dir():
+            return
+        for path in sorted(self.root.glob("*.git")):
+            agent = path.name[: -len(".git")]
+            try:
+                check_agent_name(agent)
+                with AgentRepo(path, agent) as repo:
+                    heads = {b: repo.head(b) for b in repo.branches()}
+            except (HaloError, OSError):
+                continue
+            states = read_state(path)
+            with self._cond:
+                for branch, head in heads.items():
+                    pushed = states.get(branch)
+                    if head is None or (pushed is not None and pushed.commit == head) or (pushed is None and branch != self.branch):
+                        continue
+                    a = self._agents.setdefault((agent, branch), _Agent(branch))
+                    if a.pending == 0:
+                        a.pending, a.ended = 1, True
+                self._cond.notify()
+
     def _run(self) -> None:
+        try:
+            self._catch_up()
+        except Exception as e:  # never let the catch-up stop the pushes of new events
+            self.log(f"halo-git push: could not look for unpushed branches: {e}")
         while True:
             with self._cond:
                 while True:
