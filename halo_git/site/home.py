@@ -15,6 +15,7 @@ Above ``SEARCH_DIAGNOSES`` agents the diagnosis pages are left out too.
 
 from __future__ import annotations
 
+import html
 from typing import Sequence
 
 from ..diagnosis import SEVERITIES
@@ -27,7 +28,6 @@ HOME_ROWS = 20  # agents in each table of the home page; the index lists all
 # same finding explanations for hundreds of agents drowned the results, and
 # made up 80 % of a 10 MB index the browser loads whole (1,000 agents).
 SEARCH_DIAGNOSES = 100
-_SEV_ORDER = SEVERITIES
 
 
 def _when(iso: str) -> str:
@@ -35,8 +35,6 @@ def _when(iso: str) -> str:
 
 
 def _code(text: str) -> str:
-    import html
-
     return f"<code>{html.escape(text)}</code>"
 
 
@@ -45,17 +43,17 @@ def _n(count: int, word: str) -> str:
 
 
 def _sev(findings: dict[str, int]) -> str:
-    parts = [f'<span class="halo-sev halo-sev-{s}">{findings[s]} {s}</span>' for s in _SEV_ORDER if findings.get(s)]
+    parts = [f'<span class="halo-sev halo-sev-{s}">{findings[s]} {s}</span>' for s in SEVERITIES if findings.get(s)]
     return " ".join(parts) or "none"
 
 
 def _front(title: str, body: str, hide: Sequence[str] = ()) -> str:
-    from .render import front
+    from .render import front  # render imports this module
 
     return front(title, body, hide=hide)
 
 
-def _agent_link(site: Site, source: str, row: Figures) -> str:
+def _agent_link(source: str, row: Figures) -> str:
     return f"[{escape_md(row.name)}]({rel(source, f'agents/{row.name}/index.md')})"
 
 
@@ -82,7 +80,7 @@ def render_home(site: Site, rows: Sequence[Figures], previous: Previous | None =
         figure("agents"),
         figure("events"),
         figure("sessions"),
-        " ".join(f'<span class="halo-sev halo-sev-{s}">{figure(s)} {s}</span>' for s in _SEV_ORDER[:3]),
+        " ".join(f'<span class="halo-sev halo-sev-{s}">{figure(s)} {s}</span>' for s in SEVERITIES[:3]),
         figure("ungoverned"),
         _when(max(r.last for r in rows)),
     ]
@@ -105,7 +103,7 @@ def render_home(site: Site, rows: Sequence[Figures], previous: Previous | None =
         shown = urgent[:HOME_ROWS]
         body += md_table(
             ["Agent", "Open findings", "Ungoverned", "Events", "Last activity", "Since previous build"],
-            [[_agent_link(site, page, r), _diagnosis_link(page, r), str(r.ungoverned), str(r.events), _when(r.last), _trend(r, previous)] for r in shown],
+            [[_agent_link(page, r), _diagnosis_link(page, r), str(r.ungoverned), str(r.events), _when(r.last), _trend(r, previous)] for r in shown],
             "llrrll",
         )
         if len(urgent) > len(shown):
@@ -119,7 +117,7 @@ def render_home(site: Site, rows: Sequence[Figures], previous: Previous | None =
         "",
         *md_table(
             ["Agent", "Last activity", "Events", "Sessions", "Open findings"],
-            [[_agent_link(site, page, r), _when(r.last), str(r.events), str(r.sessions), _sev(r.findings)] for r in recent],
+            [[_agent_link(page, r), _when(r.last), str(r.events), str(r.sessions), _sev(r.findings)] for r in recent],
             "llrrl",
         ),
         "",
@@ -152,7 +150,7 @@ def render_agents_index(site: Site, rows: Sequence[Figures], previous: Previous 
     table = md_table(
         ["Agent", "Events", "Sessions", "Last activity", "Open findings", "Ungoverned", "Since previous build"],
         [
-            [_agent_link(site, page, r), str(r.events), str(r.sessions), _when(r.last), _diagnosis_link(page, r), str(r.ungoverned), _trend(r, previous)]
+            [_agent_link(page, r), str(r.events), str(r.sessions), _when(r.last), _diagnosis_link(page, r), str(r.ungoverned), _trend(r, previous)]
             for r in sorted(rows, key=lambda r: r.name)
         ],
         "lrrllrl",
