@@ -309,6 +309,11 @@ def test_agents_index_filters_as_you_type(site, browse):
     page.locator("input.halo-filter").fill("")
     page.locator("input.halo-filter").press_sequentially("high", delay=20)  # a severity: only demo has high findings
     assert [rows.nth(i).is_visible() for i in range(2)] == [True, False]
+    page.goto(f"{site['url']}/agents/index.html?filter=helper")  # a link can carry the filter
+    assert page.locator("input.halo-filter").input_value() == "helper"
+    assert [rows.nth(i).is_visible() for i in range(2)] == [False, True]
+    page.locator("input.halo-filter").fill("")
+    page.locator("input.halo-filter").press("Backspace")
     # the agent's pages link to one another from the bar at their top
     rows.nth(0).locator("a").first.click()
     page.locator(".halo-agent-bar a", has_text="Revisions").click()

@@ -88,7 +88,7 @@ def test_each_agent_page_links_to_its_siblings_and_the_index(fleet):
     for path, own in (("index.html", "Overview"), ("diagnosis.html", "Diagnosis"), ("revisions.html", "Revisions"),
                       ("trace/index.html", "Trace"), ("trace/s2/index.html", None)):
         page = parse(base / path)
-        bar = re.search(r'<p class="halo-agent-bar">(.*?)</p>', (base / path).read_text(), re.S).group(1)
+        bar = re.search(r'<p class="halo-agent-bar"[^>]*>(.*?)</p>', (base / path).read_text(), re.S).group(1)
         hrefs = set(re.findall(r'href="([^"]+)"', bar))
         here = posixpath.dirname(path)
         expected = {posixpath.relpath(t, here) for t in ("index.html", "diagnosis.html", "trace/index.html", "revisions.html", "../index.html")}
@@ -97,6 +97,9 @@ def test_each_agent_page_links_to_its_siblings_and_the_index(fleet):
             assert f"<strong>{own}</strong>" in bar
         assert hrefs == (expected if own else expected | {posixpath.relpath("trace/index.html", here)}), (path, hrefs)
         assert "agent-003" in page.all_text
+    # the bar stays out of search results (every page would match the agent's name through it)
+    docs = json.loads((out / "search/search_index.json").read_text())["docs"]
+    assert docs and not any("Overview ·" in d["text"] or "Agents ›" in d["text"] for d in docs)
 
 
 def test_home_page_shows_fleet_figures_and_what_needs_attention(fleet):

@@ -174,7 +174,7 @@ def agent_bar(site: Site, a: AgentSite, page: str) -> str:
     items = [("Overview", a.overview), ("Diagnosis", a.diagnosis), ("Trace", a.trace), ("Revisions", a.revisions)]
     items += [(f"Compare {escape_md(c.diff.base.label)} → {escape_md(c.diff.head.label)}", c.path) for c in a.compares]
     links = [f"**{label}**" if target == page else f"[{label}]({rel(page, target)})" for label, target in items]
-    return f"[Agents]({rel(page, site.agents_index)}) › {escape_md(a.name)}: " + " · ".join(links) + "\n{ .halo-agent-bar }\n"
+    return f"[Agents]({rel(page, site.agents_index)}) › {escape_md(a.name)}: " + " · ".join(links) + "\n{ .halo-agent-bar data-search-exclude }\n"
 
 
 def with_bar(text: str, bar: str, *, searched: bool = True) -> str:

@@ -20,7 +20,7 @@
       if (count) count.textContent = words.length ? shown + " of " + rows.length + " agents" : "";
     }
     box.addEventListener("input", apply);
-    var q = new URLSearchParams(window.location.search).get("q");
+    var q = new URLSearchParams(window.location.search).get("filter");  // ?q= is the theme's search
     if (q) { box.value = q; }
     apply();
   }
