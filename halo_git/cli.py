@@ -31,6 +31,8 @@ COMMANDS = [
     "import_",
     "demo",
     "site",
+    "revisions",
+    "approve",
 ]
 
 

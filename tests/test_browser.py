@@ -321,3 +321,27 @@ def test_agents_index_filters_as_you_type(site, browse):
     page.locator(".halo-agent-bar a", has_text="Agents").click()
     assert page.url.endswith("/agents/index.html")
     assert watch.errors == []
+
+
+def test_revisions_page_targets_timeline_and_links(site, browse):
+    """The audit trail: a table of targets linking to a section each, versions with
+    approval badges, and event links that land on the trace anchor."""
+    context, watch = browse
+    page = watch.page(context)
+    ids = site["ids"]
+    page.goto(f"{site['url']}/agents/demo/revisions.html")
+    assert page.locator("article table").first.locator("tbody tr").count() == 2
+    page.locator("article table").first.locator("a[href='#target-2']").click()
+    assert page.url.endswith("#target-2")
+    section = page.locator("h2#target-2")
+    assert section.is_visible() and section.inner_text().startswith("Target 2")  # a hostile name never reaches a heading
+    version = page.locator(f"h3#rev-{ids['self_rule']}")
+    assert version.is_visible()
+    assert page.locator(".halo-approval-none").first.is_visible() and page.locator(".halo-approval-claimed").count() >= 1
+    body = page.locator("article").inner_text()
+    assert f"Target “{HOSTILE_TARGET}”" in body and "impact: no earlier session (after: day2)" in body
+    page.locator(f"h3#rev-{ids['self_rule']} ~ ul a[href$='#{ids['self_rule']}']").first.click()
+    page.wait_for_load_state("load")
+    assert page.url.endswith(f"trace/day2/index.html#{ids['self_rule']}")
+    assert page.locator(f"h3#{ids['self_rule']}").is_visible()
+    assert _xss(page) == "undefined" and watch.errors == []

@@ -20,10 +20,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..api import Halo
 from ..errors import InvalidCall
+from ..observed import Observed
 from .collect import collect
 from ..model import now_iso
 from .fleet import SUMMARY_FILE, fleet, load_previous, summary_json
@@ -73,6 +74,7 @@ def build_site(
     src: str | os.PathLike[str] | None = None,
     previous: str | os.PathLike[str] | None = None,
     site_url: str | None = None,
+    observed: Mapping[str, Observed] | None = None,
 ) -> Built:
     """Build the review site of ``root`` into ``out``.
 
@@ -87,6 +89,8 @@ def build_site(
             trend against (default: the one in ``out``, if any).
         site_url: the address the site is published at, for canonical links
             and the sitemap (e.g. ``https://org.github.io/repo/``).
+        observed: observed evidence per agent (``observed.load``; key "" for
+            the one agent shown), set beside its diagnosis.
 
     Raises:
         InvalidCall: a bad ``--compare`` or an ``out`` folder that holds other files.
@@ -102,7 +106,7 @@ def build_site(
     site_url = check_site_url(site_url) if site_url else None
     before = load_previous(Path(previous) if previous is not None else out / SUMMARY_FILE)
     with Halo(root) as halo:
-        collected = collect(halo, agents, branch)
+        collected = collect(halo, agents, branch, observed)
         names = {a.name for a in collected}
         for agent, _, _ in pairs:
             if agent not in names:

@@ -169,9 +169,10 @@ def render_agents_index(site: Site, rows: Sequence[Figures], previous: Previous 
     return _front("Agents", "\n".join(body), hide=["toc"])
 
 
-def agent_bar(site: Site, a: AgentSite, page: str) -> str:
-    """The line at the top of each agent page: back to the index, then the agent's pages."""
-    items = [("Overview", a.overview), ("Diagnosis", a.diagnosis), ("Trace", a.trace), ("Revisions", a.revisions)]
+def agent_bar(site: Site, a: AgentSite, page: str, extra: Sequence[tuple[str, str]] = ()) -> str:
+    """The line at the top of each agent page: back to the index, then the agent's pages
+    (``extra``: more (label, path) pairs after Revisions, labels safe Markdown)."""
+    items = [("Overview", a.overview), ("Diagnosis", a.diagnosis), ("Trace", a.trace), ("Revisions", a.revisions), *extra]
     items += [(f"Compare {escape_md(c.diff.base.label)} → {escape_md(c.diff.head.label)}", c.path) for c in a.compares]
     links = [f"**{label}**" if target == page else f"[{label}]({rel(page, target)})" for label, target in items]
     return f"[Agents]({rel(page, site.agents_index)}) › {escape_md(a.name)}: " + " · ".join(links) + "\n{ .halo-agent-bar data-search-exclude }\n"

@@ -21,6 +21,7 @@ from ..report import render_report
 from .fleet import Previous, fleet
 from .graph import channel_svg
 from .home import SEARCH_DIAGNOSES, agent_bar, nav, render_agents_index, render_home, unsearched, with_bar  # nav: re-exported
+from .observed import has_observed, observed_path, render_observed
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
 
 TOP_FINDINGS = 5  # findings listed on an agent's overview; the diagnosis lists all
@@ -148,7 +149,7 @@ def render_metrics(a: AgentSite) -> list[str]:
 
 
 def render_diagnosis(a: AgentSite) -> str:
-    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis))
+    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis), audit=a.data.audit)
     return front(f"{a.name} · diagnosis", report)
 
 
@@ -229,37 +230,6 @@ def render_trace_page(a: AgentSite, session: Session, page: TracePage) -> str:
     return front(f"{a.name} · {session.name}{of}", body)
 
 
-def render_revisions(a: AgentSite) -> str:
-    page = a.revisions
-    link = event_link(a, page)
-    revs = a.revise_events()
-    ungoverned = set(a.data.diagnosis.mechanism.ungoverned)
-    rows = []
-    for e in revs:
-        flag = ' <span class="halo-flag">ungoverned</span>' if e.id in ungoverned else ""
-        rows.append([
-            f"{_ref(e.id, link)}{flag}",
-            escape_md(e.fields["target"]),
-            f"{e.fields['made_by']} · {e.fields['governance']}",
-            _id_links(e.uses, link, a) or "none",
-            escape_md(e.summary),
-            f"{_when(e.time)}<br>{_short(a.commit(e.id))}",
-        ])
-    body = [
-        f"# Revisions of {escape_md(a.name)}",
-        "",
-        f"Every durable change the agent logged to how it works, oldest first: {len(revs)} revisions, "
-        f"{len(ungoverned)} ungoverned (made by the agent with governance none). Commit ids pin each entry "
-        "to the repository history.",
-        "",
-    ]
-    if revs:
-        body += md_table(["Revision", "Target", "Made by · governance", "Basis", "Summary", "Time · commit"], rows)
-    else:
-        body.append("No revisions on this branch.")
-    return front(f"{a.name} · revisions", "\n".join(body), hide=["toc"])
-
-
 def _side_link(a: AgentSite, source: str, sides: tuple[Side, Side]) -> Callable[[str, str], str | None]:
     """Link a diff's event to the trace when the site's branch holds that very event.
 
@@ -297,6 +267,8 @@ def render_site(site: Site, previous: Previous | None = None) -> dict[str, str]:
     ``previous``: the figures of an earlier build, for the trend on the home
     page and the agents index.
     """
+    from .revisions import audit_of, render_revisions_page  # it builds on this module's helpers
+
     rows = fleet(site.agents)
     pages = {site.home: render_home(site, rows, previous), site.agents_index: unsearched(render_agents_index(site, rows, previous))}
     for a in site.agents:
@@ -304,8 +276,12 @@ def render_site(site: Site, previous: Previous | None = None) -> dict[str, str]:
             a.overview: render_overview(a),
             a.diagnosis: render_diagnosis(a),
             a.trace: render_sessions(a),
-            a.revisions: render_revisions(a),
+            a.revisions: render_revisions_page(a, a.data.audit or audit_of(a.data)),
         }
+        extra = []
+        if has_observed(a):  # observed evidence: site/observed.py
+            own[observed_path(a)] = render_observed(a)
+            extra.append(("Observed calls", observed_path(a)))
         for c in a.compares:
             own[c.path] = render_compare(site, a, c)
         for s in a.sessions:
@@ -315,5 +291,5 @@ def render_site(site: Site, previous: Previous | None = None) -> dict[str, str]:
         if len(site.agents) > SEARCH_DIAGNOSES:
             summaries.add(a.diagnosis)
         for path, text in own.items():
-            pages[path] = with_bar(text, agent_bar(site, a, path), searched=path not in summaries)
+            pages[path] = with_bar(text, agent_bar(site, a, path, extra), searched=path not in summaries)
     return pages
