@@ -13,8 +13,8 @@ hold many small agents; each gets five events in two sessions (an
 observation, a memory, an act on its own, its outcome and an ungoverned
 revision), logged one by one.
 
-Each build runs in a fresh process and is timed end to end (collect, model,
-render, write and the strict MkDocs build); the figures are the wall time, the
+Each build runs in a fresh process, into a new output folder as in CI, and is
+timed end to end (collect, model, render, write and the strict MkDocs build); the figures are the wall time, the
 process's CPU time (the machine is shared: CPU time says more when it is busy)
 and its peak resident memory (``ru_maxrss``). Medians over the builds.
 Targets: 10,000 events in at most 60 s; 300 agents in at most 20 s; 1,000
@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -122,7 +123,10 @@ def profile(root: Path, out: Path) -> None:
 
 
 def measure(label: str, root: Path, out: Path, builds: int, setup: float, target: tuple[float, float | None] | None) -> None:
-    runs = [build_once(root, out) for _ in range(builds)]
+    runs = []
+    for _ in range(builds):  # into a new folder, as in CI: emptying an earlier site is not timed
+        shutil.rmtree(out, ignore_errors=True)
+        runs.append(build_once(root, out))
     secs = statistics.median(r["seconds"] for r in runs)
     rss = statistics.median(r["rss_mib"] for r in runs)
     cpu = statistics.median(r["cpu"] for r in runs)
