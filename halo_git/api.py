@@ -39,6 +39,7 @@ from .observed import Observed
 from .report import render_report
 from .screening import Screen, default_screen, load_screen
 from .store import DEFAULT_BRANCH, EventLog, Store
+from .store.sync import AgentStatus, Syncer, status_of
 from .store import signing
 
 
@@ -74,13 +75,26 @@ class Halo:
         self.branch = branch
         self.session = session or new_session_label()
         self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
+        self._syncer: Syncer | None = None
 
     @property
     def root(self):
         return self.store.root
 
     def close(self) -> None:
+        if self._syncer is not None:  # push what is pending first (bounded by the push timeout)
+            self._syncer.close()
+            self._syncer = None
         self.store.close()
+
+    def start_push(self, remote: str, **options: Any) -> Syncer:
+        """Push each agent's branch to ``remote`` in the background from now on
+        (see ``store.sync``: after each session, every N events, at ``close``).
+        ``options``: ``every``, ``idle``, ``timeout``, ``log``."""
+        if self._syncer is not None:
+            raise InvalidCall("this Halo already pushes to a remote; close it first")
+        self._syncer = Syncer(self.root, remote, **{"branch": self.branch, **options})
+        return self._syncer
 
     def __enter__(self) -> "Halo":
         return self
@@ -146,6 +160,8 @@ class Halo:
             return resolve(draft, number, agent, session, fixed or clock_time(reading[0]), kind_of)
 
         committed = repo.append(branch, build, clock=fixed is None)
+        if self._syncer is not None:
+            self._syncer.appended(agent, branch, session)
         reply = logged_reply(committed.event)
         if reading and committed.event.time != reading[0]:
             behind = "1971, the earliest time HALO dates" if committed.event.time == EARLIEST else f"e{committed.event.number - 1}, the event before"
@@ -172,6 +188,8 @@ class Halo:
             return jsonl.plan(items, first, agent, session, kind_of)
 
         done = repo.append_many(branch, build)
+        if self._syncer is not None and done:
+            self._syncer.appended(agent, branch, session, len(done))
         return [c.event.id for c in done]
 
     def export_lines(self, agent: str, branch: str | None = None):
@@ -182,6 +200,10 @@ class Halo:
 
     def agents(self) -> list[str]:
         return self.store.agents()
+
+    def agent_statuses(self, branch: str | None = None) -> list[AgentStatus]:
+        """Every agent of the root: events, sessions, last activity, push state."""
+        return [status_of(self.store.repo(a), branch or self.branch) for a in self.store.agents()]
 
     def event_log(self, agent: str, branch: str | None = None) -> EventLog:
         """All events of the agent's branch with their commit ids."""
@@ -406,6 +428,8 @@ class Halo:
             author=signing.Approver(identity, revision, signer),
             clock=fixed is None,
         )
+        if self._syncer is not None:
+            self._syncer.appended(agent, branch, label)
         reply = logged_reply(committed.event)
         return {**reply, "commit": committed.commit, "author": str(identity), "signed": sign if signer else "no"}
 

@@ -24,6 +24,7 @@ COMMANDS = [
     "push",
     "pull",
     "clone",
+    "agents",
     "check",
     "verify",
     "export",

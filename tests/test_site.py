@@ -171,8 +171,8 @@ def _data(events: list[Event]) -> AgentData:
 def test_pages_grow_with_sessions_and_pages_not_events():
     small = render_site(model([_data(_events(2, 10))], title="t", branch="main"))
     big = render_site(model([_data(_events(2, 500))], title="t", branch="main"))
-    assert len(small) == 1 + 4 + 2  # home, 4 agent pages, one page per session
-    assert len(big) == 1 + 4 + 2 * 3  # 500 events a session at 200 a page
+    assert len(small) == 2 + 4 + 2  # home, agents index, 4 agent pages, one page per session
+    assert len(big) == 2 + 4 + 2 * 3  # 500 events a session at 200 a page
     assert "agents/a/trace/s1/page-3.md" in big
     # the nav lists index pages only, however many trace pages there are
     assert nav(model([_data(_events(2, 500))], title="t", branch="main")) == nav(model([_data(_events(2, 10))], title="t", branch="main"))
@@ -495,7 +495,7 @@ def test_paths_stay_inside_the_output(built):
     out = built["out"].resolve()
     for path in out.rglob("*"):
         assert out in path.resolve().parents
-        assert PurePosixPath(path.relative_to(out).as_posix()).parts[0] in {"agents", "assets", "search", "index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", ".halo-site"}
+        assert PurePosixPath(path.relative_to(out).as_posix()).parts[0] in {"agents", "assets", "search", "index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", ".halo-site", "halo-summary.json"}
 
 
 # --- the publishing workflow ---------------------------------------------------------------

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import anyio
 
+from ..store.sync import EVERY, IDLE, TIMEOUT
 from . import add_common, open_halo
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _terminate(signum, frame) -> None:
+    raise KeyboardInterrupt  # unwinds through Halo.close, which pushes what is pending
 
 
 def add_parser(sub) -> None:
@@ -47,6 +57,15 @@ def add_parser(sub) -> None:
         help="HTTP: open sessions kept (default 1000); at the cap the least recently active idle one is closed",
     )
     p.add_argument("--fsync", action="store_true", help="fsync objects before each reply (survives power loss; slower)")
+    p.add_argument(
+        "--push",
+        metavar="REMOTE",
+        help="push each agent's branch to REMOTE/<agent>.git (or REMOTE with {agent} replaced) in the background: "
+        "after each session, every --push-every events and on shutdown, retrying with backoff; appends never wait for it",
+    )
+    p.add_argument("--push-every", type=int, default=EVERY, metavar="N", help=f"with --push: push after N events even mid-session (default {EVERY})")
+    p.add_argument("--push-idle", type=float, default=IDLE, metavar="S", help=f"with --push: a session counts as ended after S seconds without an event (default {IDLE:g})")
+    p.add_argument("--push-timeout", type=float, default=TIMEOUT, metavar="S", help=f"with --push: give up one push after S seconds (default {TIMEOUT:g})")
     p.set_defaults(run=run)
 
 
@@ -62,6 +81,9 @@ def run(args) -> int:
     elif args.token_file or args.allow_host or args.allow_origin:
         raise InvalidCall("--token-file, --allow-host and --allow-origin apply to --transport http only")
     with open_halo(args, fsync=args.fsync) as halo:
+        if args.push:
+            halo.start_push(args.push, every=args.push_every, idle=args.push_idle, timeout=args.push_timeout, log=_log)
+            signal.signal(signal.SIGTERM, _terminate)  # a service manager's stop: push what is pending first
         app = HaloServer(halo, agent=args.agent)
         if args.transport == "stdio":
             anyio.run(serve_stdio, app)

@@ -18,7 +18,9 @@ from ..diff import Side, render_diff_markdown
 from ..markdown import escape_md, md_table
 from ..model import KINDS, Event
 from ..report import render_report
+from .fleet import Previous, fleet
 from .graph import channel_svg
+from .home import SEARCH_DIAGNOSES, agent_bar, nav, render_agents_index, render_home, unsearched, with_bar  # nav: re-exported
 from .observed import has_observed, observed_path, render_observed
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
 
@@ -79,30 +81,6 @@ def _id_links(ids: Iterable[str], link: Callable[[str], str | None], agent: Agen
 
 
 # --- pages -------------------------------------------------------------------
-
-
-def render_home(site: Site) -> str:
-    rows = []
-    for a in site.agents:
-        log = a.data.log
-        rows.append([
-            f"[{escape_md(a.name)}]({rel(site.home, a.overview)})",
-            str(len(log.events)),
-            str(len(a.sessions)),
-            _when(log.events[-1].time),
-            f"{_severity_text(a)} ([report]({rel(site.home, a.diagnosis)}))",
-            _short(log.head),
-        ])
-    body = [
-        f"# {escape_md(site.title)}",
-        "",
-        f"Agents' event traces on branch {_code(site.branch)}, read from their Git repositories. "
-        "A trace is the agent's own account of what it did, not observed behaviour; every page pins its "
-        "evidence to the head commit shown.",
-        "",
-        *md_table(["Agent", "Events", "Sessions", "Last activity", "Open findings", "Head commit"], rows, "lrrlll"),
-    ]
-    return front(site.title, "\n".join(body), hide=["navigation", "toc"])
 
 
 def render_overview(a: AgentSite) -> str:
@@ -283,35 +261,35 @@ def render_compare(site: Site, a: AgentSite, c: ComparePage) -> str:
     return front(f"{a.name} · {c.name}", "\n".join(body))
 
 
-def render_site(site: Site) -> dict[str, str]:
-    """Every page of the site: docs-relative path -> Markdown."""
+def render_site(site: Site, previous: Previous | None = None) -> dict[str, str]:
+    """Every page of the site: docs-relative path -> Markdown.
+
+    ``previous``: the figures of an earlier build, for the trend on the home
+    page and the agents index.
+    """
     from .revisions import audit_of, render_revisions_page  # it builds on this module's helpers
-    pages = {site.home: render_home(site)}
+
+    rows = fleet(site.agents)
+    pages = {site.home: render_home(site, rows, previous), site.agents_index: unsearched(render_agents_index(site, rows, previous))}
     for a in site.agents:
-        pages[a.overview] = render_overview(a)
-        pages[a.diagnosis] = render_diagnosis(a)
-        pages[a.trace] = render_sessions(a)
-        pages[a.revisions] = render_revisions_page(a, a.data.audit or audit_of(a.data))
+        own = {
+            a.overview: render_overview(a),
+            a.diagnosis: render_diagnosis(a),
+            a.trace: render_sessions(a),
+            a.revisions: render_revisions_page(a, a.data.audit or audit_of(a.data)),
+        }
+        extra = []
         if has_observed(a):  # observed evidence: site/observed.py
-            pages[observed_path(a)] = render_observed(a)
+            own[observed_path(a)] = render_observed(a)
+            extra.append(("Observed calls", observed_path(a)))
         for c in a.compares:
-            pages[c.path] = render_compare(site, a, c)
+            own[c.path] = render_compare(site, a, c)
         for s in a.sessions:
             for p in s.pages:
-                pages[p.path] = render_trace_page(a, s, p)
+                own[p.path] = render_trace_page(a, s, p)
+        summaries = {a.overview, a.trace, a.revisions}  # what the diagnosis and session pages hold
+        if len(site.agents) > SEARCH_DIAGNOSES:
+            summaries.add(a.diagnosis)
+        for path, text in own.items():
+            pages[path] = with_bar(text, agent_bar(site, a, path, extra), searched=path not in summaries)
     return pages
-
-
-def nav(site: Site) -> list:
-    """Index pages only: Material renders the nav into every page."""
-    items: list = [{"Home": site.home}]
-    for a in site.agents:
-        items.append({a.name: [
-            {"Overview": a.overview},
-            {"Diagnosis": a.diagnosis},
-            {"Trace": a.trace},
-            {"Revisions": a.revisions},
-            *([{"Observed calls": observed_path(a)}] if has_observed(a) else []),
-            *({f"Compare {c.name}": c.path} for c in a.compares),
-        ]})
-    return items
