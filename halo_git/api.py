@@ -4,19 +4,24 @@ The MCP server, the CLI and the site builder are thin shells over ``Halo``;
 scripts and tests use it directly::
 
     from halo_git import Halo
-    h = Halo("/tmp/halo")
-    h.log("demo", "observe", "user asked for a 9:30 reminder", session="day1")
+    with Halo("~/.halo") as h:
+        h.log("demo", "observe", "user asked for a 9:30 reminder", session="day1")
+
+A ``Halo`` that is never closed is closed at the latest when it is garbage
+collected or the interpreter exits (``weakref.finalize``), before the modules
+its open pack files need are torn down.
 """
 
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any, Mapping, Sequence
 
 from . import jsonl
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
-from .errors import InvalidCall, NotFound
+from .errors import CLI, InvalidCall, NotFound
 from .model import (
     Event,
     check_agent_name,
@@ -58,6 +63,7 @@ class Halo:
         fsync: bool = False,
     ):
         self.store = Store(root, fsync=fsync)
+        self._finalizer = weakref.finalize(self, self.store.close)
         self.branch = branch
         self.session = session or new_session_label()
         self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
@@ -67,7 +73,7 @@ class Halo:
         return self.store.root
 
     def close(self) -> None:
-        self.store.close()
+        self._finalizer()
 
     def __enter__(self) -> "Halo":
         return self
@@ -132,8 +138,14 @@ class Halo:
         committed = repo.append(branch, build)
         return logged_reply(committed.event)
 
-    def import_lines(self, agent: str, lines, branch: str | None = None, session: str = "import") -> list[str]:
-        """Import JSONL events (see ``jsonl``); all or nothing. Returns the new ids."""
+    def import_lines(
+        self, agent: str, lines, branch: str | None = None, session: str = "import", *, allow_duplicates: bool = False,
+    ) -> list[str]:
+        """Import JSONL events (see ``jsonl``); all or nothing. Returns the new ids.
+
+        Refuses a file with lines the branch already holds (same kind,
+        session, summary and time: the file was imported before) unless
+        ``allow_duplicates``."""
         agent = check_agent_name(agent)
         items = jsonl.parse_lines(lines, self.screen)
         if not items:
@@ -142,6 +154,10 @@ class Halo:
         branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
             jsonl.plan(items, 1, agent, session, _no_events)
+        elif not allow_duplicates and repo.head(branch) is not None:
+            dup = jsonl.duplicates(items, repo.log(branch).events, session)
+            if dup:
+                raise _already_imported(agent, branch, dup, len(items))
 
         def build(first: int, kind_of) -> list[Event]:
             if first == 1:  # the branch has no commit yet
@@ -160,6 +176,30 @@ class Halo:
     def agents(self) -> list[str]:
         return self.store.agents()
 
+    def require_root(self) -> None:
+        """Raise ``NotFound`` naming the root when the root folder does not exist
+        (a reading command must not answer "no events" for a mistyped root)."""
+        if not self.root.is_dir():
+            raise NotFound(
+                f"no HALO root at {self.root}: the folder does not exist",
+                hints={CLI: "pass --root (or set HALO_ROOT) to the folder that holds the agents' <agent>.git repositories"},
+            )
+
+    def require_agent(self, agent: str) -> str:
+        """The agent's checked name, or ``NotFound`` naming the root and the
+        agents it does hold (for commands that read an existing trace)."""
+        agent = check_agent_name(agent)
+        self.require_root()
+        agents = self.agents()
+        if agent not in agents:
+            shown = ", ".join(agents[:20]) + (f" and {len(agents) - 20} more" if len(agents) > 20 else "")
+            raise NotFound(
+                f"no agent '{agent}' in {self.root} "
+                + (f"(its agents: {shown})" if agents else "(it holds no agents yet)"),
+                hints={CLI: "check --agent and --root"},
+            )
+        return agent
+
     def event_log(self, agent: str, branch: str | None = None) -> EventLog:
         """All events of the agent's branch with their commit ids."""
         repo = self.store.repo(agent)
@@ -170,21 +210,22 @@ class Halo:
     def events(self, agent: str, branch: str | None = None) -> list[Event]:
         return list(self.event_log(agent, branch).events)
 
-    def trace(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None) -> str:
-        """The ``halo_trace`` text: the most recent ``limit`` events, oldest first."""
+    def trace(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None, *, interface: str = "mcp") -> str:
+        """The ``halo_trace`` text: the most recent ``limit`` events, oldest first
+        (``interface`` phrases the empty trace's hint for ``"mcp"`` or ``"cli"``)."""
         check_agent_name(agent)
         limit = check_limit(limit)
         if session:
             check_session(session)
         repo = self.store.repo(agent)
         if not repo.exists:
-            return trace_text([], agent, session)
+            return trace_text([], agent, session, interface)
         if repo.head(branch or self.branch) is None:
             _refuse_missing_branch(repo, branch or self.branch)
         if not session:
             return trace_text(repo.tail(branch or self.branch, limit), agent)
         picked = [e for e in reversed(repo.log(branch or self.branch).events) if e.session == session]
-        return trace_text(list(reversed(picked[:limit])), agent, session)
+        return trace_text(list(reversed(picked[:limit])), agent, session, interface)
 
     def diagnosis(self, agent: str, session: str = "", branch: str | None = None) -> Diagnosis:
         """The pure diagnosis of the agent's branch head (or one session)."""
@@ -227,6 +268,16 @@ def _refuse_missing_branch(repo, branch: str) -> None:
             f"agent '{repo.agent}' has no branch '{branch}' (its branches: {', '.join(branches)}); "
             f"create it first: halo-git branch --agent {repo.agent} {branch} --from {start}"
         )
+
+
+def _already_imported(agent: str, branch: str, dup: list[tuple[int, str]], lines: int) -> InvalidCall:
+    line, held = dup[0]
+    more = f", and so do {len(dup) - 1} more of the file's {lines} lines" if len(dup) > 1 else ""
+    return InvalidCall(
+        f"line {line} repeats {held} of agent '{agent}' on branch '{branch}' (same kind, session, summary and time){more}: "
+        "the file looks imported already; nothing was imported",
+        hints={CLI: "pass --allow-duplicates to import it again", "mcp": "pass allow_duplicates=True to import it again"},
+    )
 
 
 def _no_events(number: int) -> str:

@@ -18,6 +18,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
+        h.require_agent(args.agent)
         repo = h.store.repo(args.agent)
         if args.new is None:
             for name in repo.branches():

@@ -2,9 +2,9 @@
 
 Prints each finding at or above ``--fail-on`` as one GitHub Actions workflow
 command (``::error``, ``::warning``, ``::notice``), so a pull request run shows
-them as annotations, and exits 1 when there is any; 0 when there is none; 2 on a
-usage error (unknown agent or session, bad option), which must never pass for
-"no findings".
+them as annotations, and exits 1 when there is any; 0 when there is none. An
+unknown root, agent, branch or session also exits 1 (the CLI's exit-code table),
+so it can never pass for "no findings"; a bad option exits 2.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import sys
 
 from ..diagnosis import SEVERITIES, Finding, at_or_above
-from ..errors import NotFound
 from . import add_common, open_halo
 
 LEVEL = {"high": "error", "medium": "warning", "low": "notice", "info": "notice"}
@@ -55,16 +54,8 @@ def annotation(f: Finding) -> str:
 
 def run(args) -> int:
     with open_halo(args) as h:
-        if args.agent not in h.agents():
-            known = ", ".join(h.agents()[:10]) or "none yet"
-            print(f"halo-git: error: no agent '{args.agent}' in {h.root} (agents: {known}); check --agent and --root",
-                  file=sys.stderr)
-            return 2
-        try:
-            d = h.diagnosis(args.agent, session=args.session, branch=args.branch)
-        except NotFound as e:
-            print(f"halo-git: error: {e}", file=sys.stderr)
-            return 2
+        h.require_agent(args.agent)
+        d = h.diagnosis(args.agent, session=args.session, branch=args.branch)
     failing = at_or_above(d.findings, args.fail_on)
     for f in failing:
         print(annotation(f))

@@ -22,6 +22,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
+        h.require_agent(args.agent)
         diff = h.diff(args.agent, args.base, args.head or args.branch)
     sys.stdout.write(render_diff_markdown(diff) if args.format == "md" else render_diff_json(diff))
     return 0

@@ -26,6 +26,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
+        h.require_agent(args.agent)
         if args.format == "jsonl":
             for line in h.export_lines(args.agent):
                 print(line)

@@ -18,5 +18,6 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
+        h.require_agent(args.agent)
         print(push(h.store.repo(args.agent), args.remote, args.branch).describe())
     return 0

@@ -16,5 +16,6 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
+        h.require_agent(args.agent)
         sys.stdout.write(h.report(args.agent, session=args.session, branch=args.branch))
     return 0

@@ -15,5 +15,6 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
-        print(h.trace(args.agent, limit=args.limit, session=args.session))
+        h.require_agent(args.agent)
+        print(h.trace(args.agent, limit=args.limit, session=args.session, interface="cli"))
     return 0

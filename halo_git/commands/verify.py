@@ -18,6 +18,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args, screen=None) as h:
+        h.require_agent(args.agent)
         result = verify_branch(h.store.repo(args.agent), args.branch)
     where = f"branch '{result.branch}' of agent '{result.agent}'"
     if result.head is None:
