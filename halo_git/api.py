@@ -200,6 +200,25 @@ class Halo:
             )
         return agent
 
+    def require_branch(self, agent: str | None, branch: str | None = None) -> None:
+        """Refuse (``NotFound``) a branch that appends would refuse: the agent's
+        repository holds other branches but not this one. Without an agent,
+        refuse only when the root holds agents and none of them has the branch
+        (a new agent may still start on any branch: pass its name)."""
+        branch = branch or self.branch
+        if agent is not None:
+            repo = self.store.repo(check_agent_name(agent))
+            if repo.exists and repo.head(branch) is None:
+                _refuse_missing_branch(repo, branch)
+            return
+        repos = [self.store.repo(a) for a in self.agents()]
+        if repos and all(r.head(branch) is None for r in repos):
+            shown = ", ".join(r.agent for r in repos[:10])
+            raise NotFound(
+                f"no agent in {self.root} has a branch '{branch}' (agents: {shown}); create it first: "
+                f"halo-git branch --agent {repos[0].agent} {branch} --from main, or name the new agent that starts it with --agent"
+            )
+
     def event_log(self, agent: str, branch: str | None = None) -> EventLog:
         """All events of the agent's branch with their commit ids."""
         repo = self.store.repo(agent)

@@ -79,16 +79,17 @@ def test_annotation_names_at_most_20_ids(root):
 
 
 @pytest.mark.parametrize(
-    "args, says",
+    "args, code, says",
     [
-        (["--agent", "nobody"], "no agent 'nobody'"),
-        (["--agent", "demo", "--session", "nope"], "has no session 'nope'"),
-        (["--agent", "demo", "--branch", "nope"], "has no branch 'nope'"),
-        (["--agent", "demo", "--fail-on", "info"], "invalid choice"),
-        ([], "--agent"),
+        (["--agent", "nobody"], 1, "no agent 'nobody'"),
+        (["--agent", "demo", "--session", "nope"], 1, "has no session 'nope'"),
+        (["--agent", "demo", "--branch", "nope"], 1, "has no branch 'nope'"),
+        (["--agent", "demo", "--fail-on", "info"], 2, "invalid choice"),
+        ([], 2, "--agent"),
     ],
 )
-def test_usage_errors_exit_2(checked_root, args, says):
+def test_not_found_exits_1_and_usage_errors_exit_2(checked_root, args, code, says):
+    """The CLI's exit-code table: what does not exist is 1 (never 0, never "no findings"), usage 2."""
     r = run_cli("check", *args, root=checked_root)
-    assert r.returncode == 2 and r.stdout == ""
+    assert r.returncode == code and r.stdout == ""
     assert says in r.stderr

@@ -1,7 +1,15 @@
-"""``halo-git serve``: run the HALO MCP server (stdio by default, or HTTP)."""
+"""``halo-git serve``: run the HALO MCP server (stdio by default, or HTTP).
+
+Over stdio it prints one line on stderr when it starts (root, agent, branch)
+and stops on Ctrl-C (SIGINT) at once, as on Ctrl-D (end of input): every
+append is crash-safe, so stopping mid-call loses at most that call. A --branch
+the agent's repository does not hold is refused at start, not on every call.
+"""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 
 import anyio
@@ -24,8 +32,13 @@ def run(args) -> int:
     from ..server import HaloServer, serve_http, serve_stdio
 
     with open_halo(args, fsync=args.fsync) as halo:
+        halo.require_branch(args.agent, args.branch)
         app = HaloServer(halo, agent=args.agent)
         if args.transport == "stdio":
+            who = f"agent {args.agent}" if args.agent else "agent: the MCP client's name"
+            print(f"halo-git serve: root {halo.root}, {who}, branch {args.branch}; "
+                  "waiting for an MCP client on stdin (Ctrl-C or Ctrl-D stops)", file=sys.stderr, flush=True)
+            signal.signal(signal.SIGINT, _stop)
             anyio.run(serve_stdio, app)
         else:
             def ready(port: int) -> None:
@@ -33,3 +46,10 @@ def run(args) -> int:
 
             anyio.run(lambda: serve_http(app, args.host, args.port, ready))
     return 0
+
+
+def _stop(signum, frame) -> None:
+    """SIGINT over stdio: the stdin reader blocks in a worker thread that no
+    cancellation reaches, so leave at once (as a kill would; appends are atomic)."""
+    print("halo-git serve: stopped (Ctrl-C)", file=sys.stderr, flush=True)
+    os._exit(130)

@@ -20,7 +20,6 @@ snapshot in ``halo/`` does the same for a new process (see ``log``).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -41,7 +40,7 @@ from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, InvalidCall, NotFound
 from ..model import Event, commit_message, epoch_seconds, from_yaml, to_yaml
-from . import maintenance
+from . import locking, maintenance
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, object_id
 
 ZERO_SHA = b"0" * 40
@@ -507,7 +506,7 @@ class AgentRepo:
             guard_dir = self.path / CACHE_DIR
             guard_dir.mkdir(exist_ok=True)
             with open(guard_dir / "stale-locks.flock", "a") as guard:
-                fcntl.flock(guard, fcntl.LOCK_EX)
+                locking.lock(guard)
                 if time.time() - os.stat(path).st_mtime <= STALE_LOCK_SECONDS:
                     return False
                 os.unlink(path)
@@ -703,7 +702,7 @@ class AgentRepo:
         try:
             path.parent.mkdir(exist_ok=True)
             with open(path, "a+b") as f:
-                fcntl.flock(f, fcntl.LOCK_EX)
+                locking.lock(f)
                 f.seek(0)
                 header = _snapshot_header(log.branch)
                 count, commit = _snapshot_end(f) if f.readline() == header else (0, None)
