@@ -41,7 +41,7 @@ OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
 # The one table of exit codes: every command, every error. docs/cli.md shows it.
 EXIT_CODES: list[tuple[int, str]] = [
     (OK, "success (`check`: no finding at or above `--fail-on`; `verify`: the branch is intact); "
-         "also when the reader of the output went away (`halo-git trace | head`)"),
+         "also when the reader of the output went away (`halo-git export` piped into `head`)"),
     (FAILED, "something was found or refused: `check` findings, a `verify` failure, a root, agent, branch, "
              "session or revision that does not exist, a push or pull refused as not fast-forward, a busy "
              "repository, an I/O error"),
