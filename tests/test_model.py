@@ -70,14 +70,28 @@ def test_yaml_round_trips_hostile_summaries(summary):
     ]
 
 
+REFUSED_CONTROLS = [chr(c) for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]]
+STORABLE = st.characters(blacklist_categories=("Cs",), blacklist_characters=REFUSED_CONTROLS)
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.text(min_size=1, max_size=300).filter(lambda s: s.strip()))
+@given(st.text(STORABLE, min_size=1, max_size=300).filter(lambda s: s.strip()))
 def test_yaml_round_trips_any_text(summary):
-    try:
-        e = make("observe", summary)
-    except InvalidCall:
-        return  # control characters and lone surrogates are refused, not stored
+    """Every example asserts: the text is drawn from what summaries may hold."""
+    e = make("observe", summary)
     assert from_yaml(to_yaml(e)) == e
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(STORABLE, max_size=50), st.sampled_from(REFUSED_CONTROLS + ["\ud800", "\udfff"]), st.text(STORABLE, max_size=50))
+def test_control_characters_and_lone_surrogates_are_refused_by_name(before, bad, after):
+    with pytest.raises(InvalidCall) as refused:
+        make("observe", "x" + before + bad + after)
+    message = str(refused.value)
+    if bad in REFUSED_CONTROLS:
+        assert f"control character U+{ord(bad):04X}" in message
+    else:
+        assert "lone surrogate" in message
 
 
 def test_yaml_is_plain_utf8_with_fixed_keys():
