@@ -35,10 +35,10 @@ def run(args) -> int:
         halo.require_branch(args.agent, args.branch)
         app = HaloServer(halo, agent=args.agent)
         if args.transport == "stdio":
+            signal.signal(signal.SIGINT, _stop)  # before the line that invites Ctrl-C
             who = f"agent {args.agent}" if args.agent else "agent: the MCP client's name"
             print(f"halo-git serve: root {halo.root}, {who}, branch {args.branch}; "
                   "waiting for an MCP client on stdin (Ctrl-C or Ctrl-D stops)", file=sys.stderr, flush=True)
-            signal.signal(signal.SIGINT, _stop)
             anyio.run(serve_stdio, app)
         else:
             def ready(port: int) -> None:
