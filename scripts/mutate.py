@@ -14,6 +14,7 @@ Not part of CI's default run (minutes per module on two cores)::
     python scripts/mutate.py                      # every module in MODULES
     python scripts/mutate.py halo_git/model.py    # one module with its tests
     python scripts/mutate.py halo_git/markdown.py --tests tests/test_report.py --limit 50
+    python scripts/mutate.py halo_git/model.py --every 5    # a fifth of the mutants, spread evenly
 """
 
 from __future__ import annotations
@@ -118,9 +119,9 @@ def mutated(source: str, index: int) -> str:
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
-def run(module: str, tests: list[str], limit: int | None, timeout: float) -> list[tuple[Mutant, str]]:
+def run(module: str, tests: list[str], limit: int | None, timeout: float, every: int = 1) -> list[tuple[Mutant, str]]:
     source = (REPO / module).read_text(encoding="utf-8")
-    todo = mutants(source)[:limit]
+    todo = mutants(source)[::every][:limit]
     survivors = []
     scratch = Path(tempfile.mkdtemp(prefix="halo-mutants-"))
     try:
@@ -153,11 +154,12 @@ def main(argv=None) -> int:
     p.add_argument("modules", nargs="*", help=f"modules to mutate (default: {', '.join(MODULES)})")
     p.add_argument("--tests", nargs="+", help="test files to run (default: the module's entry in MODULES)")
     p.add_argument("--limit", type=int, help="only the first N mutants of each module")
+    p.add_argument("--every", type=int, default=1, help="only every K-th mutant (a sample spread over the module; default 1, all)")
     p.add_argument("--timeout", type=float, default=120, help="seconds per test run (default 120); a timeout counts as killed")
     args = p.parse_args(argv)
     survivors = []
     for module in args.modules or list(MODULES):
-        survivors += run(module, args.tests or MODULES[module], args.limit, args.timeout)
+        survivors += run(module, args.tests or MODULES[module], args.limit, args.timeout, args.every)
     if survivors:
         print("\nsurviving mutants:")
         for _, text in survivors:
