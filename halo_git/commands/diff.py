@@ -1,4 +1,9 @@
-"""``halo-git diff``: how an agent's behaviour differs between two branches or commits."""
+"""``halo-git diff``: how an agent's behaviour differs between two branches or commits.
+
+From their merge base: events and channels on each side, loop metrics and
+findings of each whole branch, revisions only on one side; Markdown fits a
+pull-request comment, JSON lists everything.
+"""
 
 from __future__ import annotations
 

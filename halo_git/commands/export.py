@@ -1,4 +1,8 @@
-"""``halo-git export``: an agent's events as JSONL, or as ATIF trajectories, on stdout."""
+"""``halo-git export``: an agent's events as JSONL, or as ATIF trajectories, on stdout.
+
+JSONL has one event per line with the fields of its YAML file, which is what
+import reads back; ATIF writes one trajectory per session and line.
+"""
 
 from __future__ import annotations
 

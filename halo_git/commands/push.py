@@ -1,4 +1,8 @@
-"""``halo-git push``: send a branch to the agent's repository on a Git remote."""
+"""``halo-git push``: send a branch to the agent's repository on a Git remote.
+
+Fast-forward only and never forced: when the remote holds events this branch
+lacks, nothing is pushed and the message says to pull first.
+"""
 
 from __future__ import annotations
 

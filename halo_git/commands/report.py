@@ -1,4 +1,9 @@
-"""``halo-git report``: the diagnosis Markdown (as halo_report)."""
+"""``halo-git report``: the diagnosis Markdown (as halo_report).
+
+Deterministic Markdown pinned to the branch's head commit: boundary and
+evidence, channels, write side, read-back, actions, outcomes, mechanism,
+behavioral-authority paths and findings, every claim citing event ids.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""``halo-git verify``: prove a branch's history is exactly what HALO wrote."""
+"""``halo-git verify``: prove a branch's history is exactly what HALO wrote.
+
+Walks every commit from e1: one event file each, the next id, canonical YAML,
+uses/about naming earlier events, the message, author, committer and time the
+event implies. Exits 1 naming the first commit that breaks the contract.
+"""
 
 from __future__ import annotations
 
