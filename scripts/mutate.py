@@ -119,9 +119,9 @@ def mutated(source: str, index: int) -> str:
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
-def run(module: str, tests: list[str], limit: int | None, timeout: float, every: int = 1) -> list[tuple[Mutant, str]]:
+def run(module: str, tests: list[str], limit: int | None, timeout: float, every: int = 1, lines: set[int] | None = None) -> list[tuple[Mutant, str]]:
     source = (REPO / module).read_text(encoding="utf-8")
-    todo = mutants(source)[::every][:limit]
+    todo = [m for m in mutants(source) if lines is None or m.line in lines][::every][:limit]
     survivors = []
     scratch = Path(tempfile.mkdtemp(prefix="halo-mutants-"))
     try:
@@ -155,11 +155,13 @@ def main(argv=None) -> int:
     p.add_argument("--tests", nargs="+", help="test files to run (default: the module's entry in MODULES)")
     p.add_argument("--limit", type=int, help="only the first N mutants of each module")
     p.add_argument("--every", type=int, default=1, help="only every K-th mutant (a sample spread over the module; default 1, all)")
+    p.add_argument("--lines", help="only mutants on these lines, e.g. 446,464 (re-check survivors after adding tests)")
     p.add_argument("--timeout", type=float, default=120, help="seconds per test run (default 120); a timeout counts as killed")
     args = p.parse_args(argv)
     survivors = []
     for module in args.modules or list(MODULES):
-        survivors += run(module, args.tests or MODULES[module], args.limit, args.timeout, args.every)
+        lines = {int(n) for n in args.lines.split(",")} if args.lines else None
+        survivors += run(module, args.tests or MODULES[module], args.limit, args.timeout, args.every, lines)
     if survivors:
         print("\nsurviving mutants:")
         for _, text in survivors:

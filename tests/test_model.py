@@ -17,8 +17,10 @@ from halo_git.model import (
     logged_reply,
     normalize_time,
     resolve,
+    check_limit,
     to_yaml,
     trace_line,
+    trace_text,
 )
 
 HOSTILE = [
@@ -196,3 +198,23 @@ def test_time_normalisation():
     assert normalize_time("2026-11-30T09:30:00.250000Z") == "2026-11-30T09:30:00.250000Z"
     with pytest.raises(InvalidCall, match="no time zone"):
         normalize_time("2026-11-30T09:30:00")
+
+
+# -- pinned after the mutation run (scripts/mutate.py): survivors of test_model.py alone --
+
+
+def test_empty_trace_text_names_the_first_step_for_each_interface():
+    assert trace_text([], "demo") == "No events yet for agent 'demo'; log the first with halo_observe."
+    assert trace_text([], "demo", "day2") == "No events yet in session 'day2' for agent 'demo'; log the first with halo_observe."
+    assert trace_text([], "demo", interface="cli") == "No events yet for agent 'demo'; log the first with halo-git log observe."
+    assert trace_text([make()], "demo") == "e5 [day2] observe: s"
+
+
+@pytest.mark.parametrize("value", [0, 201, -1, True, "5", 2.0])
+def test_limit_outside_1_to_200_or_not_an_integer_is_refused(value):
+    with pytest.raises(InvalidCall, match="'limit' must be"):
+        check_limit(value)
+
+
+def test_limit_bounds_and_default():
+    assert (check_limit(None), check_limit(1), check_limit(200)) == (20, 1, 200)
