@@ -17,7 +17,9 @@ from halo_git.model import (
     logged_reply,
     normalize_time,
     resolve,
+    KINDS,
     check_limit,
+    check_session,
     to_yaml,
     trace_line,
     trace_text,
@@ -218,3 +220,87 @@ def test_limit_outside_1_to_200_or_not_an_integer_is_refused(value):
 
 def test_limit_bounds_and_default():
     assert (check_limit(None), check_limit(1), check_limit(200)) == (20, 1, 200)
+
+
+def test_the_kind_table_is_the_contracts():
+    table = {k.name: (k.category, k.letter, k.tool, k.fields) for k in KINDS.values()}
+    assert table == {
+        "observe": ("Sensing", "S", "halo_observe", ()),
+        "outcome": ("Sensing", "S", "halo_outcome", ("about",)),
+        "remember": ("Memory", "M", "halo_remember", ()),
+        "recall": ("Memory", "M", "halo_recall", ()),
+        "act": ("Action", "A", "halo_act", ("trigger", "form")),
+        "revise": ("Mechanism", "R", "halo_revise", ("target", "made_by", "governance")),
+    }
+
+
+@pytest.mark.parametrize("bad", ["a\nb", "a\tb", "a\u2028b", "a\u2029b", "a\x85b", "a[b", "a]b", "a\x07b"])
+def test_a_session_label_is_one_plain_line(bad):
+    with pytest.raises(InvalidCall, match="may not contain line breaks, control characters or square brackets"):
+        check_session(bad)
+
+
+def test_a_session_label_has_at_most_100_characters():
+    assert check_session("s" * 100) == "s" * 100
+    with pytest.raises(InvalidCall, match="'session' is 101 characters; the limit is 100"):
+        check_session("s" * 101)
+
+
+def test_every_line_break_is_shown_escaped_in_a_trace_line():
+    line = trace_line(make("observe", "a\r\nb\nc\rd\x85e\u2028f\u2029g"))
+    assert line == "e5 [day2] observe: a\\r\\nb\\nc\\rd\\x85e\\u2028f\\u2029g"
+
+
+def test_ids_have_at_most_13_digits_and_long_values_are_cut_in_the_message():
+    from halo_git.model import parse_id
+
+    assert parse_id("e" + "9" * 13) == int("9" * 13)
+    with pytest.raises(InvalidCall, match="invalid event id 'e99999999999999' in 'uses'"):
+        parse_id("e" + "9" * 14)
+    with pytest.raises(InvalidCall) as refused:
+        parse_id("x" * 500)
+    assert "'" + "x" * 59 + "…" in str(refused.value) and "x" * 61 not in str(refused.value)
+
+
+@pytest.mark.parametrize("call, says", [
+    ({"summary": 5}, "'summary' must be a string, got a number; say what happened in a few words"),
+    ({"summary": {"a": 1}}, "'summary' must be a string, got an object"),
+    ({"summary": "x", "uses": [f"e{i}" for i in range(1, 52)]}, "'uses' names 51 events; the limit is 50: name the events this step relied on most"),
+    ({"summary": "x", "use": ["e1"]}, "unknown parameter(s) 'use' for halo_observe (did you mean 'uses'?); its parameters are:"),
+    ({"summary": "x", "u" * 50: 1}, "unknown parameter(s) '" + "u" * 40 + "…' for halo_observe;"),
+])
+def test_refusals_of_bad_observe_calls_say_how_to_fix_them(call, says):
+    with pytest.raises(InvalidCall) as refused:
+        check_call("observe", call)
+    assert says in str(refused.value)
+
+
+@pytest.mark.parametrize("fields, says", [
+    ({"target": " ", "made_by": "agent", "governance": "none"}, "'target' is empty; name what changed: a prompt, rule, skill, schedule policy, or similar"),
+    ({"target": "a\nb", "made_by": "agent", "governance": "none"}, "'target' must be one line of at most"),
+    ({"target": 3, "made_by": "agent", "governance": "none"}, "'target' must be a string, got a number; name what changed"),
+])
+def test_refusals_of_bad_revise_fields(fields, says):
+    with pytest.raises(InvalidCall) as refused:
+        check_call("revise", {"summary": "x", **fields})
+    assert says in str(refused.value)
+
+
+def test_outcome_without_about_says_how_to_name_the_act():
+    with pytest.raises(InvalidCall, match="'about' is required for halo_outcome; name the earlier act event this outcome is about"):
+        check_call("outcome", {"summary": "x"})
+
+
+@pytest.mark.parametrize("value, says", [
+    ("yesterday", "'time' 'yesterday' is not ISO 8601; use a form such as 2026-11-30T09:30:00Z"),
+    ("1969-07-20T20:17:00Z", "is before 1971; Git cannot date commits that early"),
+])
+def test_times_are_iso_8601_after_1970(value, says):
+    with pytest.raises(InvalidCall) as refused:
+        normalize_time(value)
+    assert says in str(refused.value)
+
+
+def test_an_event_file_that_is_not_a_mapping_is_refused():
+    with pytest.raises(ValueError, match="event file is not a mapping"):
+        from_yaml(b"- just\n- a list\n")
