@@ -119,9 +119,11 @@ def mutated(source: str, index: int) -> str:
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
-def run(module: str, tests: list[str], limit: int | None, timeout: float, every: int = 1, lines: set[int] | None = None) -> list[tuple[Mutant, str]]:
+def run(module: str, tests: list[str], limit: int | None, timeout: float, every: int = 1, lines: set[int] | None = None,
+        only: set[str] | None = None) -> list[tuple[Mutant, str]]:
     source = (REPO / module).read_text(encoding="utf-8")
-    todo = [m for m in mutants(source) if lines is None or m.line in lines][::every][:limit]
+    todo = [m for m in mutants(source) if (lines is None or m.line in lines)
+            and (only is None or f"{module}:{m.line}: {m.what}" in only)][::every][:limit]
     survivors = []
     scratch = Path(tempfile.mkdtemp(prefix="halo-mutants-"))
     try:
@@ -156,12 +158,17 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, help="only the first N mutants of each module")
     p.add_argument("--every", type=int, default=1, help="only every K-th mutant (a sample spread over the module; default 1, all)")
     p.add_argument("--lines", help="only mutants on these lines, e.g. 446,464 (re-check survivors after adding tests)")
+    p.add_argument("--recheck", metavar="LOG", help="only the mutants listed as survivors in LOG (this script's output)")
     p.add_argument("--timeout", type=float, default=120, help="seconds per test run (default 120); a timeout counts as killed")
     args = p.parse_args(argv)
     survivors = []
     for module in args.modules or list(MODULES):
         lines = {int(n) for n in args.lines.split(",")} if args.lines else None
-        survivors += run(module, args.tests or MODULES[module], args.limit, args.timeout, args.every, lines)
+        only = None
+        if args.recheck:
+            text = Path(args.recheck).read_text(encoding="utf-8").split("surviving mutants:", 1)[-1]
+            only = {line.strip() for line in text.splitlines() if line.strip()}
+        survivors += run(module, args.tests or MODULES[module], args.limit, args.timeout, args.every, lines, only)
     if survivors:
         print("\nsurviving mutants:")
         for _, text in survivors:
