@@ -18,13 +18,15 @@ import os
 import weakref
 from typing import Any, Mapping, Sequence
 
-from . import jsonl
+from . import jsonl, revisions
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
 from .errors import CLI, InvalidCall, NotFound
+from .gate import Gate, evaluate
 from .model import (
     Event,
     check_agent_name,
+    parse_id,
     check_call,
     check_limit,
     check_session,
@@ -34,9 +36,11 @@ from .model import (
     resolve,
     trace_text,
 )
+from .observed import Observed
 from .report import render_report
 from .screening import Screen, default_screen, load_screen
 from .store import DEFAULT_BRANCH, EventLog, Store
+from .store import signing
 
 
 class Halo:
@@ -246,8 +250,8 @@ class Halo:
         picked = [e for e in reversed(repo.log(branch or self.branch).events) if e.session == session]
         return trace_text(list(reversed(picked[:limit])), agent, session, interface)
 
-    def diagnosis(self, agent: str, session: str = "", branch: str | None = None) -> Diagnosis:
-        """The pure diagnosis of the agent's branch head (or one session)."""
+    def diagnosis(self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None) -> Diagnosis:
+        """The pure diagnosis of the agent's branch head (or one session); ``observed`` from ``observed.load``."""
         check_agent_name(agent)
         if session:
             check_session(session)
@@ -258,11 +262,18 @@ class Halo:
             raise NotFound(
                 f"agent '{agent}' has no session '{session}'" + (f"; its sessions: {shown}" if sessions else "; it has no events yet")
             )
-        return diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session)
+        return diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed)
 
-    def report(self, agent: str, session: str = "", branch: str | None = None) -> str:
-        """The ``halo_report`` Markdown."""
-        return render_report(self.diagnosis(agent, session, branch))
+    def report(
+        self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None,
+        allowed_signers: str | None = None,
+    ) -> str:
+        """The ``halo_report`` Markdown (its Mechanism section with the revision audit)."""
+        d = self.diagnosis(agent, session, branch, observed)
+        if not d.mechanism.revisions:
+            return render_report(d)
+        listed = revisions.report_impacts([r.id for r in d.mechanism.revisions])
+        return render_report(d, audit=self.audit(agent, branch, allowed_signers, impacts_for=listed))
 
     def diff(self, agent: str, base: str, head: str) -> BehaviourDiff:
         """Behaviour diff of two branches or commit ids of the agent (see ``halo_git.diff``)."""
@@ -273,6 +284,166 @@ class Halo:
             return repo.log(rev) if rev in branches else repo.log_at(repo.resolve(rev))
 
         return compare(agent, base, log(base), head, log(head))
+
+
+    def check(
+        self,
+        agent: str,
+        *,
+        session: str = "",
+        branch: str | None = None,
+        fail_on: str = "high",
+        baseline: str | None = None,
+        accepted: Sequence = (),
+        accept_file: str | None = None,
+        observed: Observed | None = None,
+        require_signed_approvals: bool = False,
+    ) -> Gate:
+        """The CI gate over the agent's branch (see ``halo_git.gate``): findings at or
+        above ``fail_on`` that ``accepted`` (``accept.Accepted`` entries) does not
+        cover; with ``baseline`` (a branch or commit id) only those new relative to it."""
+        if baseline and session:
+            raise InvalidCall("--baseline compares whole branches; leave out --session, or check the session without a baseline")
+        if baseline and observed is not None:
+            raise InvalidCall("--observed describes one run of one branch, so it cannot be compared with a baseline; "
+                              "check with --observed and without --baseline")
+        if baseline and require_signed_approvals:
+            raise InvalidCall("--require-signed-approvals checks one branch's approvals; run it without --baseline")
+        if baseline:
+            diff = self.diff(agent, baseline, branch or self.branch)
+            return evaluate(diff.head.diagnosis, fail_on=fail_on, diff=diff, accepted=accepted, accept_file=accept_file)
+        d = self.diagnosis(agent, session=session, branch=branch, observed=observed)
+        if require_signed_approvals:
+            d.findings = revisions.with_policy(d.findings, self.audit(agent, branch, impacts_for=()), session)
+        return evaluate(d, fail_on=fail_on, accepted=accepted, accept_file=accept_file)
+
+    # -- revisions and approvals ---------------------------------------------------
+
+    def allowed_signers(self, explicit: str | os.PathLike[str] | None = None) -> str | None:
+        """The allowed-signers file: ``explicit``, else ``HALO_ALLOWED_SIGNERS``,
+        else ``<root>/allowed_signers`` when it exists, else None (nothing proven)."""
+        if explicit:
+            return os.fspath(explicit)
+        env = os.environ.get("HALO_ALLOWED_SIGNERS")
+        if env:
+            return env
+        default = self.root / "allowed_signers"
+        return str(default) if default.is_file() else None
+
+    def gpg_keyring(self, explicit: str | os.PathLike[str] | None = None) -> str | None:
+        """The keyring of allowed GPG keys: ``explicit``, else ``HALO_GPG_KEYRING``,
+        else ``<root>/allowed_signers.gpg`` when it exists, else None."""
+        if explicit:
+            return os.fspath(explicit)
+        env = os.environ.get("HALO_GPG_KEYRING")
+        if env:
+            return env
+        default = self.root / "allowed_signers.gpg"
+        return str(default) if default.is_file() else None
+
+    def signoffs(
+        self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None,
+        gpg_keyring: str | None = None,
+    ) -> dict[str, "revisions.Signoff"]:
+        """The approvals ``approve`` wrote on the branch (or in ``log``), their signatures checked."""
+        log = log if log is not None else self.event_log(agent, branch)
+        targets: dict[str, str] = {}
+        candidates: dict[str, str] = {}
+        for e, c in zip(log.events, log.commits):
+            if e.kind == "revise":
+                if signing.is_approval_event(e, targets):
+                    candidates[e.id] = c
+                targets[e.id] = e.fields["target"]
+        if not candidates:
+            return {}
+        proofs = signing.read_proofs(
+            self.store.repo(agent).path, agent, candidates, self.allowed_signers(allowed_signers), self.gpg_keyring(gpg_keyring)
+        )
+        return {
+            i: revisions.Signoff(p.event, p.approves, p.approver, p.signature.status, p.signature.principal,
+                                 p.signature.key, p.signature.format, p.commit)
+            for i, p in proofs.items()
+        }
+
+    def audit(
+        self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None,
+        gpg_keyring: str | None = None, impacts_for: Sequence[str] | None = None,
+    ) -> "revisions.Audit":
+        """Per-target history, impact and approvals of the agent's revisions (see
+        ``revisions``), of the branch head or of ``log`` (a head already read)."""
+        check_agent_name(agent)
+        log = log if log is not None else self.event_log(agent, branch)
+        allowed, keyring = self.allowed_signers(allowed_signers), self.gpg_keyring(gpg_keyring)
+        return revisions.audit(
+            log.events, log.commits, agent=agent, branch=log.branch, head=log.head,
+            signoffs=self.signoffs(agent, branch, allowed, log=log, gpg_keyring=keyring),
+            signatures_checked=allowed is not None or keyring is not None, impacts_for=impacts_for,
+        )
+
+    def approve(
+        self,
+        agent: str,
+        revision: str,
+        *,
+        name: str | None = None,
+        email: str | None = None,
+        sign: str | None = None,
+        key: str | None = None,
+        note: str | None = None,
+        session: str | None = None,
+        branch: str | None = None,
+        time: str | None = None,
+    ) -> dict[str, str]:
+        """Log the user's approval of revision ``revision`` as a commit the user authors.
+
+        The event is a revise with made_by=user, governance=approved, uses=[revision]
+        and the revision's target; the commit's author is ``NAME <EMAIL>`` (default:
+        git config user.name/user.email) and, with ``sign="ssh"`` or ``"gpg"``, it is
+        signed with ``key`` (an SSH private key file, or a GPG key id; default: git
+        config user.signingkey) so ``git verify-commit`` accepts it.
+        """
+        check_agent_name(agent)
+        parse_id(revision, "revision")
+        branch = branch or self.branch
+        log = self.event_log(agent, branch)
+        by_id = {e.id: e for e in log.events}
+        rev = by_id.get(revision)
+        if rev is None:
+            raise NotFound(f"agent '{agent}' has no event {revision} on branch '{branch}'; run halo-git revisions --agent {agent} to see its revisions")
+        if rev.kind != "revise":
+            raise InvalidCall(f"{revision} is {'an' if rev.kind[0] in 'aeiou' else 'a'} {rev.kind} event; approve names a revise event (halo-git revisions --agent {agent} lists them)")
+        if revision in self.signoffs(agent, branch, None):
+            raise InvalidCall(f"{revision} is itself an approval logged with halo-git approve; approve the revision it names, {by_id[revision].uses[0]}")
+        default = signing.default_identity()
+        name = name or (default.name if default else None)
+        email = email or (default.email if default else None)
+        if not name or not email:
+            raise InvalidCall("no approver identity: pass --by NAME --email ADDR (or set git config --global user.name / user.email)")
+        identity = signing.Identity(name, email)
+        signer = None
+        if sign is not None:
+            if sign not in ("ssh", "gpg"):
+                raise InvalidCall(f"--sign {sign!r} is not supported; use --sign ssh or --sign gpg")
+            key = key or signing.default_signing_key()
+            if not key:
+                what = "an SSH private key file" if sign == "ssh" else "a GPG key id, fingerprint or email"
+                raise InvalidCall(f"--sign {sign} needs a key: pass --key with {what} (or set git config --global user.signingkey)")
+            signer = signing.ssh_signer(key) if sign == "ssh" else signing.gpg_signer(key)
+        summary = f"approved {revision}" + (f": {note}" if note else f" ({rev.fields['target']})")
+        args = {"summary": summary, "uses": [revision], "target": rev.fields["target"], "made_by": "user", "governance": "approved"}
+        if session is not None:
+            args["session"] = session
+        draft = check_call("revise", args, self.screen)
+        label = draft.session or "review"
+        when = time or now_iso()
+        repo = self.store.repo(agent)
+        committed = repo.append(
+            branch,
+            lambda number, kind_of: resolve(draft, number, agent, label, when, kind_of),
+            author=signing.Approver(identity, revision, signer),
+        )
+        reply = logged_reply(committed.event)
+        return {**reply, "commit": committed.commit, "author": str(identity), "signed": sign if signer else "no"}
 
 
 def _refuse_missing_branch(repo, branch: str) -> None:

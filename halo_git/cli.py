@@ -34,6 +34,8 @@ COMMANDS = [
     "import_",
     "demo",
     "site",
+    "revisions",
+    "approve",
 ]
 
 OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130

@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from . import observed as _observed
 from .model import CATEGORY_OF_LETTER, ENUMS, KINDS, LETTERS, Event
 
 SEVERITIES = ("high", "medium", "low", "info")
@@ -104,8 +105,17 @@ RULES: dict[str, Rule] = {
         ),
         Rule(
             "HALO-R3", "repeated-revision", "medium",
-            "two or more revisions of the same target (case and spacing ignored), at least one in scope",
+            "two or more revisions of the same target (case and spacing ignored), at least one in scope; "
+            "a user's approval of a revision (made_by=user, governance=approved, uses only that revise) is not one",
             "Review why earlier revisions of the target did not hold, and settle it once with the user.",
+        ),
+        Rule(
+            "HALO-R4", "unproven-approval", "high",
+            "policy, reported only by check --require-signed-approvals: a revise made_by=agent whose approval is "
+            "only claimed (governance=approved in its own event, an approval the agent logged, or an approval commit no "
+            "allowed signer signed)",
+            "Have the user approve the revision with halo-git approve --sign ssh, and list the user's key in the "
+            "allowed-signers file.",
         ),
         Rule(
             "HALO-S1", "outcome-ignored", "low",
@@ -119,6 +129,7 @@ RULES: dict[str, Rule] = {
         ),
     )
 }
+RULES.update({spec[0]: Rule(*spec) for spec in _observed.RULE_SPECS})  # observed evidence: halo_git/observed.py
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +325,7 @@ class Diagnosis:
     authority: Authority
     findings: list[Finding]
     dangling: tuple[str, ...] = field(default=())  # scoped events naming ids not earlier on the branch
+    observed: _observed.Alignment | None = None  # observed evidence set beside the trace, when given
 
     @property
     def scope(self) -> str:
@@ -350,13 +362,26 @@ def _same_target(target: str) -> str:
     return " ".join(target.split()).casefold()
 
 
+def approved_revision(e: Event, by_id: dict[str, Event]) -> str | None:
+    """The revise ``e`` approves, if ``e`` is an approval of one: a revise with
+    made_by=user and governance=approved whose uses name only an earlier revise
+    of the same target (what ``halo-git approve`` logs); else None."""
+    f = e.fields
+    if e.kind != "revise" or f["made_by"] != "user" or f["governance"] != "approved" or len(e.uses) != 1:
+        return None
+    v = by_id.get(e.uses[0])
+    return v.id if v is not None and v.kind == "revise" and v.fields["target"] == f["target"] else None
+
+
 def _finding(rule: str, ids: Sequence[str], message: str, severity: str | None = None) -> Finding:
     r = RULES[rule]
     return Finding(rule, severity or r.severity, tuple(ids), message, r.remedy)
 
 
-def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "") -> Diagnosis:
-    """Diagnose a branch's events (in commit order), whole or for one session."""
+def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "",
+             observed: _observed.Observed | None = None) -> Diagnosis:
+    """Diagnose a branch's events (in commit order), whole or for one session; ``observed``
+    (from ``observed.load``) adds the alignment with what the agent was seen doing."""
     pos: dict[str, int] = {}
     by_id: dict[str, Event] = {}
     for i, e in enumerate(events):
@@ -504,7 +529,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         revisions.append(Revision(e.id, f["target"], f["made_by"], f["governance"], cite(sources[e.id]), later(e)))
     groups: dict[str, list[Event]] = {}
     for e in events:
-        if e.kind == "revise":
+        if e.kind == "revise" and approved_revision(e, by_id) is None:  # an approval is not another revision
             groups.setdefault(_same_target(e.fields["target"]), []).append(e)
     repeated = []
     for group in groups.values():
@@ -536,6 +561,12 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
 
     findings = _findings(scoped, by_id, write=write, read=read, actions=actions, outcomes=outcomes, mechanism=mechanism)
 
+    # -- observed evidence (halo_git/observed.py) ------------------------------------------
+    alignment = _observed.align(observed, scoped, session=session) if observed is not None else None
+    if alignment is not None:
+        extra = [_finding(f.rule, f.ids, f.message, f.severity) for f in alignment.findings]
+        findings = sorted(findings + extra, key=lambda f: (SEVERITY_RANK[f.severity], f.rule, _num(f.ids[0]) if f.ids else 0))
+
     evidence = {e.id: e for e in scoped}
     outside = sorted((i for i in cited if i not in evidence), key=_num)
     for i in outside:
@@ -562,6 +593,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         authority=authority,
         findings=findings,
         dangling=tuple(dangling),
+        observed=alignment,
     )
 
 

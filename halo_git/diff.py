@@ -157,6 +157,11 @@ def _finding_key(f: Finding, by_id: dict[str, Event]) -> tuple:
     return (f.rule, f.severity, _content(subject) if subject else ())
 
 
+# The matching rule under public names: ``check --baseline`` and SARIF fingerprints use it too.
+event_content = _content
+finding_key = _finding_key
+
+
 def _finding_changes(base: Side, head: Side) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
     """(new on HEAD, resolved on HEAD) as multiset differences of finding keys."""
     base_ids = {e.id: e for e in base.events}

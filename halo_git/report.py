@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Callable, Sequence, TypeVar
 
 from .diagnosis import FORMS, SEVERITIES, TRIGGERS, AuthorityPath, Diagnosis, Ratio, severity_counts
+from . import revisions
 from .markdown import escape_md, md_table, safe_url, shorten
 from .model import CATEGORY_OF_LETTER, KINDS, LETTERS
+from .observed import markdown_lines as observed_lines
 
 SECTIONS = (
     "Boundary and evidence",
@@ -101,8 +103,9 @@ class _Writer:
         self.lines += [f"## {title}", ""]
 
 
-def render_report(d: Diagnosis, link: Callable[[str], str | None] | None = None, *, max_rows: int = 50) -> str:
-    """The diagnosis as Markdown; ``link(id)`` turns cited ids into links when given."""
+def render_report(d: Diagnosis, link: Callable[[str], str | None] | None = None, *, max_rows: int = 50, audit=None) -> str:
+    """The diagnosis as Markdown; ``link(id)`` turns cited ids into links when given;
+    ``audit`` (``revisions.Audit``) adds approvals and impact to the Mechanism section."""
     w = _Writer(d, link, max_rows)
     _title(w)
     _boundary(w)
@@ -111,7 +114,7 @@ def render_report(d: Diagnosis, link: Callable[[str], str | None] | None = None,
     _read_back(w)
     _actions(w)
     _outcomes(w)
-    _mechanism(w)
+    _mechanism(w, audit)
     _authority(w)
     _findings(w)
     _limitations(w)
@@ -139,8 +142,9 @@ def _boundary(w: _Writer) -> None:
     w.heading("Boundary and evidence")
     w.para(
         "The evidence is the agent's own account of its steps, logged as events: what it says it observed, "
-        "kept, recalled, did and changed. It is not observed behaviour. HALO checked that every id an event "
-        "names existed earlier on the branch; it cannot check that a summary is true."
+        "kept, recalled, did and changed. It is not observed behaviour"
+        + (", except the observed tool calls listed below, set beside it by time" if d.observed is not None else "")
+        + ". HALO checked that every id an event names existed earlier on the branch; it cannot check that a summary is true."
     )
     n = len(d.events)
     scope = f"session {escape_md(d.session)}" if d.session else f"whole trace ({_plural(len(d.sessions), 'session')})"
@@ -169,6 +173,8 @@ def _boundary(w: _Writer) -> None:
               f"that events in scope build on or that build on them ({parts})")
     elif d.session:
         w.add("- Evidence outside the scope: none; no event in scope builds on another session and none is built on from one")
+    if d.observed is not None:  # observed evidence: halo_git/observed.py
+        w.add(*observed_lines(d.observed, w.id, w.max_rows))
     w.add("")
     if not n:
         w.para("No events in this scope: the agent has logged nothing here yet, so every section below is empty.")
@@ -320,7 +326,7 @@ def _outcomes(w: _Writer) -> None:
                   "Every outcome fed a later event, or the trace ends right after it.")
 
 
-def _mechanism(w: _Writer) -> None:
+def _mechanism(w: _Writer, audit=None) -> None:
     d = w.d
     m = d.mechanism
     w.heading("Mechanism")
@@ -336,6 +342,7 @@ def _mechanism(w: _Writer) -> None:
                    f"**{r.governance}**" if r.ungoverned else r.governance,
                    w.ids(r.basis, kinds=True, none="none"), w.summary(r.id), w.ids(r.used_by)],
     )
+    w.add(*revisions.mechanism_lines(audit or revisions.from_diagnosis(d, w.max_rows), w.id, [r.id for r in m.revisions], w.max_rows))
     w.listing("Ungoverned self-revisions (made_by=agent, governance=none)", m.ungoverned,
               "No ungoverned self-revision: every change the agent made was approved or bounded.")
     w.listing("Revisions with no evidence in uses", m.no_evidence, "Every revision names the evidence it rests on.")
@@ -413,7 +420,8 @@ def _limitations(w: _Writer) -> None:
     w.heading("Limitations and checks")
     w.add(
         "- Self-report: summaries, triggers, forms, governance labels and uses are the agent's own claims. "
-        "An action it did not log, or a link it did not name, is invisible here; absence in the trace is not absence in the world.",
+        "An action it did not log, or a link it did not name, is invisible here; absence in the trace is not absence in the world"
+        + (" (except tool calls of the observed evidence, in the sessions it covers)." if d.observed is not None else "."),
         "- A named link shows declared reliance, not that the earlier event changed the decision; authority paths are "
         "as complete as the agent's uses.",
         "- Outcomes are free text: the report does not judge whether an outcome was a success or a failure.",

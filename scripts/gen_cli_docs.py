@@ -29,7 +29,7 @@ One table for every command:
 {exit_codes}
 
 Commands that read a trace (`trace`, `report`, `export`, `branch`, `check`, `verify`,
-`diff`, `push`, `site`) exit 1 on a missing root or an unknown agent, naming the root
+`diff`, `push`, `site`, `revisions`, `approve`) exit 1 on a missing root or an unknown agent, naming the root
 and the agents it holds; `pull` exits 1 and says how to `clone` the agent instead;
 commands that write (`log`, `import`, `serve`, `clone`, `demo`) create the root and
 the agent.

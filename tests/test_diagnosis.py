@@ -252,11 +252,55 @@ def test_r3_repeated_revision_ignores_case_and_spacing():
     assert d.mechanism.repeated[0].target == "Reminder  rule"
 
 
+def test_r4_unproven_approval_is_a_policy_finding_only():
+    from halo_git import revisions
+
+    t = Trace()
+    o = t.observe()
+    claimed = t.revise([o], target="tone", made_by="agent", governance="approved")
+    t.revise([o], target="pace", made_by="user", governance="approved")  # the user's own change: not a self-revision
+    t.revise([o], target="reach", made_by="agent", governance="none")  # no approval claimed: HALO-R1's business
+    d = t.diagnose()
+    assert "HALO-R4" not in {f.rule for f in d.findings}  # never without the policy
+    a = revisions.audit(t.events, [""] * len(t.events), agent="a", branch="main", head=None)
+    assert found(type(d)(**{**d.__dict__, "findings": revisions.unproven_approval_findings(a)})) == {("HALO-R4", "high", (claimed,))}
+
+
 def test_every_rule_is_documented_and_tested_somewhere():
     assert all(r.id.startswith("HALO-") and r.remedy and r.trigger for r in RULES.values())
     assert len({r.name for r in RULES.values()}) == len(RULES)
-    tested = {name.split("_")[1].upper() for name in globals() if name.startswith("test_") and name[5:7] in {"m1", "m2", "m3", "m4", "a1", "a2", "a3", "s1", "s2", "r1", "r2", "r3"}}
+    tested = {name.split("_")[1].upper() for name in globals() if name.startswith("test_") and name[5:7] in {"m1", "m2", "m3", "m4", "a1", "a2", "a3", "s1", "s2", "r1", "r2", "r3", "r4", "o1", "o2"}}
     assert {r[5:] for r in RULES} == tested
+
+
+# --- observed evidence (more in test_observed.py) -----------------------------------
+
+
+def _observed(*calls):
+    from halo_git.observed import Observed, ObservedCall, effect_of
+
+    return Observed(tuple(ObservedCall(tool, when, "s1", "", tool, "x", effect_of(tool)) for tool, when in calls), ("x",))
+
+
+def test_o1_unreported_action():
+    t = Trace()
+    o = t.observe()  # 00:00:01
+    t.act([o], form="execution")  # 00:00:02
+    d = diagnose(t.events, agent="a", branch="main", head="f" * 40,
+                 observed=_observed(("read_file", "2026-01-01T00:00:01Z"), ("write_file", "2026-01-01T00:00:03Z"),
+                                    ("delete_file", "2026-01-01T01:00:00Z")))
+    assert {f for f in found(d) if f[0].startswith("HALO-O")} == {("HALO-O1", "high", ("e2",))}
+    assert d.findings[0].rule == "HALO-O1" and "delete_file at 2026-01-01T01:00:00Z" in d.findings[0].message
+    assert d.observed.total == 3 and len(d.observed.reported) == 2
+
+
+def test_o2_execution_without_observed_call():
+    t = Trace()
+    o = t.observe()
+    a = t.act([o], form="execution")
+    d = diagnose(t.events, agent="a", branch="main", head="f" * 40, observed=_observed(("read_file", "2026-01-01T00:00:01Z")))
+    assert {f for f in found(d) if f[0].startswith("HALO-O")} == {("HALO-O2", "medium", (a,))}
+    assert t.diagnose().observed is None and not any(f.rule.startswith("HALO-O") for f in t.diagnose().findings)
 
 
 # --- ordering and helpers -----------------------------------------------------------
@@ -503,3 +547,13 @@ def test_diagnosis_scales_linearly():
             assert d.findings and len(d.events) == len(events)
         timings.append(best)
     assert timings[1] < 10 * max(timings[0], 0.05), timings
+
+
+def test_r3_an_approval_of_a_revision_is_not_another_revision():
+    t = Trace()
+    o = t.observe()
+    r = t.revise([o], target="tone", made_by="agent", governance="none")
+    t.revise([r], target="tone", made_by="user", governance="approved")  # the user's approval of r
+    assert "HALO-R3" not in {f.rule for f in t.diagnose().findings}
+    t.revise([o, r], target="tone", made_by="user", governance="approved")  # a new version that builds on r
+    assert ("HALO-R3", "medium", (r, "e4")) in found(t.diagnose())

@@ -73,6 +73,16 @@ WALK: dict[str, dict[str, tuple[list[str], int]]] = {
         "unknown agent": (["--agent", "nobody"], 1),
         "bad argument": (["--agent", "demo", "--branch", "bad..name"], 2),
     },
+    "revisions": {
+        "missing root": (["--agent", "demo"], 1),
+        "unknown agent": (["--agent", "nobody"], 1),
+        "bad argument": (["--agent", "demo", "--format", "xml"], 2),
+    },
+    "approve": {  # approving is a person's act on an existing revision
+        "missing root": (["--agent", "demo", "e1", "--by", "Ann", "--email", "ann@example.com"], 1),
+        "unknown agent": (["--agent", "nobody", "e1", "--by", "Ann", "--email", "ann@example.com"], 1),
+        "bad argument": (["--agent", "demo", "E1", "--by", "Ann", "--email", "ann@example.com"], 2),
+    },
     "export": {
         "missing root": (["--agent", "demo"], 1),
         "unknown agent": (["--agent", "nobody"], 1),
@@ -95,7 +105,7 @@ WALK: dict[str, dict[str, tuple[list[str], int]]] = {
     },
 }
 
-READING = {"trace", "report", "diff", "branch", "push", "check", "verify", "export", "site"}  # pull: says to clone
+READING = {"trace", "report", "diff", "branch", "push", "check", "verify", "export", "site", "revisions", "approve"}  # pull: says to clone
 
 
 @pytest.fixture(scope="module")

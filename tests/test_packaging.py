@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# scripts/test.sh with HALO_WHEEL runs the suite from a copy without the sources
+needs_sources = pytest.mark.skipif(not (REPO / "halo_git").is_dir(), reason="builds from the source tree (absent: the suite runs against an installed wheel)")
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +25,7 @@ def dists(tmp_path_factory):
     return next(out.glob("*.whl")), next(out.glob("*.tar.gz"))
 
 
+@needs_sources
 def test_wheel_carries_the_real_template_and_the_license(dists):
     wheel, _ = dists
     with zipfile.ZipFile(wheel) as z:
@@ -36,6 +39,7 @@ def test_wheel_carries_the_real_template_and_the_license(dists):
     assert not any(n.startswith("tests/") for n in names)
 
 
+@needs_sources
 def test_sdist_ships_no_half_test_tree_and_builds_the_same_wheel(dists, tmp_path):
     _, sdist = dists
     with tarfile.open(sdist) as t:
@@ -50,6 +54,7 @@ def test_sdist_ships_no_half_test_tree_and_builds_the_same_wheel(dists, tmp_path
         assert "halo_git/site_template/mkdocs.yml" in z.namelist()
 
 
+@needs_sources
 def test_no_symlink_in_the_package():
     """A Windows clone checks a symlink out as a text file."""
     assert not [p for p in (REPO / "halo_git").rglob("*") if p.is_symlink()]

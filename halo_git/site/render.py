@@ -19,6 +19,7 @@ from ..markdown import escape_md, md_table
 from ..model import KINDS, Event
 from ..report import render_report
 from .graph import channel_svg
+from .observed import has_observed, observed_path, render_observed
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
 
 TOP_FINDINGS = 5  # findings listed on an agent's overview; the diagnosis lists all
@@ -174,7 +175,7 @@ def render_metrics(a: AgentSite) -> list[str]:
 
 
 def render_diagnosis(a: AgentSite) -> str:
-    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis))
+    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis), audit=a.data.audit)
     return front(f"{a.name} · diagnosis", report)
 
 
@@ -255,37 +256,6 @@ def render_trace_page(a: AgentSite, session: Session, page: TracePage) -> str:
     return front(f"{a.name} · {session.name}{of}", body)
 
 
-def render_revisions(a: AgentSite) -> str:
-    page = a.revisions
-    link = event_link(a, page)
-    revs = a.revise_events()
-    ungoverned = set(a.data.diagnosis.mechanism.ungoverned)
-    rows = []
-    for e in revs:
-        flag = ' <span class="halo-flag">ungoverned</span>' if e.id in ungoverned else ""
-        rows.append([
-            f"{_ref(e.id, link)}{flag}",
-            escape_md(e.fields["target"]),
-            f"{e.fields['made_by']} · {e.fields['governance']}",
-            _id_links(e.uses, link, a) or "none",
-            escape_md(e.summary),
-            f"{_when(e.time)}<br>{_short(a.commit(e.id))}",
-        ])
-    body = [
-        f"# Revisions of {escape_md(a.name)}",
-        "",
-        f"Every durable change the agent logged to how it works, oldest first: {len(revs)} revisions, "
-        f"{len(ungoverned)} ungoverned (made by the agent with governance none). Commit ids pin each entry "
-        "to the repository history.",
-        "",
-    ]
-    if revs:
-        body += md_table(["Revision", "Target", "Made by · governance", "Basis", "Summary", "Time · commit"], rows)
-    else:
-        body.append("No revisions on this branch.")
-    return front(f"{a.name} · revisions", "\n".join(body), hide=["toc"])
-
-
 def _side_link(a: AgentSite, source: str, sides: tuple[Side, Side]) -> Callable[[str, str], str | None]:
     """Link a diff's event to the trace when the site's branch holds that very event.
 
@@ -319,12 +289,15 @@ def render_compare(site: Site, a: AgentSite, c: ComparePage) -> str:
 
 def render_site(site: Site) -> dict[str, str]:
     """Every page of the site: docs-relative path -> Markdown."""
+    from .revisions import audit_of, render_revisions_page  # it builds on this module's helpers
     pages = {site.home: render_home(site)}
     for a in site.agents:
         pages[a.overview] = render_overview(a)
         pages[a.diagnosis] = render_diagnosis(a)
         pages[a.trace] = render_sessions(a)
-        pages[a.revisions] = render_revisions(a)
+        pages[a.revisions] = render_revisions_page(a, a.data.audit or audit_of(a.data))
+        if has_observed(a):  # observed evidence: site/observed.py
+            pages[observed_path(a)] = render_observed(a)
         for c in a.compares:
             pages[c.path] = render_compare(site, a, c)
         for s in a.sessions:
@@ -342,6 +315,7 @@ def nav(site: Site) -> list:
             {"Diagnosis": a.diagnosis},
             {"Trace": a.trace},
             {"Revisions": a.revisions},
+            *([{"Observed calls": observed_path(a)}] if has_observed(a) else []),
             *({f"Compare {c.name}": c.path} for c in a.compares),
         ]})
     return items

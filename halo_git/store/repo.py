@@ -323,12 +323,13 @@ class AgentRepo:
 
     # -- appending ---------------------------------------------------------------
 
-    def append(self, branch: str, build: Callable[[int, Callable[[int], str]], Event], *, retries: int = 1000) -> Committed:
+    def append(self, branch: str, build: Callable[[int, Callable[[int], str]], Event], *, retries: int = 1000, author=None) -> Committed:
         """Append the event ``build(number, kind_of)`` returns as one new commit.
 
         ``build`` is called again with a fresh number whenever another writer
         moved the branch first, so ids stay contiguous under contention. It may
-        raise ``HaloError`` to refuse; nothing is written then.
+        raise ``HaloError`` to refuse; nothing is written then. ``author`` (a
+        ``signing.Approver``) makes the commit the user's approval instead of the agent's.
         """
         ref = branch_ref(branch)
         with self._lock:
@@ -337,7 +338,7 @@ class AgentRepo:
                 old = _read_ref(repo, ref)
                 number, root = self._next_on(repo, old)
                 event = build(number, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
-                items = self._event_objects(event, root, old)
+                items = self._event_objects(event, root, old, author)
                 self._write_loose(repo, items)
                 commit = items[-1].sha.hex().encode()
                 try:
@@ -416,7 +417,7 @@ class AgentRepo:
         parent = self._get(repo, head)
         return self._number_of(parent) + 1, parent.tree
 
-    def _event_objects(self, event: Event, root: bytes | None, parent: bytes | None) -> list[Item]:
+    def _event_objects(self, event: Event, root: bytes | None, parent: bytes | None, author=None) -> list[Item]:
         """The objects of the commit adding ``event`` on ``parent`` (whose root
         tree is ``root``): the blob, the trees deepest first, the commit."""
         spine = self._spine
@@ -427,7 +428,7 @@ class AgentRepo:
         items = [Item(blob, OBJ_BLOB, data, None)]
         for sha, raw, path in spine.add(_path_parts(event.number), blob):
             items.append(Item(sha, OBJ_TREE, raw, path))
-        commit = _commit_raw(event, spine.root, parent)
+        commit = author.commit_raw(event, spine.root, parent) if author is not None else _commit_raw(event, spine.root, parent)
         items.append(Item(object_id(OBJ_COMMIT, commit), OBJ_COMMIT, commit, None))
         return items
 

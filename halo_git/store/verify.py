@@ -14,7 +14,11 @@ that HALO could not have written:
   screening aside: a screen configured today does not judge yesterday), whose
   ``uses``/``about`` name earlier events, and whose channels, recomputed from
   those events, are the ones recorded (``resolve``);
-* the commit message, author and commit time are the ones the event implies.
+* the commit message, author and commit time are the ones the event implies
+  (author the agent, except a user's approval written by ``halo-git approve``:
+  see ``signing``);
+* with an allowed-signers file, every signed commit carries a good signature of
+  an allowed signer.
 
 Reading is independent of ``AgentRepo``'s caches and snapshots: it opens the
 repository afresh and trusts nothing but the objects.
@@ -43,6 +47,7 @@ from ..model import (
     resolve,
     to_yaml,
 )
+from . import signing
 from .repo import AgentRepo, _path_parts, branch_ref, event_path
 
 _FILE_MODE = 0o100644
@@ -56,14 +61,16 @@ class Verified:
     branch: str
     head: str | None
     events: int
+    signed: int = 0  # commits whose signature was checked against the allowed signers
 
 
 class _Bad(Exception):
     """What is wrong with one commit (wrapped into ``IntegrityError``)."""
 
 
-def verify_branch(repo: AgentRepo, branch: str) -> Verified:
-    """Walk ``branch`` from its root commit and check every event commit.
+def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = None, gpg_keyring: str | None = None) -> Verified:
+    """Walk ``branch`` from its root commit and check every event commit (and,
+    with ``allowed_signers`` or ``gpg_keyring``, every signature).
 
     Raises:
         NotFound: no repository for the agent, or no such branch.
@@ -86,6 +93,7 @@ def verify_branch(repo: AgentRepo, branch: str) -> Verified:
         kinds: list[str] = []
         trees = _Trees(git)
         parent: Commit | None = None
+        signed = 0
         for number, commit in enumerate(chain, 1):
             try:
                 event = _check_commit(git, commit, parent, number, repo.agent, kinds, trees)
@@ -96,9 +104,12 @@ def verify_branch(repo: AgentRepo, branch: str) -> Verified:
                     f"events before it are intact: restore the branch from a clone or backup",
                     commit=commit.id.decode(),
                 ) from None
+            if (allowed_signers is not None or gpg_keyring is not None) and commit.gpgsig is not None:
+                _check_signature(commit, allowed_signers, gpg_keyring, f"e{number} on branch '{branch}' of agent '{repo.agent}'")
+                signed += 1
             kinds.append(event.kind)
             parent = commit
-        return Verified(repo.agent, branch, head.decode(), len(chain))
+        return Verified(repo.agent, branch, head.decode(), len(chain), signed)
 
 
 _TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
@@ -150,15 +161,70 @@ def _check_commit(git: Repo, commit: Commit, parent: Commit | None, number: int,
     blob_id = _check_tree_change(commit, parent, number, path, trees)
     blob = _read(git, blob_id, f"file {path}", Blob)
     event = _check_event(blob.data, number, agent, kinds, path)
-    if commit.message != commit_message(event).encode("utf-8"):
-        raise _Bad(f"its message does not match the event (expected {commit_message(event).strip()!r})")
     ident = f"{agent} <{agent}@halo>".encode()
-    if commit.author != ident or commit.committer != ident:
-        raise _Bad(f"its author or committer is not the agent ({ident.decode()})")
+    if commit.author != ident and signing.approval_trailer(commit.message) is not None:
+        _check_approval(git, commit, event, trees)
+    else:
+        if commit.message != commit_message(event).encode("utf-8"):
+            raise _Bad(f"its message does not match the event (expected {commit_message(event).strip()!r})")
+        if commit.author != ident or commit.committer != ident:
+            raise _Bad(f"its author or committer is not the agent ({ident.decode()})")
     when = epoch_seconds(event.time)
     if commit.author_time != when or commit.commit_time != when:
         raise _Bad(f"its author or commit time differs from the event time {event.time}")
     return event
+
+
+def _check_approval(git: Repo, commit: Commit, event: Event, trees: "_Trees") -> None:
+    """The one exception to "authored by the agent": an approval ``approve`` wrote.
+    The revise it approves is read from the commit's own tree (no state from the walk)."""
+    targets = {}
+    if event.kind == "revise" and len(event.uses) == 1:
+        approved = _earlier_event(git, commit.tree, int(event.uses[0][1:]), trees)
+        if approved is not None and approved.get("kind") == "revise":
+            targets[event.uses[0]] = approved.get("target")
+    if not signing.is_approval_event(event, targets):
+        raise _Bad(
+            "it is authored by someone other than the agent, which only an approval written by 'halo-git approve' may be "
+            "(a revise with made_by=user, governance=approved naming one earlier revise of the same target)"
+        )
+    expected = signing.approval_message(event, event.uses[0])
+    if commit.message != expected:
+        raise _Bad(f"its message does not match the approval event (expected {expected.decode('utf-8').strip()!r})")
+    if commit.author != commit.committer:
+        raise _Bad("its author and committer differ; an approval commit is authored and committed by the approving user")
+
+
+def _earlier_event(git: Repo, root: bytes, number: int, trees: "_Trees") -> dict | None:
+    """The mapping of event ``e<number>`` in the tree ``root``, or None if it is not there."""
+    sha, prefix = root, ""
+    parts = _path_parts(number)
+    for part in parts[:-1]:
+        entry = trees(sha, prefix).get(part)
+        if entry is None or entry[0] != 0o040000:
+            return None
+        sha, prefix = entry[1], prefix + part.decode() + "/"
+    entry = trees(sha, prefix).get(parts[-1])
+    if entry is None:
+        return None
+    try:
+        d = load_yaml(_read(git, entry[1], f"file {event_path(number)}", Blob).data)
+    except Exception:
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def _check_signature(commit: Commit, allowed_signers: str | None, gpg_keyring: str | None, where: str) -> None:
+    """A signed commit must carry a good signature of an allowed signer (``git verify-commit`` semantics)."""
+    check = signing.check_commit_signature(commit, allowed_signers, gpg_keyring)
+    if check.status != signing.GOOD:
+        store = gpg_keyring if check.format == "gpg" else allowed_signers
+        raise IntegrityError(
+            f"commit {commit.id.decode()[:12]} ({where}) carries a signature that does not prove it: {check.status}, "
+            f"{check.detail}. If the signer is trusted, add their key to {store or 'the allowed signers (--allowed-signers for SSH, --gpg-keyring for GPG)'}; "
+            "otherwise treat this approval as unproven (re-approve with halo-git approve --sign using an allowed key)",
+            commit=commit.id.decode(),
+        )
 
 
 class _Trees:
