@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parent.parent
 # the pure core and the tests that pin it
 MODULES = {
     "halo_git/model.py": ["tests/test_model.py"],
-    "halo_git/markdown.py": ["tests/test_report.py"],
+    "halo_git/markdown.py": ["tests/test_markdown.py", "tests/test_report.py"],
     "halo_git/diagnosis.py": ["tests/test_diagnosis.py", "tests/test_report.py"],
     "halo_git/store/verify.py": ["tests/test_verify.py"],
 }

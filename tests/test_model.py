@@ -304,3 +304,45 @@ def test_times_are_iso_8601_after_1970(value, says):
 def test_an_event_file_that_is_not_a_mapping_is_refused():
     with pytest.raises(ValueError, match="event file is not a mapping"):
         from_yaml(b"- just\n- a list\n")
+
+
+def test_an_event_is_immutable():
+    import dataclasses
+
+    e = make()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        e.summary = "rewritten"  # type: ignore[misc]
+
+
+def test_refusal_messages_show_long_values_cut_at_their_documented_width():
+    from halo_git.model import parse_id
+
+    fits = "x" * 58  # repr is 60 characters: shown whole
+    with pytest.raises(InvalidCall) as whole:
+        parse_id(fits)
+    assert f"invalid event id {fits!r} in 'uses'" in str(whole.value)
+    with pytest.raises(InvalidCall) as cut:
+        parse_id(fits + "y")  # repr is 61: cut to 60 and an ellipsis
+    assert f"{(fits + 'y')!r}"[:60] + "…" in str(cut.value)
+    with pytest.raises(InvalidCall) as agent:
+        check_agent_name("-" + "a" * 100)
+    assert "invalid agent name '-" + "a" * 79 + "…'" in str(agent.value)
+    with pytest.raises(InvalidCall) as unknown:
+        check_call("observe", {"summary": "x", "p" * 40: 1, "q" * 41: 1})
+    assert "'" + "p" * 40 + "', '" + "q" * 40 + "…'" in str(unknown.value)
+
+
+def test_more_refusal_texts_in_full():
+    with pytest.raises(InvalidCall) as early:
+        normalize_time("1969-07-20T20:17:00Z")
+    assert str(early.value) == "'time' '1969-07-20T20:17:00Z' is before 1971; Git cannot date commits that early"
+    with pytest.raises(InvalidCall) as long:
+        check_call("observe", {"summary": "x" * 10_001})
+    assert str(long.value) == ("'summary' is 10001 characters; the limit is 10000: say what happened in a few words "
+                               "and keep details out of the log")
+    with pytest.raises(InvalidCall) as surrogate:
+        check_call("revise", {"summary": "x", "target": "rule \ud800", "made_by": "agent", "governance": "none"})
+    assert str(surrogate.value).startswith("'target' contains a lone surrogate")
+    with pytest.raises(InvalidCall) as limit:
+        check_limit(500)
+    assert str(limit.value) == "'limit' must be from 1 to 200, got 500; use 20 for the recent events"
