@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import copy
 import os
 import shutil
 import subprocess

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ..errors import InvalidCall
 from ..observed import DEFAULT_WINDOW, load
