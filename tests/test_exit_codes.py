@@ -98,10 +98,10 @@ WALK: dict[str, dict[str, tuple[list[str], int]]] = {
         "unknown agent": (["--agent", "nobody"], 2),
         "bad argument": (["--out"], 2),
     },
-    "site": {
-        "missing root": ([], 1),
-        "unknown agent": (["--agent", "nobody"], 1),
-        "bad argument": (["--compare", "no-colon"], 2),
+    "site": {  # --out in the test's folder: a site that did build must not land in the working directory
+        "missing root": (["--out", "{base}/site-missing"], 1),
+        "unknown agent": (["--agent", "nobody", "--out", "{base}/site-unknown"], 1),
+        "bad argument": (["--compare", "no-colon", "--out", "{base}/site-bad"], 2),
     },
 }
 
