@@ -236,19 +236,23 @@ class Halo:
     def trace(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None, *, interface: str = "mcp") -> str:
         """The ``halo_trace`` text: the most recent ``limit`` events, oldest first
         (``interface`` phrases the empty trace's hint for ``"mcp"`` or ``"cli"``)."""
+        return trace_text(self.recent_events(agent, limit, session, branch), agent, session, interface)
+
+    def recent_events(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None) -> list[Event]:
+        """The events ``halo_trace`` shows: the most recent ``limit``, oldest first."""
         check_agent_name(agent)
         limit = check_limit(limit)
         if session:
             check_session(session)
         repo = self.store.repo(agent)
         if not repo.exists:
-            return trace_text([], agent, session, interface)
+            return []
         if repo.head(branch or self.branch) is None:
             _refuse_missing_branch(repo, branch or self.branch)
         if not session:
-            return trace_text(repo.tail(branch or self.branch, limit), agent)
+            return list(repo.tail(branch or self.branch, limit))
         picked = [e for e in reversed(repo.log(branch or self.branch).events) if e.session == session]
-        return trace_text(list(reversed(picked[:limit])), agent, session, interface)
+        return list(reversed(picked[:limit]))
 
     def diagnosis(self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None) -> Diagnosis:
         """The pure diagnosis of the agent's branch head (or one session); ``observed`` from ``observed.load``."""

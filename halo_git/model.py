@@ -290,6 +290,24 @@ def check_summary(value: Any, screen: Callable[[str], list[str]] | None = None) 
     return value
 
 
+_SCREEN_HINTS = {
+    "target": "name what changed (a prompt, rule, skill or policy) without it and log again",
+    "session": 'use a plain label such as "day2" and log again',
+    "agent": 'use a plain name such as "demo" and log again',
+}
+
+
+def _screen_label(value: str, param: str, screen: Callable[[str], list[str]] | None) -> None:
+    """Targets, session labels and agent names are agent text kept forever too."""
+    if screen is not None:
+        found = screen(value)
+        if found:
+            raise InvalidCall(
+                f"'{param}' looks like it contains {', '.join(found)}; it must not carry secrets or raw "
+                f"personal data: {_SCREEN_HINTS[param]}"
+            )
+
+
 def check_uses(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -341,13 +359,16 @@ def check_call(kind: str, args: Mapping[str, Any], screen: Callable[[str], list[
             if len(value) > MAX_TARGET or _BAD_CONTROL_RE.search(value) or "\n" in value:
                 raise InvalidCall(f"'target' must be one line of at most {MAX_TARGET} characters naming what changed")
             _check_encodable(value, "target")
+            _screen_label(value, "target", screen)
         fields[name] = value
     session = args.get("session")
     if session is not None:
         session = check_session(session)
+        _screen_label(session, "session", screen)
     agent = args.get("agent")
     if agent is not None:
         agent = check_agent_name(agent)
+        _screen_label(agent, "agent", screen)
     return Draft(kind, summary, uses, fields, session, agent)
 
 
