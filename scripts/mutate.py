@@ -37,7 +37,7 @@ MODULES = {
     "halo_git/model.py": ["tests/test_model.py"],
     "halo_git/markdown.py": ["tests/test_markdown.py", "tests/test_report.py"],
     "halo_git/diagnosis.py": ["tests/test_diagnosis.py", "tests/test_report.py"],
-    "halo_git/store/verify.py": ["tests/test_verify.py"],
+    "halo_git/store/verify.py": ["tests/test_verify.py", "tests/test_revisions.py"],
 }
 
 SKIP = (".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "site", "demo-site", "halo-demo", "dist", "build", "*.egg-info")
