@@ -4,20 +4,25 @@ The MCP server, the CLI and the site builder are thin shells over ``Halo``;
 scripts and tests use it directly::
 
     from halo_git import Halo
-    h = Halo("/tmp/halo")
-    h.log("demo", "observe", "user asked for a 9:30 reminder", session="day1")
+    with Halo("~/.halo") as h:
+        h.log("demo", "observe", "user asked for a 9:30 reminder", session="day1")
+
+A ``Halo`` that is never closed is closed at the latest when it is garbage
+collected or the interpreter exits (``weakref.finalize``), before the modules
+its open pack files need are torn down.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import weakref
 from typing import Any, Callable, Mapping, Sequence
 
 from . import jsonl, revisions
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
-from .errors import InvalidCall, NotFound
+from .errors import CLI, InvalidCall, NotFound
 from .gate import Gate, evaluate
 from .model import (
     Event,
@@ -72,6 +77,7 @@ class Halo:
     ):
         self.store = Store(root, fsync=fsync)
         self.clock = clock
+        self._finalizer = weakref.finalize(self, self.store.close)
         self.branch = branch
         self.session = session or new_session_label()
         self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
@@ -85,7 +91,7 @@ class Halo:
         if self._syncer is not None:  # push what is pending first (bounded by the push timeout)
             self._syncer.close()
             self._syncer = None
-        self.store.close()
+        self._finalizer()
 
     def start_push(self, remote: str, **options: Any) -> Syncer:
         """Push each agent's branch to ``remote`` in the background from now on
@@ -171,8 +177,14 @@ class Halo:
             )
         return reply
 
-    def import_lines(self, agent: str, lines, branch: str | None = None, session: str = "import") -> list[str]:
-        """Import JSONL events (see ``jsonl``); all or nothing. Returns the new ids."""
+    def import_lines(
+        self, agent: str, lines, branch: str | None = None, session: str = "import", *, allow_duplicates: bool = False,
+    ) -> list[str]:
+        """Import JSONL events (see ``jsonl``); all or nothing. Returns the new ids.
+
+        Refuses a file with lines the branch already holds (same kind,
+        session, summary and time: the file was imported before) unless
+        ``allow_duplicates``."""
         agent = check_agent_name(agent)
         items = jsonl.parse_lines(lines, self.screen, self.clock)
         if not items:
@@ -181,6 +193,10 @@ class Halo:
         branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
             jsonl.plan(items, 1, agent, session, _no_events)
+        elif not allow_duplicates and repo.head(branch) is not None:
+            dup = jsonl.duplicates(items, repo.log(branch).events, session)
+            if dup:
+                raise _already_imported(agent, branch, dup, len(items))
 
         def build(first: int, kind_of) -> list[Event]:
             if first == 1:  # the branch has no commit yet
@@ -205,6 +221,49 @@ class Halo:
         """Every agent of the root: events, sessions, last activity, push state."""
         return [status_of(self.store.repo(a), branch or self.branch) for a in self.store.agents()]
 
+    def require_root(self) -> None:
+        """Raise ``NotFound`` naming the root when the root folder does not exist
+        (a reading command must not answer "no events" for a mistyped root)."""
+        if not self.root.is_dir():
+            raise NotFound(
+                f"no HALO root at {self.root}: the folder does not exist",
+                hints={CLI: "pass --root (or set HALO_ROOT) to the folder that holds the agents' <agent>.git repositories"},
+            )
+
+    def require_agent(self, agent: str) -> str:
+        """The agent's checked name, or ``NotFound`` naming the root and the
+        agents it does hold (for commands that read an existing trace)."""
+        agent = check_agent_name(agent)
+        self.require_root()
+        agents = self.agents()
+        if agent not in agents:
+            shown = ", ".join(agents[:20]) + (f" and {len(agents) - 20} more" if len(agents) > 20 else "")
+            raise NotFound(
+                f"no agent '{agent}' in {self.root} "
+                + (f"(its agents: {shown})" if agents else "(it holds no agents yet)"),
+                hints={CLI: "check --agent and --root"},
+            )
+        return agent
+
+    def require_branch(self, agent: str | None, branch: str | None = None) -> None:
+        """Refuse (``NotFound``) a branch that appends would refuse: the agent's
+        repository holds other branches but not this one. Without an agent,
+        refuse only when the root holds agents and none of them has the branch
+        (a new agent may still start on any branch: pass its name)."""
+        branch = branch or self.branch
+        if agent is not None:
+            repo = self.store.repo(check_agent_name(agent))
+            if repo.exists and repo.head(branch) is None:
+                _refuse_missing_branch(repo, branch)
+            return
+        repos = [self.store.repo(a) for a in self.agents()]
+        if repos and all(r.head(branch) is None for r in repos):
+            shown = ", ".join(r.agent for r in repos[:10])
+            raise NotFound(
+                f"no agent in {self.root} has a branch '{branch}' (agents: {shown}); create it first: "
+                f"halo-git branch --agent {repos[0].agent} {branch} --from main, or name the new agent that starts it with --agent"
+            )
+
     def event_log(self, agent: str, branch: str | None = None) -> EventLog:
         """All events of the agent's branch with their commit ids."""
         repo = self.store.repo(agent)
@@ -215,9 +274,10 @@ class Halo:
     def events(self, agent: str, branch: str | None = None) -> list[Event]:
         return list(self.event_log(agent, branch).events)
 
-    def trace(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None) -> str:
-        """The ``halo_trace`` text: the most recent ``limit`` events, oldest first."""
-        return trace_text(self.recent_events(agent, limit, session, branch), agent, session)
+    def trace(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None, *, interface: str = "mcp") -> str:
+        """The ``halo_trace`` text: the most recent ``limit`` events, oldest first
+        (``interface`` phrases the empty trace's hint for ``"mcp"`` or ``"cli"``)."""
+        return trace_text(self.recent_events(agent, limit, session, branch), agent, session, interface)
 
     def recent_events(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None) -> list[Event]:
         """The events ``halo_trace`` shows: the most recent ``limit``, oldest first."""
@@ -446,6 +506,16 @@ def _refuse_missing_branch(repo, branch: str) -> None:
             f"agent '{repo.agent}' has no branch '{branch}' (its branches: {', '.join(branches)}); "
             f"create it first: {shlex.join(['halo-git', 'branch', '--agent', repo.agent, branch, '--from', start])}"
         )
+
+
+def _already_imported(agent: str, branch: str, dup: list[tuple[int, str]], lines: int) -> InvalidCall:
+    line, held = dup[0]
+    more = f", and so do {len(dup) - 1} more of the file's {lines} lines" if len(dup) > 1 else ""
+    return InvalidCall(
+        f"line {line} repeats {held} of agent '{agent}' on branch '{branch}' (same kind, session, summary and time){more}: "
+        "the file looks imported already; nothing was imported",
+        hints={CLI: "pass --allow-duplicates to import it again", "mcp": "pass allow_duplicates=True to import it again"},
+    )
 
 
 def _no_events(number: int) -> str:

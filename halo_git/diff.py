@@ -291,8 +291,9 @@ def render_diff_markdown(diff: BehaviourDiff, link: Callable[[str, str], str | N
     rows = []
     for k, title in METRICS.items():
         mb, mh = b.metrics[k], h.metrics[k]
-        d = _delta(mb.ratio, mh.ratio)
-        rows.append([title, _metric(b, mb, link), _metric(h, mh, link), "—" if d is None else (f"{d:+g} pts" if d else "0 pts")])
+        pb, ph = _percent(mb.ratio), _percent(mh.ratio)
+        d = None if pb is None or ph is None else ph - pb  # the rounded columns' difference, so the row adds up
+        rows.append([title, _metric(b, mb, link), _metric(h, mh, link), "—" if d is None else (f"{d:+d} pts" if d else "0 pts")])
     out += md_table(["metric", tag(b), tag(h), "Δ"], rows, "lllr")
     out += ["", "Each cell cites the events counted in its numerator, on that side."]
 
@@ -369,9 +370,14 @@ def _n_ids(side: Side, items: Sequence[str], link) -> str:
     return f"{len(items)} ({_cite(side, items, link)})" if items else "0"
 
 
+def _percent(r: Ratio) -> int | None:
+    """A ratio as a whole percentage, as the tables show it."""
+    return None if r.value is None else round(100 * r.value)
+
+
 def _metric(side: Side, m: Metric, link) -> str:
     r = m.ratio
-    pct = "—" if r.value is None else f"{round(100 * r.value)}%"
+    pct = "—" if r.value is None else f"{_percent(r)}%"
     return f"{r} ({pct})" + (f": {_cite(side, m.ids, link)}" if m.ids else "")
 
 

@@ -16,6 +16,7 @@ from halo_git.model import check_call, resolve
 from halo_git import Halo
 from halo_git.diff import compare, diff_to_dict, render_diff_json, render_diff_markdown
 from halo_git.errors import Conflict, NotFound
+from halo_git.store import EventLog
 from tests.conftest import git, run_cli, server_params
 
 
@@ -268,10 +269,23 @@ def test_serve_branch_writes_and_reads_that_branch(root, halo):
 
 
 def test_compare_is_pure_over_event_logs(halo):
-    """``compare`` needs only events and commit ids: the same diff from the store's logs."""
+    """``compare`` needs only events and commit ids: logs with made-up commit ids
+    (no repository has them) give the merge base and deltas the scenario implies."""
     scenario(halo)
     a, b = halo.event_log("demo", "main"), halo.event_log("demo", "prompt-v2")
-    assert render_diff_json(compare("demo", "main", a, "prompt-v2", b)) == render_diff_json(halo.diff("demo", "main", "prompt-v2"))
+    fake = {c: f"{i:040x}" for i, c in enumerate(dict.fromkeys(a.commits + b.commits), 1)}
+
+    def detached(log: EventLog) -> EventLog:
+        commits = [fake[c] for c in log.commits]
+        return EventLog(log.branch, commits[-1], list(log.events), commits)
+
+    data = json.loads(render_diff_json(compare("demo", "main", detached(a), "prompt-v2", detached(b))))
+    assert data["merge_base"] == {"commit": f"{4:040x}", "common_events": 4}
+    assert data["base"]["since_merge_base"] == ["e5", "e6", "e7"] and data["head"]["since_merge_base"] == ["e5", "e6", "e7", "e8"]
+    assert data["base"]["head"] == fake[a.commits[-1]] and data["head"]["head"] == fake[b.commits[-1]]
+    assert data["base"]["metrics"]["self_initiated"] == {"numerator": 1, "denominator": 2, "value": 0.5, "ids": ["e6"]}
+    assert [r["id"] for r in data["base"]["revisions"]] == ["e7"] and [r["id"] for r in data["head"]["revisions"]] == ["e8"]
+    assert data["delta"]["by_kind"]["outcome"] == 1 and data["delta"]["by_kind"]["observe"] == -1
 
 
 def test_long_finding_lists_are_capped_and_cite_the_rest(halo):
@@ -285,3 +299,16 @@ def test_long_finding_lists_are_capped_and_cite_the_rest(halo):
     assert section[1] == "    - HEAD busy e2: Act (trigger=request, form=communication) has no outcome: the loop is open."
     assert len(section) == 1 + 10 + 1
     assert section[-1] == "    - 2 more on HEAD busy, about e12–e13"
+
+
+def test_metric_delta_is_the_difference_of_the_rounded_percentages_shown(halo):
+    halo.log("demo", "observe", "inbox checked", session="s")  # e1
+    halo.store.repo("demo").create_branch("v2", "main")
+    for trigger in ("self", "request", "request"):  # main: 1 of 3 acts self-initiated (33%)
+        halo.log("demo", "act", f"acted on {trigger}", ["e1"], "s", trigger=trigger)
+    for trigger in ("self", "request"):  # v2: 1 of 2 (50%)
+        halo.log("demo", "act", f"acted on {trigger}", ["e1"], "s", branch="v2", trigger=trigger)
+    md = render_diff_markdown(halo.diff("demo", "main", "v2"))
+    row = next(line for line in md.splitlines() if line.startswith("| self-initiated share"))
+    assert "1/3 (33%)" in row and "1/2 (50%)" in row and row.endswith("| +17 pts |"), row
+    assert diff_to_dict(halo.diff("demo", "main", "v2"))["delta"]["metrics"]["self_initiated"] == 16.7  # JSON keeps the precise value

@@ -23,6 +23,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
+        h.require_root()
         rows = h.agent_statuses()
     if args.json:
         for r in rows:

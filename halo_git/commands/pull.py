@@ -1,4 +1,8 @@
-"""``halo-git pull``: fast-forward a branch from the agent's repository on a Git remote (or every agent's)."""
+"""``halo-git pull``: fast-forward a branch from the agent's repository on a Git remote (or every agent's).
+
+Refused, changing nothing, when both sides have new events; --into pulls into
+another local branch to compare them with halo-git diff.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""``halo-git push``: send a branch to the agent's repository on a Git remote (or every agent's)."""
+"""``halo-git push``: send a branch to the agent's repository on a Git remote (or every agent's).
+
+Fast-forward only and never forced: when the remote holds events this branch
+lacks, nothing is pushed and the message says to pull first.
+"""
 
 from __future__ import annotations
 
@@ -30,5 +34,6 @@ def run(args) -> int:
             return report_outcomes(push_all(h.root, h.agents(), args.remote, args.branch), "pushed")
         if not args.agent:
             raise InvalidCall("name the agent with --agent A, or push every agent with --all")
+        h.require_agent(args.agent)
         print(push_recorded(h.root, args.agent, args.remote, args.branch).describe())
     return 0

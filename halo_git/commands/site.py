@@ -8,7 +8,7 @@ from pathlib import Path
 from ..errors import InvalidCall
 from ..observed import DEFAULT_WINDOW, load
 from ..site import DEFAULT_OUT, DEFAULT_TITLE, build_site
-from ..store import DEFAULT_BRANCH, default_root, fetch_into_root
+from ..store import DEFAULT_BRANCH, default_root, expand_root, fetch_into_root
 
 
 def add_parser(sub) -> None:
@@ -63,7 +63,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     agents = list(args.agent)
     if args.remote:
-        root = Path(args.root) if args.root else default_root()
+        root = expand_root(args.root) if args.root else default_root()
         for spec in args.remote:
             agent, sep, url = spec.partition("=")
             if not sep or not agent or not url:

@@ -31,7 +31,9 @@ SEARCH_DIAGNOSES = 100
 
 
 def _when(iso: str) -> str:
-    return iso.replace("T", " ").replace("Z", " UTC") if iso else "—"
+    """A time as the events store it (UTC ISO 8601): the one format the report,
+    the YAML files and every site page show."""
+    return iso or "—"
 
 
 def _code(text: str) -> str:
@@ -129,7 +131,8 @@ def render_home(site: Site, rows: Sequence[Figures], previous: Previous | None =
             f"Search finds events on the session pages. With more than {SEARCH_DIAGNOSES} agents the diagnosis pages are "
             "left out of it (they repeat the same explanations for every agent); filter the agents index by severity instead.",
         ]
-    return _front(site.title, "\n".join(body), hide=["navigation", "toc"])
+    # no page title: the tab shows the site name alone, not "name - name"
+    return _front("", "\n".join(body), hide=["navigation", "toc"])
 
 
 def _since(previous: Previous | None, rows: Sequence[Figures]) -> str:

@@ -3,8 +3,9 @@
 The only module of the site package that imports mkdocs (lazily, so the rest
 stays importable and testable without it). ``site_template/`` at the top of
 the repository is the source of the configuration, theme overrides, CSS and
-the offline search polyfill; ``halo_git/site_template`` links to it so an
-installed wheel carries a copy.
+the offline search polyfill; the wheel build (``setup.py``) copies it into
+``halo_git/site_template`` so an installed wheel carries it, and a source
+checkout or editable install reads the top-level folder itself.
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ _MARKER_HEAD = "Built by halo-git site; halo-git may delete and rebuild this fol
 
 
 def template_dir() -> Path:
-    return Path(str(resources.files("halo_git") / "site_template"))
+    """The packaged template (a wheel), else the checkout's top-level one."""
+    packaged = Path(str(resources.files("halo_git") / "site_template"))
+    if (packaged / "mkdocs.yml").is_file():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "site_template"
 
 
 def check_site_url(url: str) -> str:

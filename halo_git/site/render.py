@@ -29,12 +29,14 @@ TOP_FINDINGS = 5  # findings listed on an agent's overview; the diagnosis lists 
 
 def front(title: str, body: str, *, hide: Iterable[str] = ()) -> str:
     """A page: YAML front matter + body. The theme prints titles unescaped, so
-    the title is HTML-escaped here (JSON is valid YAML)."""
-    meta = [f"title: {json.dumps(html.escape(title), ensure_ascii=False)}"]
+    the title is HTML-escaped here (JSON is valid YAML). No title (the home
+    page): the browser tab shows the site name alone, not "name - name"."""
+    meta = [f"title: {json.dumps(html.escape(title), ensure_ascii=False)}"] if title else []
     hidden = list(hide)
     if hidden:
         meta.append("hide: [" + ", ".join(hidden) + "]")
-    return "---\n" + "\n".join(meta) + "\n---\n\n" + body.rstrip("\n") + "\n"
+    head = "---\n" + "\n".join(meta) + "\n---\n\n" if meta else ""
+    return head + body.rstrip("\n") + "\n"
 
 
 def _code(text: str) -> str:
@@ -51,7 +53,9 @@ def _badge(kind: str) -> str:
 
 
 def _when(iso: str) -> str:
-    return iso.replace("T", " ").replace("Z", " UTC")
+    """A time as the events store it (UTC ISO 8601), the one format the report,
+    the YAML files and the site all show."""
+    return iso
 
 
 def _severity_text(a: AgentSite) -> str:

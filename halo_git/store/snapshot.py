@@ -31,7 +31,6 @@ could later travel in Git under a ref of their own and be checked the same way.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -44,6 +43,7 @@ from typing import Any, Callable, Sequence
 import yaml
 
 from ..model import ENUMS, KINDS, LETTERS, Event, to_yaml
+from . import locking
 
 FORMAT = 3
 CACHE_DIR = "halo"  # inside the bare repository; git ignores unknown folders there
@@ -143,7 +143,7 @@ def save(path: Path, branch: str, events: Sequence[Event], blobs: Sequence[str],
     try:
         path.parent.mkdir(exist_ok=True)
         with open(path, "a+b") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+            locking.lock(f)
             f.seek(0)
             head = header(branch)
             count, commit = _end(f) if f.readline() == head else (0, None)
