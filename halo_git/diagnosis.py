@@ -61,6 +61,9 @@ ADVERSE_WORDS = (
     "aborted", "incomplete", "stale", "regression", "too early", "too late", "complaining",
 )
 _ADVERSE_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(ADVERSE_WORDS, key=len, reverse=True)) + r")\b", re.I)
+# A newer memory that names an older one replaces it when it is itself recalled later, or says so.
+_REPLACES_RE = re.compile(r"\b(?:replac\w*|in place of|instead|supersed\w*|withdraw\w*|deleted|no longer|obsolete|"
+                          r"outdated|updated?|correct(?:ed|ion)|revoked|retracted|now)\b", re.I)
 _BREAKS = frozenset("\r\n\x85\u2028\u2029")
 _NEGATED_RE = re.compile(r"\b(?:no|without|zero|never|0)\s+(?:\w+\s+)?$", re.I)
 
@@ -1211,15 +1214,16 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 superseded.setdefault(old, e.id)
     for m in write.memories:
         new = superseded.get(m.id)
-        if new is None:
+        if new is None or not (ctx.recalled_by.get(new) or _REPLACES_RE.search(by_id[new].summary)):
             continue
-        stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new] and new not in g.sources[r]]
+        stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new]]
         if not stale:
             continue
         acted = any(r in ctx.reach for r in stale)
+        both = " (alongside the newer one)" if all(new in g.sources[r] for r in stale) else ""
         add(_finding(
             "HALO-M6", [m.id, new, *stale],
-            f"{new} remember replaced it, yet {_ids_text(stale)} recalled it afterwards without the newer memory.",
+            f"{new} remember replaced it, yet {_ids_text(stale)} recalled it afterwards{both}.",
             "medium" if acted else "low", by_id[m.id],
             "The stale recall feeds an act, so superseded material still drives behaviour." if acted else
             "The superseded version keeps reaching the agent's context and can win over the newer one.",
@@ -1411,7 +1415,10 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
                ": nothing reviewed it in between, so whatever it got wrong then is carried into action now.")
         confirm = [s for s in a.basis if by_id[s].kind == "observe" and by_id[s].session == e.session]
         if confirm:
-            why += f" {confirm[0]} observe approves the act, not the retained content."
+            why += (f" The observation it names, {confirm[0]}, shows the request or the user's go-ahead, "
+                    "not a review of the retained content.")
+        if far > back:
+            why += f" The oldest unreviewed material on its ancestry was kept {far} sessions earlier."
     else:
         why = (f"The memory keeps what the agent observed, but it is {back} {sessions} old when it drives this "
                "execution; nothing in this session confirms it still holds.")
