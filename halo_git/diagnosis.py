@@ -524,8 +524,8 @@ def _same_target(target: str) -> str:
 
 def quote(summary: str, limit: int = QUOTE_CHARS) -> str:
     """A summary on one line, shortened to ``limit`` characters with an ellipsis."""
-    text = summary if len(summary) <= limit else summary[: limit - 1] + "…"
-    return one_line(text) if _BREAKS.intersection(text) else text
+    text = one_line(summary) if _BREAKS.intersection(summary) else summary
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _plural(n: int, word: str, many: str | None = None) -> str:
