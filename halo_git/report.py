@@ -39,6 +39,7 @@ T = TypeVar("T")
 SUMMARY_CHARS = 120  # summaries in tables; the trace holds the full text
 SESSION_ROWS = 12  # sessions listed in the boundary; the trace pages list all
 FLAT_FINDINGS = 15  # up to this many findings are listed one by one; more are grouped by rule
+SMALL = 20  # up to this many events, the channel matrix is one line
 PER_GROUP = 3  # findings shown in full per rule group (the rest are cited by id)
 OUTSIDE = "†"
 _ID_RE = re.compile(r"\be[1-9][0-9]*\b")
@@ -266,7 +267,11 @@ def _channels(w: _Writer) -> None:
     d = w.d
     w.heading("Channels")
     total = sum(d.channels.values())
-    if total:
+    if total and len(d.events) <= SMALL:
+        used = ", ".join(f"{x}→{y} {n}" for (x, y), n in d.channels.items() if n)
+        w.para(f"Channels used (X→Y: an event of category Y built on one of category X; S Sensing, M Memory, "
+               f"A Action, R Mechanism): {used}.")
+    elif total:
         w.para(
             "An event's channels X→Y pair the letter of each event it builds on (X) with its own letter (Y): "
             "S Sensing (observe, outcome), M Memory (remember, recall), A Action (act), R Mechanism (revise). "
@@ -361,13 +366,12 @@ def _actions(w: _Writer) -> None:
     if not a.acts:
         w.para("No act was logged in this scope.")
         return
-    w.para(f"What the agent did: {_plural(len(a.acts), 'act')} by trigger (asked for or self-initiated) and form.")
-    rows = []
-    for t in TRIGGERS:
-        counts = [a.matrix[(t, f)] for f in FORMS]
-        rows.append([t, *map(str, counts), str(sum(counts))])
-    rows.append(["**total**", *(str(sum(a.matrix[(t, f)] for t in TRIGGERS)) for f in FORMS), f"**{len(a.acts)}**"])
-    w.table(["trigger ╲ form", *FORMS, "total"], rows, align="lrrrrr")
+    if len(d.events) <= SMALL:
+        pairs = ", ".join(f"{n} {t} {f}" for (t, f), n in a.matrix.items() if n)
+        w.para(f"What the agent did: {_plural(len(a.acts), 'act')}, by trigger (request: asked for or scheduled; "
+               f"self: on its own) and form: {pairs}.")
+    else:
+        _act_matrix(w)
     if a.self_initiated:
         w.para("Self-initiated acts (trigger=self): nothing the user asked or scheduled started them.")
         w.table(
@@ -380,6 +384,17 @@ def _actions(w: _Writer) -> None:
     w.listing("Acts with no basis (nothing in uses)", a.no_basis, "Every act names the events it relied on.")
 
 
+def _act_matrix(w: _Writer) -> None:
+    a = w.d.actions
+    w.para(f"What the agent did: {_plural(len(a.acts), 'act')} by trigger (asked for or self-initiated) and form.")
+    rows = []
+    for t in TRIGGERS:
+        counts = [a.matrix[(t, f)] for f in FORMS]
+        rows.append([t, *map(str, counts), str(sum(counts))])
+    rows.append(["**total**", *(str(sum(a.matrix[(t, f)] for t in TRIGGERS)) for f in FORMS), f"**{len(a.acts)}**"])
+    w.table(["trigger ╲ form", *FORMS, "total"], rows, align="lrrrrr")
+
+
 def _outcomes(w: _Writer) -> None:
     d = w.d
     o = d.outcomes
@@ -390,7 +405,7 @@ def _outcomes(w: _Writer) -> None:
         return
     if c.denominator:
         w.para(f"Outcome coverage: {c} acts other than silence have an outcome ({_pct(c)}).")
-    if o.outcomes:
+    if o.outcomes and any(x.adverse for x in o.outcomes):
         w.para("An outcome is marked *adverse* when its summary reports a problem (a word of failure or complaint); "
                "the report makes no other judgement of outcomes.")
         w.table(
@@ -398,6 +413,13 @@ def _outcomes(w: _Writer) -> None:
             o.outcomes,
             lambda x: [w.id(x.id), w.kind_id(x.about), w.summary(x.id), "yes" if x.adverse else "", w.ids(x.uses), w.ids(x.used_by)],
         )
+    elif o.outcomes:
+        w.table(
+            ["outcome", "about", "summary", "other uses", "used later by"],
+            o.outcomes,
+            lambda x: [w.id(x.id), w.kind_id(x.about), w.summary(x.id), w.ids(x.uses), w.ids(x.used_by)],
+        )
+        w.para("No outcome reports a problem (no word of failure or complaint).")
     else:
         w.para("No outcome was logged in this scope.")
     if o.observed:
