@@ -23,8 +23,8 @@ def checked_root(root):
         o = h.log("demo", "observe", "user said reminders come too late", session="s1")["id"]
         h.log("demo", "revise", "remind 10 minutes earlier", uses=[o], session="s1",
               target="reminder rule", made_by="agent", governance="none")
-        h.log("demo", "act", "said the rule changed", uses=[o], session="s1", trigger="request")  # A2 low
-        h.log("demo", "remember", "kept with no source", session="s1")  # M1 medium
+        m = h.log("demo", "remember", "kept with no source", session="s1")["id"]  # M1 medium: an act builds on it
+        h.log("demo", "act", "said the rule changed", uses=[o, m], session="s1", trigger="request")  # A2 low
         log_clean(h, "demo", "s2")
     return root
 
@@ -39,9 +39,10 @@ def test_ungoverned_revision_fails_with_an_error_annotation(checked_root):
     r = run_cli("check", "--agent", "demo", root=checked_root)
     assert r.returncode == 1, r.stderr
     assert r.stdout.splitlines() == [
-        "::error title=HALO-R1 ungoverned-self-revision (high)::e2: The agent revised “reminder rule” on its own "
-        "with governance=none. Remedy: Have the user approve the change (or set bounds for such changes) and log "
-        "that; until then treat the revised target as unreviewed.",
+        "::error title=HALO-R1 ungoverned-self-revision (high)::e2 “remind 10 minutes earlier”: Revised “reminder "
+        "rule” on its own with governance=none. Why it matters: A durable change to how the agent works, with neither "
+        "the user's approval nor a bound the user set. Next step: Have the user review the change to “reminder rule” "
+        "and log the decision (halo_revise with made_by=user or governance=approved).",
     ]
 
 
@@ -54,7 +55,7 @@ def test_threshold_selects_severities(checked_root):
     ]
     low = run_cli("check", "--agent", "demo", "--fail-on", "low", root=checked_root).stdout.splitlines()
     assert [line.split(" ")[0] for line in low] == ["::error", "::warning", "::notice"]
-    assert "HALO-A2 open-loop (low)::e3:" in low[2]
+    assert "HALO-A2 open-loop (low)::e4 “said the rule changed”: No outcome about it" in low[2]
 
 
 def test_session_scope(checked_root):
@@ -68,14 +69,14 @@ def test_annotation_text_stays_on_one_line(root):
     r = run_cli("check", "--agent", "x", "--fail-on", "medium", root=root)
     assert r.returncode == 1
     [line] = r.stdout.splitlines()
-    assert line.startswith("::warning title=HALO-S2 acts-without-observation (medium)::e1: Session “a%250A::error")
+    assert line.startswith("::warning title=HALO-S2 acts-without-observation (medium)::e1 “acted blind”: Session “a%250A::error")
 
 
 def test_annotation_names_at_most_20_ids(root):
     with Halo(root) as h:
         h.import_lines("x", [f'{{"kind": "act", "summary": "act {i}", "trigger": "request", "form": "silence"}}' for i in range(25)])
     [line] = run_cli("check", "--agent", "x", "--fail-on", "medium", root=root).stdout.splitlines()
-    assert "::e1, e2, " in line and "e20 and 5 more: Session “import” has 25 acts but no observation." in line
+    assert "::e1, e2, " in line and "e20 and 5 more “act 0”: Session “import” has 25 acts but no observation." in line
 
 
 @pytest.mark.parametrize(

@@ -47,10 +47,14 @@ def _prop(text: str) -> str:
 
 
 def annotation(f: Finding) -> str:
-    """One finding as one workflow command line."""
+    """One finding as one workflow command line: its events, the first event's summary quoted,
+    what happened, why it matters and the next step (the same context as the report)."""
     title = _prop(f"{f.rule} {f.name} ({f.severity})")
     ids = ", ".join(f.ids[:MAX_IDS]) + (f" and {len(f.ids) - MAX_IDS} more" if len(f.ids) > MAX_IDS else "")
-    return f"::{LEVEL[f.severity]} title={title}::{_data(f'{ids}: {f.message} Remedy: {f.remedy}')}"
+    quote = f" “{f.quote}”" if f.quote else ""
+    why = f" Why it matters: {f.why}" if f.why else ""
+    step = f" Next step: {f.next_step}" if f.next_step else f" Remedy: {f.remedy}"
+    return f"::{LEVEL[f.severity]} title={title}::{_data(f'{ids}{quote}: {f.message}{why}{step}')}"
 
 
 def run(args) -> int:
