@@ -664,10 +664,13 @@ class _Graph:
 
     def cross_memory(self, e: Event) -> tuple[str | None, bool]:
         """The newest memory upstream of ``e`` kept in another session, unreviewed ones first."""
-        for lst, unreviewed in ((self.near_u[e.id], True), (self.near_r[e.id], False)):
-            for m in lst:
-                if self.by_id[m].session != e.session:
-                    return m, unreviewed
+        by_id, sess = self.by_id, e.session
+        for m in self.near_u[e.id]:
+            if by_id[m].session != sess:
+                return m, True
+        for m in self.near_r[e.id]:
+            if by_id[m].session != sess:
+                return m, False
         return None, False
 
     def walk_to(self, sink: str, target: str) -> tuple[str, ...]:
@@ -1040,7 +1043,7 @@ def _authority(scoped: list[Event], g: _Graph) -> tuple[Authority, dict[str, tup
         for c in _sink_classes(e, m is not None):
             classes[c] += 1
         up = g.up[e.id]
-        s = 16 if m is not None else 0
+        s = (16 + (4 if cross_of[e.id][1] else 0)) if m is not None else 0
         s += 8 if up & _UNGOVERNED_BIT else 0
         s += 4 if up & _MEMORY_BITS else 0
         s += 2 if up & _KIND_BIT["outcome"] else 0
@@ -1139,8 +1142,9 @@ def _what_kept(g: _Graph, m: str) -> str:
     srcs = g.sources[m]
     if not srcs:
         return "nothing named in uses"
-    kinds = [k for k in KINDS if any(g.by_id[s].kind == k for s in srcs)]
-    return ", ".join(kinds)
+    by_id = g.by_id
+    present = {by_id[s].kind for s in srcs}
+    return ", ".join(k for k in KINDS if k in present)
 
 
 def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actions, outcomes: Outcomes,
