@@ -560,12 +560,13 @@ class _Graph:
     """The branch as a graph over uses/about, with what lies upstream of each event.
 
     ``up[i]`` is a bit set of the kinds (and governed/ungoverned revisions)
-    anywhere upstream of ``i``; ``near_u[i]``/``near_r[i]`` hold the newest
-    unreviewed/reviewed memories upstream of ``i`` of up to two sessions (the
-    newest one, and the newest of another session), enough to find the newest
-    memory kept in any session other than the event's own; ``far_u[i]`` is the
-    lowest session ordinal of an unreviewed memory upstream. All are filled in
-    commit order, because every edge points to an earlier event.
+    anywhere upstream of ``i``. ``mem[i]`` is ``(near_u, near_r, far_u)``:
+    the newest unreviewed and reviewed memories upstream of ``i`` of up to two
+    sessions each (the newest one, and the newest of another session), enough
+    to find the newest memory kept in any session other than the event's own,
+    and the lowest session ordinal of an unreviewed memory upstream. All are
+    filled in commit order, because every edge points to an earlier event; an
+    event with one source shares that source's tuples.
     """
 
     def __init__(self, events: Sequence[Event], sources: dict[str, tuple[str, ...]], by_id: dict[str, Event],
@@ -578,31 +579,36 @@ class _Graph:
         self.order = order
         own: dict[str, int] = {}
         up: dict[str, int] = {}
-        near_u: dict[str, tuple[str, ...]] = {}
-        near_r: dict[str, tuple[str, ...]] = {}
-        far_u: dict[str, int] = {}
+        thru: dict[str, int] = {}  # up | own: what an event passes on to the events that name it
+        mem: dict[str, tuple[tuple[str, ...], tuple[str, ...], int]] = {}  # (near_u, near_r, far_u)
         reviewed: dict[str, bool] = {}
         kbit = _KIND_BIT
+        none = ((), (), _FAR)
+        push = self._push
         for e in events:
             i = e.id
             kind = e.kind
-            own[i] = kbit[kind] if kind != "revise" else _own_bit(e)
+            b = kbit[kind] if kind != "revise" else _own_bit(e)
+            own[i] = b
             srcs = sources[i]
             if not srcs:
-                up[i], near_u[i], near_r[i], far_u[i] = 0, (), (), _FAR
+                up[i] = 0
+                thru[i] = b
+                mem[i] = none
             elif len(srcs) == 1:
                 s = srcs[0]
-                up[i] = up[s] | own[s]
-                if s in reviewed:
-                    lo = far_u[s]
-                    if reviewed[s]:
-                        near_u[i], near_r[i] = near_u[s], self._push(s, near_r[s])
-                    else:
-                        near_u[i], near_r[i] = self._push(s, near_u[s]), near_r[s]
-                        lo = min(lo, order[by_id[s].session])
-                    far_u[i] = lo
+                u = up[i] = thru[s]
+                thru[i] = u | b
+                rv = reviewed.get(s)
+                if rv is None:
+                    mem[i] = mem[s]
                 else:
-                    near_u[i], near_r[i], far_u[i] = near_u[s], near_r[s], far_u[s]
+                    nu, nr, lo = mem[s]
+                    if rv:
+                        mem[i] = (nu, push(s, nr), lo)
+                    else:
+                        o = order[by_id[s].session]
+                        mem[i] = (push(s, nu), nr, lo if lo < o else o)
             else:
                 mask, lo = 0, _FAR
                 cu: list[str] = []
@@ -610,8 +616,8 @@ class _Graph:
                 fu = fr = None
                 mixed = False
                 for s in srcs:
-                    mask |= up[s] | own[s]
-                    a, r = near_u[s], near_r[s]
+                    mask |= thru[s]
+                    a, r, f = mem[s]
                     if a:
                         if fu is None:
                             fu = a
@@ -624,25 +630,27 @@ class _Graph:
                         elif r is not fr and r != fr:
                             mixed = True
                         cr += r
-                    if far_u[s] < lo:
-                        lo = far_u[s]
-                    if s in reviewed:
+                    if f < lo:
+                        lo = f
+                    rv = reviewed.get(s)
+                    if rv is not None:
                         mixed = True
-                        if reviewed[s]:
+                        if rv:
                             cr.append(s)
                         else:
                             cu.append(s)
                             lo = min(lo, order[by_id[s].session])
-                up[i], far_u[i] = mask, lo
+                up[i] = mask
+                thru[i] = mask | b
                 if mixed:
-                    near_u[i], near_r[i] = self._top(cu), self._top(cr)
+                    mem[i] = (self._top(cu), self._top(cr), lo)
                 else:
-                    near_u[i], near_r[i] = fu or (), fr or ()
+                    mem[i] = (fu or (), fr or (), lo)
             if kind == "remember":
                 reviewed[i] = any(
                     by_id[s].kind in ("observe", "outcome") or own[s] & _GOVERNED_BIT for s in srcs
                 )
-        self.own, self.up, self.near_u, self.near_r, self.far_u, self.reviewed = own, up, near_u, near_r, far_u, reviewed
+        self.own, self.up, self.mem, self.reviewed = own, up, mem, reviewed
         self.revision_positions = [pos[e.id] for e in events if e.kind == "revise"]
 
     def _push(self, m: str, upstream: tuple[str, ...]) -> tuple[str, ...]:
@@ -665,10 +673,11 @@ class _Graph:
     def cross_memory(self, e: Event) -> tuple[str | None, bool]:
         """The newest memory upstream of ``e`` kept in another session, unreviewed ones first."""
         by_id, sess = self.by_id, e.session
-        for m in self.near_u[e.id]:
+        nu, nr, _ = self.mem[e.id]
+        for m in nu:
             if by_id[m].session != sess:
                 return m, True
-        for m in self.near_r[e.id]:
+        for m in nr:
             if by_id[m].session != sess:
                 return m, False
         return None, False
@@ -677,7 +686,7 @@ class _Graph:
         """A chain from ``target`` (a memory upstream of ``sink``) to ``sink``, oldest first."""
         chain = [sink]
         cur = sink
-        sources, near_u, near_r = self.sources, self.near_u, self.near_r
+        sources, mem = self.sources, self.mem
         for _ in range(64):
             srcs = sources[cur]
             if target in srcs:
@@ -685,7 +694,7 @@ class _Graph:
                 break
             nxt = next((s for s in srcs if target in sources[s]), None)
             if nxt is None:
-                nxt = next((s for s in srcs if target in near_u[s] or target in near_r[s]), None)
+                nxt = next((s for s in srcs if target in mem[s][0] or target in mem[s][1]), None)
             if nxt is None:  # cannot happen on a consistent graph; stop rather than loop
                 break
             chain.append(nxt)
@@ -795,9 +804,11 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
 
     def cite(ids: Iterable[str]) -> tuple[str, ...]:
         ids = tuple(ids)
-        if session:
-            cited.update(ids)
+        cited.update(ids)
         return ids
+
+    if not session:
+        cite = tuple  # type: ignore[assignment]  # the whole trace cites nothing outside it
 
     def later(e: Event) -> tuple[str, ...]:
         return cite(used_by.get(e.id, ()))
@@ -1396,8 +1407,9 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     mem = by_id[m]
     back = abs(order[e.session] - order[mem.session])
     far = back
-    if unreviewed and g.far_u[a.id] < order[e.session]:
-        far = max(far, order[e.session] - g.far_u[a.id])
+    lowest = g.mem[a.id][2]
+    if unreviewed and lowest < order[e.session]:
+        far = max(far, order[e.session] - lowest)
     execution = a.form == "execution"
     if unreviewed:
         severity = "high" if execution else ("medium" if far >= 2 else "low")
