@@ -64,7 +64,7 @@ _ADVERSE_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(ADVERS
 # A newer memory that names an older one replaces it when it is itself recalled later, or says so.
 _REPLACES_RE = re.compile(r"\b(?:replac\w*|in place of|instead|supersed\w*|withdraw\w*|deleted|no longer|obsolete|"
                           r"outdated|updated?|correct(?:ed|ion)|revoked|retracted|now)\b", re.I)
-_BREAKS = frozenset("\r\n\x85\u2028\u2029")
+_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
 _NEGATED_RE = re.compile(r"\b(?:no|without|zero|never|0)\s+(?:\w+\s+)?$", re.I)
 
 
@@ -524,7 +524,7 @@ def _same_target(target: str) -> str:
 
 def quote(summary: str, limit: int = QUOTE_CHARS) -> str:
     """A summary on one line, shortened to ``limit`` characters with an ellipsis."""
-    text = one_line(summary) if _BREAKS.intersection(summary) else summary
+    text = one_line(summary) if any(c in summary for c in _BREAKS) else summary
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
