@@ -219,7 +219,7 @@ def _boundary(w: _Writer) -> None:
         w.add(f"- Evidence outside the scope, marked {OUTSIDE}: {_plural(len(d.outside), 'event')} of other sessions "
               f"that events in scope build on or that build on them ({parts})")
     elif d.session:
-        w.add("- Evidence outside the scope: none; no event in scope builds on another session and none is built on from one")
+        w.add("- Evidence outside the scope: none; every event this report cites belongs to this session")
     w.add("")
     if len(d.sessions) > 1:
         w.table(
@@ -426,7 +426,8 @@ def _outcomes(w: _Writer) -> None:
         w.listing("Acts checked by an observation naming them instead of an outcome", o.observed, None)
     if c.denominator:
         w.listing("Open loops (acts nothing checked; silence exempt)", o.open_loops,
-                  "No open loop: every act that expects a check has an outcome or an observation naming it.")
+                  "No open loop: every act that expects a check has an outcome, an observation naming it or, for a "
+                  "preparation, a later step using it.")
     if any(x.adverse for x in o.outcomes):
         w.listing("Adverse outcomes that nothing later used", o.ignored,
                   "Every adverse outcome fed a later event, or the trace ends right after it.")
