@@ -17,6 +17,7 @@ from . import jsonl
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
 from .errors import InvalidCall, NotFound
+from .gate import Gate, evaluate
 from .model import (
     Event,
     check_agent_name,
@@ -29,6 +30,7 @@ from .model import (
     resolve,
     trace_text,
 )
+from .observed import Observed
 from .report import render_report
 from .screening import Screen, default_screen, load_screen
 from .store import DEFAULT_BRANCH, EventLog, Store
@@ -186,8 +188,8 @@ class Halo:
         picked = [e for e in reversed(repo.log(branch or self.branch).events) if e.session == session]
         return trace_text(list(reversed(picked[:limit])), agent, session)
 
-    def diagnosis(self, agent: str, session: str = "", branch: str | None = None) -> Diagnosis:
-        """The pure diagnosis of the agent's branch head (or one session)."""
+    def diagnosis(self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None) -> Diagnosis:
+        """The pure diagnosis of the agent's branch head (or one session); ``observed`` from ``observed.load``."""
         check_agent_name(agent)
         if session:
             check_session(session)
@@ -198,11 +200,11 @@ class Halo:
             raise NotFound(
                 f"agent '{agent}' has no session '{session}'" + (f"; its sessions: {shown}" if sessions else "; it has no events yet")
             )
-        return diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session)
+        return diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed)
 
-    def report(self, agent: str, session: str = "", branch: str | None = None) -> str:
+    def report(self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None) -> str:
         """The ``halo_report`` Markdown."""
-        return render_report(self.diagnosis(agent, session, branch))
+        return render_report(self.diagnosis(agent, session, branch, observed))
 
     def diff(self, agent: str, base: str, head: str) -> BehaviourDiff:
         """Behaviour diff of two branches or commit ids of the agent (see ``halo_git.diff``)."""
@@ -213,6 +215,33 @@ class Halo:
             return repo.log(rev) if rev in branches else repo.log_at(repo.resolve(rev))
 
         return compare(agent, base, log(base), head, log(head))
+
+
+    def check(
+        self,
+        agent: str,
+        *,
+        session: str = "",
+        branch: str | None = None,
+        fail_on: str = "high",
+        baseline: str | None = None,
+        accepted: Sequence = (),
+        accept_file: str | None = None,
+        observed: Observed | None = None,
+    ) -> Gate:
+        """The CI gate over the agent's branch (see ``halo_git.gate``): findings at or
+        above ``fail_on`` that ``accepted`` (``accept.Accepted`` entries) does not
+        cover; with ``baseline`` (a branch or commit id) only those new relative to it."""
+        if baseline and session:
+            raise InvalidCall("--baseline compares whole branches; leave out --session, or check the session without a baseline")
+        if baseline and observed is not None:
+            raise InvalidCall("--observed describes one run of one branch, so it cannot be compared with a baseline; "
+                              "check with --observed and without --baseline")
+        if baseline:
+            diff = self.diff(agent, baseline, branch or self.branch)
+            return evaluate(diff.head.diagnosis, fail_on=fail_on, diff=diff, accepted=accepted, accept_file=accept_file)
+        d = self.diagnosis(agent, session=session, branch=branch, observed=observed)
+        return evaluate(d, fail_on=fail_on, accepted=accepted, accept_file=accept_file)
 
 
 def _refuse_missing_branch(repo, branch: str) -> None:

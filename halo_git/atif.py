@@ -1,16 +1,23 @@
 """Export to ATIF, the Agent Trajectory Interchange Format of the Harbor project.
 
 Pure: events in, plain JSON data out. The field list follows Harbor RFC 0001
-"Agent Trajectory Interchange Format (ATIF) Specification", v1.7
-(``rfcs/0001-trajectory-format.md`` in the harbor-framework/harbor repository,
-summarised at harborframework.com/docs/trajectory-format), and the validators
-of its reference Pydantic models (``src/harbor/models/trajectories/``): step ids
-run 1, 2, 3, … within a trajectory, and every ``source_call_id`` in a step's
-observation names a ``tool_call_id`` of that same step.
+"Agent Trajectory Interchange Format (ATIF) Specification", v1.8 by default
+and v1.7 on request (``rfcs/0001-trajectory-format.md`` in the
+harbor-framework/harbor repository, summarised at
+harborframework.com/docs/trajectory-format), and the validators of its
+reference Pydantic models (``harbor.models.trajectories``, harbor 0.25): step
+ids run 1, 2, 3, … within a trajectory, and every ``source_call_id`` in a
+step's observation names a ``tool_call_id`` of that same step. v1.8 only adds
+audio content parts, which HALO never writes, so both versions hold the same
+fields here.
+
+Harbor's tools read one trajectory per ``trajectory.json`` file:
+``session_dirname`` names a safe folder per session for ``export --format
+atif --out DIR``.
 
 Mapping, one trajectory per session (sessions in order of their first event):
 
-* root: ``schema_version`` (pinned to ``SCHEMA_VERSION``), ``session_id`` (the
+* root: ``schema_version`` (``SCHEMA_VERSION`` unless asked for another of ``SCHEMA_VERSIONS``), ``session_id`` (the
   session label), ``agent`` with ``name`` (the agent) and ``version`` (the
   branch: on HALO a branch is one setup of the agent, e.g. ``prompt-v2``),
   ``notes``, ``final_metrics.total_steps`` and ``extra.halo`` (agent, branch,
@@ -31,23 +38,44 @@ Mapping, one trajectory per session (sessions in order of their first event):
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import hashlib
+import re
+from typing import Any, Iterable, Sequence
 
+from .errors import InvalidCall
 from .model import KINDS, Event
 
-SCHEMA_VERSION = "ATIF-v1.7"
+SCHEMA_VERSION = "ATIF-v1.8"
+SCHEMA_VERSIONS = ("ATIF-v1.8", "ATIF-v1.7")
+_SAFE_DIR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _STEP_ORDER = ("step_id", "timestamp", "source", "message", "tool_calls", "observation", "extra")
 
 
-def trajectories(events: Sequence[Event], *, agent: str, branch: str, head: str | None, exporter: str = "halo-git") -> list[dict[str, Any]]:
+def trajectories(events: Sequence[Event], *, agent: str, branch: str, head: str | None, exporter: str = "halo-git",
+                 schema_version: str = SCHEMA_VERSION) -> list[dict[str, Any]]:
     """One ATIF trajectory per session of ``events`` (a branch, in commit order)."""
+    if schema_version not in SCHEMA_VERSIONS:
+        raise InvalidCall(f"ATIF schema version {schema_version!r} is not supported; use one of {', '.join(SCHEMA_VERSIONS)}")
     sessions: dict[str, list[Event]] = {}
     for e in events:
         sessions.setdefault(e.session, []).append(e)
-    return [_trajectory(evs, agent=agent, branch=branch, head=head, exporter=exporter) for evs in sessions.values()]
+    return [_trajectory(evs, agent=agent, branch=branch, head=head, exporter=exporter, version=schema_version)
+            for evs in sessions.values()]
 
 
-def _trajectory(events: list[Event], *, agent: str, branch: str, head: str | None, exporter: str) -> dict[str, Any]:
+def session_dirname(session: str, taken: Iterable[str] = ()) -> str:
+    """A folder name for one session's ``trajectory.json``: the label itself when it is a
+    safe file name not yet ``taken`` (compared case-insensitively, for case-blind file
+    systems), else its safe characters plus a hash of the label."""
+    lower = {t.casefold() for t in taken}
+    if _SAFE_DIR.fullmatch(session) and session not in (".", "..") and session.casefold() not in lower:
+        return session
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", session).strip("-.")[:40] or "session"
+    return f"{slug}-{hashlib.sha256(session.encode()).hexdigest()[:8]}"
+
+
+def _trajectory(events: list[Event], *, agent: str, branch: str, head: str | None, exporter: str,
+                version: str) -> dict[str, Any]:
     session = events[0].session
     steps: list[dict[str, Any]] = []
     act_steps: dict[str, dict[str, Any]] = {}
@@ -73,7 +101,7 @@ def _trajectory(events: list[Event], *, agent: str, branch: str, head: str | Non
         steps.append(step)
     commit = f" at commit {head[:12]}" if head else ""
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": version,
         "session_id": session,
         "agent": {"name": agent, "version": branch},
         "notes": (

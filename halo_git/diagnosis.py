@@ -36,6 +36,7 @@ from collections import Counter, deque
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Sequence
 
+from . import observed as _observed
 from .model import CATEGORY_OF_LETTER, ENUMS, KINDS, LETTERS, Event, one_line
 
 SEVERITIES = ("high", "medium", "low", "info")
@@ -201,9 +202,11 @@ RULES: dict[str, Rule] = {
         ),
     )
 }
+RULES.update({spec[0]: Rule(*spec) for spec in _observed.RULE_SPECS})  # observed evidence: halo_git/observed.py
 # Importance among rules of the same severity, for the Summary (first = most important).
-_RULE_ORDER = ("HALO-A4", "HALO-A1", "HALO-R1", "HALO-R4", "HALO-M7", "HALO-M6", "HALO-M5", "HALO-S1",
-               "HALO-R3", "HALO-R2", "HALO-S2", "HALO-M1", "HALO-A3", "HALO-A2", "HALO-M4", "HALO-M3", "HALO-M2")
+_RULE_ORDER = ("HALO-A4", "HALO-O1", "HALO-A1", "HALO-R1", "HALO-R4", "HALO-O2", "HALO-M7", "HALO-M6", "HALO-M5",
+               "HALO-S1", "HALO-R3", "HALO-R2", "HALO-S2", "HALO-M1", "HALO-A3", "HALO-A2", "HALO-M4", "HALO-M3",
+               "HALO-M2")
 RULE_WEIGHT = {r: i for i, r in enumerate(_RULE_ORDER)}
 
 
@@ -443,6 +446,7 @@ class Diagnosis:
     authority: Authority
     findings: list[Finding]
     dangling: tuple[str, ...] = field(default=())  # scoped events naming ids not earlier on the branch
+    observed: _observed.Alignment | None = None  # observed evidence set beside the trace, when given
 
     @property
     def scope(self) -> str:
@@ -491,15 +495,15 @@ def issues(findings: Sequence[Finding], limit: int = _MAX_ISSUES) -> list[Issue]
         by_rule.setdefault(f.rule, []).append(f)
     groups = []
     for rule, fs in by_rule.items():
-        fs = sorted(fs, key=lambda f: (SEVERITY_RANK[f.severity], _num(f.ids[0])))
+        fs = sorted(fs, key=lambda f: (SEVERITY_RANK[f.severity], _first(f)))
         groups.append((rule, fs[0].severity, fs))
-    groups.sort(key=lambda g: (SEVERITY_RANK[g[1]], RULE_WEIGHT.get(g[0], 99), -len(g[2]), _num(g[2][0].ids[0])))
+    groups.sort(key=lambda g: (SEVERITY_RANK[g[1]], RULE_WEIGHT.get(g[0], 99), -len(g[2]), _first(g[2][0])))
     out: list[tuple[str, str, list[Finding], list[Finding]]] = []
     for rule, severity, fs in groups:
         if severity == "info" and len(out) >= 3:
             break
-        subject = fs[0].ids[0]
-        host = next((o for o in out if subject in o[2][0].ids and o[0] != rule), None) if len(fs) == 1 else None
+        subject = fs[0].ids[0] if fs[0].ids else None
+        host = next((o for o in out if subject in o[2][0].ids and o[0] != rule), None) if len(fs) == 1 and subject else None
         if host is not None:
             host[3].append(fs[0])
             continue
@@ -510,6 +514,11 @@ def issues(findings: Sequence[Finding], limit: int = _MAX_ISSUES) -> list[Issue]
 
 def _num(event_id: str) -> int:
     return int(event_id[1:])
+
+
+def _first(f: Finding) -> int:
+    """The number of the event a finding is about (0 for a finding about no logged event)."""
+    return _num(f.ids[0]) if f.ids else 0
 
 
 def _time_key(iso: str) -> tuple[str, float]:
@@ -742,13 +751,23 @@ class _Graph:
         return reach
 
 
+_OBSERVED_WHY = {
+    "HALO-O1": "The observed evidence shows a tool call the agent's own account leaves out, so the trace "
+               "under-reports what the agent did.",
+    "HALO-O2": "The trace claims an execution the observed evidence does not show: either the claim is wrong or "
+               "the evidence is incomplete.",
+}
+
+
 def _finding(rule: str, ids: Sequence[str], message: str, severity: str, subject: Event, why: str,
              next_step: str) -> Finding:
     return Finding(rule, severity, tuple(ids), message, RULES[rule].remedy, quote(subject.summary), why, next_step)
 
 
-def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "") -> Diagnosis:
-    """Diagnose a branch's events (in commit order), whole or for one session."""
+def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "",
+             observed: _observed.Observed | None = None) -> Diagnosis:
+    """Diagnose a branch's events (in commit order), whole or for one session; ``observed``
+    (from ``observed.load``) adds the alignment with what the agent was seen doing."""
     pos: dict[str, int] = {}
     by_id: dict[str, Event] = {}
     for i, e in enumerate(events):
@@ -958,6 +977,15 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     for f in findings:
         cite(f.ids)
 
+    # -- observed evidence (halo_git/observed.py) ------------------------------------------
+    alignment = _observed.align(observed, scoped, session=session) if observed is not None else None
+    if alignment is not None:
+        extra = [Finding(f.rule, f.severity, tuple(f.ids), f.message, RULES[f.rule].remedy, "", _OBSERVED_WHY[f.rule],
+                         RULES[f.rule].remedy) for f in alignment.findings]
+        findings = sorted(findings + extra, key=lambda f: (SEVERITY_RANK[f.severity], f.rule, _num(f.ids[0]) if f.ids else 0))
+        for f in extra:
+            cite(f.ids)
+
     evidence = {e.id: e for e in scoped}
     outside = sorted((i for i in cited if i not in evidence), key=_num)
     for i in outside:
@@ -984,6 +1012,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         authority=authority,
         findings=findings,
         dangling=tuple(dangling),
+        observed=alignment,
     )
 
 

@@ -120,8 +120,11 @@ def compare(agent: str, base_label: str, base: Log, head_label: str, head: Log) 
 
     def split(findings: tuple[Finding, ...], side: Side) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
         by_id = {e.id: e.session for e in side.events}
-        matched = tuple(f for f in findings if by_id.get(f.ids[0]) in both)
-        return matched, tuple(f for f in findings if by_id.get(f.ids[0]) not in both)
+        def session(f: Finding) -> str | None:
+            return by_id.get(f.ids[0]) if f.ids else None
+
+        matched = tuple(f for f in findings if session(f) in both)
+        return matched, tuple(f for f in findings if session(f) not in both)
 
     new, only_head = split(new, right)
     resolved, not_run = split(resolved, left)
@@ -188,6 +191,11 @@ def _finding_key(f: Finding, by_id: dict[str, Event]) -> tuple:
     return (f.rule, f.severity, _content(subject) if subject else ())
 
 
+# The matching rule under public names: ``check --baseline`` and SARIF fingerprints use it too.
+event_content = _content
+finding_key = _finding_key
+
+
 def _finding_changes(base: Side, head: Side) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
     """(new on HEAD, resolved on HEAD) as multiset differences of finding keys."""
     base_ids = {e.id: e for e in base.events}
@@ -231,7 +239,7 @@ def diff_to_dict(diff: BehaviourDiff) -> dict:
         }
 
     def finding(f: Finding, s: Side) -> dict:
-        session = next((e.session for e in s.events if e.id == f.ids[0]), None)
+        session = next((e.session for e in s.events if f.ids and e.id == f.ids[0]), None)
         return {"side": s.name, "label": s.label, "session": session, "rule": f.rule, "name": f.name,
                 "severity": f.severity, "ids": list(f.ids), "message": f.message, "quote": f.quote, "why": f.why,
                 "next_step": f.next_step, "remedy": f.remedy}

@@ -21,6 +21,7 @@ from .diagnosis import (
 )
 from .markdown import escape_md, md_table, safe_url, shorten
 from .model import CATEGORY_OF_LETTER, KINDS, LETTERS
+from .observed import markdown_lines as observed_lines
 
 SECTIONS = (
     "Boundary and evidence",
@@ -188,8 +189,9 @@ def _boundary(w: _Writer) -> None:
     w.heading("Boundary and evidence")
     w.para(
         "The evidence is the agent's own account of its steps, logged as events: what it says it observed, "
-        "kept, recalled, did and changed. It is not observed behaviour. HALO checked that every id an event "
-        "names existed earlier on the branch; it cannot check that a summary is true."
+        "kept, recalled, did and changed. It is not observed behaviour"
+        + (", except the observed tool calls listed below, set beside it by time" if d.observed is not None else "")
+        + ". HALO checked that every id an event names existed earlier on the branch; it cannot check that a summary is true."
     )
     n = len(d.events)
     scope = f"session {escape_md(d.session)}" if d.session else f"whole trace ({_plural(len(d.sessions), 'session')})"
@@ -220,6 +222,8 @@ def _boundary(w: _Writer) -> None:
               f"that events in scope build on or that build on them ({parts})")
     elif d.session:
         w.add("- Evidence outside the scope: none; every event this report cites belongs to this session")
+    if d.observed is not None:  # observed evidence: halo_git/observed.py
+        w.add(*observed_lines(d.observed, w.id, w.max_rows))
     w.add("")
     if len(d.sessions) > 1:
         w.table(
@@ -250,15 +254,15 @@ def _summary(w: _Writer, findings: list[Finding], accepted: int) -> None:
     for n, issue in enumerate(top, 1):
         f = issue.first
         more = len(issue.findings) - 1
-        count = f"{_plural(len(issue.findings), 'finding')}: {w.ids([x.ids[0] for x in issue.findings], limit=5)}" \
+        count = f"{_plural(len(issue.findings), 'finding')}: {w.ids([x.ids[0] for x in issue.findings if x.ids], limit=5)}" \
             if more else "1 finding"
-        line = (f"{n}. **{f.rule} {f.name}** ({issue.severity}, {count}). {w.quoted(f.ids[0], f.quote)}: {w.text(f.message)}")
+        line = (f"{n}. **{f.rule} {f.name}** ({issue.severity}, {count}). {_subject(w, f)}: {w.text(f.message)}")
         if len(f.ids) > 1 and f.ids[1] in d.evidence and f.ids[1] != f.ids[0]:
             line += f" — {w.quoted(f.ids[1])}."
         line += f" *Why it matters:* {w.text(f.why)} *Next step:* {w.text(f.next_step)}"
         if issue.related:
             line += " *On the same chain:* " + "; ".join(
-                f"{r.rule} {r.name} ({r.severity}) on {w.quoted(r.ids[0], r.quote)}" for r in issue.related) + "."
+                f"{r.rule} {r.name} ({r.severity}) on {_subject(w, r)}" for r in issue.related) + "."
         w.add(line)
     w.add("")
 
@@ -536,10 +540,17 @@ def _authority(w: _Writer) -> None:
                f"are less salient and not listed; the findings cite the ones that break a rule.")
 
 
+def _subject(w: _Writer, f: Finding) -> str:
+    """The event a finding is about, with its summary quoted (a finding about no logged event has none)."""
+    if not f.ids:
+        return "no logged event"
+    return w.quoted(f.ids[0], f.quote) if f.quote else w.kind_id(f.ids[0])
+
+
 def _finding_line(w: _Writer, f: Finding, with_rule: bool) -> str:
     rule = f"**{f.severity}** {f.rule} {f.name}: " if with_rule else ""
     rest = f" ({', '.join(w.kind_id(i) for i in f.ids[1:6])}{' …' if len(f.ids) > 6 else ''})" if len(f.ids) > 1 else ""
-    return (f"- {rule}{w.quoted(f.ids[0], f.quote)}{rest}: {w.text(f.message)} *Why it matters:* {w.text(f.why)} "
+    return (f"- {rule}{_subject(w, f)}{rest}: {w.text(f.message)} *Why it matters:* {w.text(f.why)} "
             f"*Next step:* {w.text(f.next_step)}")
 
 
@@ -566,7 +577,7 @@ def _findings(w: _Writer, findings: list[Finding], accepted: Sequence[tuple[Find
             w.table(
                 ["severity", "rule", "findings", "about", "next step (first finding)"],
                 groups,
-                lambda g: [g[1], f"{g[0]} {RULES[g[0]].name}", str(len(g[2])), w.ids([f.ids[0] for f in g[2]], limit=6),
+                lambda g: [g[1], f"{g[0]} {RULES[g[0]].name}", str(len(g[2])), w.ids([f.ids[0] for f in g[2] if f.ids], limit=6),
                            w.text(g[2][0].next_step)],
                 align="llrll", limit=len(groups),
             )
@@ -578,7 +589,7 @@ def _findings(w: _Writer, findings: list[Finding], accepted: Sequence[tuple[Find
                 w.add(*(_finding_line(w, f, False) for f in fs[:per_group]))
                 rest = fs[per_group:]
                 if rest:
-                    w.add(f"- {len(rest)} more, about {w.ids([f.ids[0] for f in rest], limit=w.max_rows)}")
+                    w.add(f"- {len(rest)} more, about {w.ids([f.ids[0] for f in rest if f.ids], limit=w.max_rows, none='no logged event')}")
                 w.add("")
     if accepted:
         w.lines += ["### Accepted", ""]
@@ -592,7 +603,8 @@ def _limitations(w: _Writer) -> None:
     w.heading("Limitations and checks")
     w.add(
         "- Self-report: summaries, triggers, forms, governance labels and uses are the agent's own claims. "
-        "An action it did not log, or a link it did not name, is invisible here; absence in the trace is not absence in the world.",
+        "An action it did not log, or a link it did not name, is invisible here; absence in the trace is not absence in the world"
+        + (" (except tool calls of the observed evidence, in the sessions it covers)." if d.observed is not None else "."),
         "- A named link shows declared reliance, not that the earlier event changed the decision; authority paths are "
         "as complete as the agent's uses.",
         "- Outcomes are free text: the report only marks an outcome adverse when its summary uses a word of failure or "

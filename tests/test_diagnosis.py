@@ -412,7 +412,7 @@ def test_r4_bounded_needs_a_user_bound_of_that_target_upstream():
 def test_every_rule_is_documented_and_tested_somewhere():
     assert all(r.id.startswith("HALO-") and r.remedy and r.trigger for r in RULES.values())
     assert len({r.name for r in RULES.values()}) == len(RULES)
-    tested = {name.split("_")[1].upper() for name in globals() if name.startswith("test_") and name[5:6] in "masr" and name[6:7].isdigit()}
+    tested = {name.split("_")[1].upper() for name in globals() if name.startswith("test_") and name[5:6] in "masro" and name[6:7].isdigit()}
     assert {r[5:] for r in RULES} == tested
 
 
@@ -424,6 +424,36 @@ def test_findings_carry_a_quote_why_and_next_step():
         assert f.quote.startswith("changed x\\nquietly") and f.quote.endswith("…") and len(f.quote) == 90
         assert f.why and f.next_step and f.remedy == RULES[f.rule].remedy
         assert f.to_dict()["name"] == f.name and f.to_dict()["ids"] == list(f.ids)
+
+
+# --- observed evidence (more in test_observed.py) -----------------------------------
+
+
+def _observed(*calls):
+    from halo_git.observed import Observed, ObservedCall, effect_of
+
+    return Observed(tuple(ObservedCall(tool, when, "s1", "", tool, "x", effect_of(tool)) for tool, when in calls), ("x",))
+
+
+def test_o1_unreported_action():
+    t = Trace()
+    o = t.observe()  # 00:00:01
+    t.act([o], form="execution")  # 00:00:02
+    d = diagnose(t.events, agent="a", branch="main", head="f" * 40,
+                 observed=_observed(("read_file", "2026-01-01T00:00:01Z"), ("write_file", "2026-01-01T00:00:03Z"),
+                                    ("delete_file", "2026-01-01T01:00:00Z")))
+    assert {f for f in found(d) if f[0].startswith("HALO-O")} == {("HALO-O1", "high", ("e2",))}
+    assert d.findings[0].rule == "HALO-O1" and "delete_file at 2026-01-01T01:00:00Z" in d.findings[0].message
+    assert d.observed.total == 3 and len(d.observed.reported) == 2
+
+
+def test_o2_execution_without_observed_call():
+    t = Trace()
+    o = t.observe()
+    a = t.act([o], form="execution")
+    d = diagnose(t.events, agent="a", branch="main", head="f" * 40, observed=_observed(("read_file", "2026-01-01T00:00:01Z")))
+    assert {f for f in found(d) if f[0].startswith("HALO-O")} == {("HALO-O2", "medium", (a,))}
+    assert t.diagnose().observed is None and not any(f.rule.startswith("HALO-O") for f in t.diagnose().findings)
 
 
 # --- ordering and helpers -----------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..api import Halo
+from ..observed import DEFAULT_WINDOW, Observed, load
 from ..store import DEFAULT_BRANCH
 
 
@@ -18,3 +19,15 @@ def add_common(p: argparse.ArgumentParser, *, agent: bool = True, agent_required
 
 def open_halo(args: argparse.Namespace, **kw) -> Halo:
     return Halo(args.root, branch=args.branch, **kw)
+
+
+def add_observed(p: argparse.ArgumentParser) -> None:
+    """``--observed`` and ``--observed-window`` (report, check, site)."""
+    p.add_argument("--observed", metavar="FILE", help="observed evidence of what the agent did: an ATIF trajectory.json, "
+                   "a folder of them, or OTLP/JSON spans; aligned with the trace per session (see the Interop docs page)")
+    p.add_argument("--observed-window", metavar="SECONDS", type=float, default=DEFAULT_WINDOW,
+                   help=f"how far apart in time an observed call and the logged step reporting it may be (default: {DEFAULT_WINDOW:g})")
+
+
+def load_observed(args: argparse.Namespace) -> Observed | None:
+    return load(args.observed, window=args.observed_window) if args.observed else None

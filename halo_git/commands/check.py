@@ -1,63 +1,104 @@
 """``halo-git check``: a CI gate over the diagnosis findings.
 
-Prints each finding at or above ``--fail-on`` as one GitHub Actions workflow
-command (``::error``, ``::warning``, ``::notice``), so a pull request run shows
-them as annotations, and exits 1 when there is any; 0 when there is none; 2 on a
-usage error (unknown agent or session, bad option), which must never pass for
-"no findings".
+Fails (exit 1) when a finding at or above ``--fail-on`` is not accepted — with
+``--baseline REV``, only when it is new relative to that branch or commit
+(matched by rule and event content, as ``halo-git diff`` matches findings);
+exits 0 otherwise, and 2 on a usage error (unknown agent, session, branch or
+baseline, a broken accept file), which must never pass for "no findings".
+
+``--format`` picks what goes to stdout: ``github`` (default: one workflow
+command per failing finding, so a pull request shows annotations), ``text``,
+``md``, ``json``, ``sarif`` or ``junit``; ``--output FORMAT=FILE`` also writes
+other formats from the same run. Accepted findings come from ``--accept FILE``,
+else ``halo-accept.yaml`` in the working directory when it exists.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from ..diagnosis import SEVERITIES, Finding, at_or_above
-from ..errors import NotFound
-from . import add_common, open_halo
-
-LEVEL = {"high": "error", "medium": "warning", "low": "notice", "info": "notice"}
-MAX_IDS = 20  # ids named per annotation; a session finding can list thousands of acts
+from ..accept import DEFAULT_FILE, load_accepted
+from ..diagnosis import SEVERITIES
+from ..errors import InvalidCall, NotFound
+from ..formats.check import FORMATS, render
+from ..gate import Gate
+from ..store import event_path
+from . import add_common, add_observed, load_observed, open_halo
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "check",
-        help="print diagnosis findings as GitHub Actions annotations; exit 1 if any reach --fail-on",
-        description="Fail a pipeline on the diagnosis findings of an agent's trace (or one session): "
-        "prints one annotation line per finding at or above --fail-on, exits 1 if there is any, 0 if none, "
+        help="fail a pipeline on diagnosis findings (new ones only with --baseline); annotations, text, md, json, SARIF or JUnit",
+        description="Fail a pipeline on the diagnosis findings of an agent's trace (or one session): exits 1 if a finding "
+        "at or above --fail-on is not accepted (with --baseline: is new relative to that branch or commit), 0 if none, "
         "2 on usage errors.",
     )
     add_common(p)
-    p.add_argument("--session", default="", help="check one session (default: the whole trace)")
+    p.add_argument("--session", default="", help="check one session (default: the whole trace; not with --baseline)")
     p.add_argument(
         "--fail-on", choices=SEVERITIES[:3], default="high",
         help="lowest severity that fails the check (default: high)",
     )
+    add_observed(p)
+    p.add_argument(
+        "--baseline", metavar="REV",
+        help="branch or commit id to compare with (e.g. main): fail only on findings new relative to it, list resolved ones",
+    )
+    p.add_argument(
+        "--accept", metavar="FILE",
+        help=f"accepted findings (YAML, see docs/ci.md; default: ./{DEFAULT_FILE} when it exists)",
+    )
+    p.add_argument("--format", choices=FORMATS, default="github", help="what to print on stdout (default: github annotations)")
+    p.add_argument(
+        "--output", action="append", default=[], metavar="FORMAT=FILE",
+        help="also write FORMAT to FILE (repeatable), e.g. --output sarif=halo.sarif --output md=summary.md",
+    )
     p.set_defaults(run=run)
 
 
-def _data(text: str) -> str:
-    """Escape a workflow command's message (GitHub's rules: %, CR, LF)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+def _outputs(specs: list[str]) -> list[tuple[str, Path]]:
+    out = []
+    for spec in specs:
+        fmt, eq, path = spec.partition("=")
+        if not eq or not path or fmt not in FORMATS:
+            raise InvalidCall(f"--output {spec!r}: give FORMAT=FILE with FORMAT one of {', '.join(FORMATS)}, e.g. sarif=halo.sarif")
+        out.append((fmt, Path(path)))
+    return out
 
 
-def _prop(text: str) -> str:
-    """Escape a workflow command's property value (also ':' and ',')."""
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
+def _accepted(args):
+    if args.accept:
+        return load_accepted(args.accept), args.accept
+    if Path(DEFAULT_FILE).is_file():
+        return load_accepted(DEFAULT_FILE), DEFAULT_FILE
+    return [], None
 
 
-def annotation(f: Finding) -> str:
-    """One finding as one workflow command line: its events, the first event's summary quoted,
-    what happened, why it matters and the next step (the same context as the report)."""
-    title = _prop(f"{f.rule} {f.name} ({f.severity})")
-    ids = ", ".join(f.ids[:MAX_IDS]) + (f" and {len(f.ids) - MAX_IDS} more" if len(f.ids) > MAX_IDS else "")
-    quote = f" “{f.quote}”" if f.quote else ""
-    why = f" Why it matters: {f.why}" if f.why else ""
-    step = f" Next step: {f.next_step}" if f.next_step else f" Remedy: {f.remedy}"
-    return f"::{LEVEL[f.severity]} title={title}::{_data(f'{ids}{quote}: {f.message}{why}{step}')}"
+def path_of(event_id: str) -> str:
+    """The event's file inside the agent repository (the store's layout)."""
+    return event_path(int(event_id[1:]))
+
+
+def _summary(gate: Gate, total: int) -> str:
+    head = (gate.head or "no commit")[:12]
+    n = len(gate.failing)
+    if gate.baseline:
+        line = (f"halo-git check: {n} new finding(s) at or above {gate.fail_on} relative to baseline {gate.baseline} "
+                f"({gate.count('unchanged')} unchanged, {len(gate.resolved)} resolved) of {total}")
+    else:
+        line = f"halo-git check: {n} finding(s) at or above {gate.fail_on} of {total}"
+    line += f" for agent {gate.agent}, {gate.scope}, branch {gate.branch} at {head}"
+    if gate.accept_file:
+        line += f"; {gate.count('accepted')} accepted, {len(gate.stale)} stale entr{'y' if len(gate.stale) == 1 else 'ies'} in {gate.accept_file}"
+    return line
 
 
 def run(args) -> int:
+    outputs = _outputs(args.output)
+    entries, accept_file = _accepted(args)
+    observed = load_observed(args)
     with open_halo(args) as h:
         if args.agent not in h.agents():
             known = ", ".join(h.agents()[:10]) or "none yet"
@@ -65,17 +106,18 @@ def run(args) -> int:
                   file=sys.stderr)
             return 2
         try:
-            d = h.diagnosis(args.agent, session=args.session, branch=args.branch)
+            gate = h.check(args.agent, session=args.session, branch=args.branch, fail_on=args.fail_on,
+                           baseline=args.baseline, accepted=entries, accept_file=accept_file, observed=observed)
         except NotFound as e:
             print(f"halo-git: error: {e}", file=sys.stderr)
             return 2
-    failing = at_or_above(d.findings, args.fail_on)
-    for f in failing:
-        print(annotation(f))
-    head = (d.head or "no commit")[:12]
-    print(
-        f"halo-git check: {len(failing)} finding(s) at or above {args.fail_on} of {len(d.findings)} "
-        f"for agent {d.agent}, {d.scope}, branch {d.branch} at {head}",
-        file=sys.stderr,
-    )
-    return 1 if failing else 0
+    for fmt, path in outputs:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render(gate, fmt, path_of), encoding="utf-8")
+        except OSError as e:
+            print(f"halo-git: error: cannot write --output {fmt}={path}: {e.strerror or e}; pick a writable path", file=sys.stderr)
+            return 2
+    sys.stdout.write(render(gate, args.format, path_of))
+    print(_summary(gate, len(gate.items)), file=sys.stderr)
+    return 1 if gate.failed else 0

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import sys
 
-from . import add_common, open_halo
+from . import add_common, add_observed, load_observed, open_halo
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help="print the diagnosis of an agent's trace as Markdown (as halo_report)")
     add_common(p)
     p.add_argument("--session", default="", help="diagnose one session (default: the whole trace)")
+    add_observed(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    observed = load_observed(args)
     with open_halo(args) as h:
-        sys.stdout.write(h.report(args.agent, session=args.session, branch=args.branch))
+        sys.stdout.write(h.report(args.agent, session=args.session, branch=args.branch, observed=observed))
     return 0

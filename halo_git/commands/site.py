@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidCall
+from ..observed import DEFAULT_WINDOW, load
 from ..site import DEFAULT_OUT, DEFAULT_TITLE, build_site
 from ..store import DEFAULT_BRANCH, default_root, fetch_into_root
 
@@ -39,6 +40,13 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--title", default=DEFAULT_TITLE, help=f"site title (default: {DEFAULT_TITLE!r})")
     p.add_argument("--src", help="keep the generated Markdown and mkdocs.yml in this new folder (default: a temporary folder)")
+    p.add_argument(
+        "--observed", action="append", default=[], metavar="[A=]FILE",
+        help="observed evidence (ATIF trajectory or folder, OTLP/JSON spans) set beside agent A's diagnosis; "
+        "FILE alone when the site shows one agent; repeatable",
+    )
+    p.add_argument("--observed-window", metavar="SECONDS", type=float, default=DEFAULT_WINDOW,
+                   help=f"alignment window of the observed evidence (default: {DEFAULT_WINDOW:g})")
     p.set_defaults(run=run)
 
 
@@ -55,6 +63,12 @@ def run(args) -> int:
             if agents and agent not in agents:
                 agents.append(agent)
         args.root = str(root)
+    observed = {}
+    for spec in args.observed:
+        agent, sep, path = spec.partition("=")
+        if not sep or Path(spec).exists():
+            agent, path = "", spec
+        observed[agent] = load(path, window=args.observed_window)
     built = build_site(
         args.root,
         args.out,
@@ -63,6 +77,7 @@ def run(args) -> int:
         title=args.title,
         compare=args.compare,
         src=args.src,
+        observed=observed,
     )
     print(built.message())
     return 0

@@ -20,10 +20,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..api import Halo
 from ..errors import InvalidCall
+from ..observed import Observed
 from .collect import collect
 from .output import build, check_out, write
 from .pages import PAGE_SIZE, model
@@ -69,6 +70,7 @@ def build_site(
     compare: Sequence[str] = (),
     page_size: int = PAGE_SIZE,
     src: str | os.PathLike[str] | None = None,
+    observed: Mapping[str, Observed] | None = None,
 ) -> Built:
     """Build the review site of ``root`` into ``out``.
 
@@ -79,6 +81,8 @@ def build_site(
         page_size: events per trace page.
         src: keep the generated Markdown and ``mkdocs.yml`` here (default: a
             temporary folder, removed after the build).
+        observed: observed evidence per agent (``observed.load``; key "" for
+            the one agent shown), set beside its diagnosis.
 
     Raises:
         InvalidCall: a bad ``--compare`` or an ``out`` folder that holds other files.
@@ -92,7 +96,7 @@ def build_site(
         raise InvalidCall(f"--src {src} exists; pass a new folder for the generated Markdown")
     pairs = [parse_compare(spec) for spec in compare]
     with Halo(root) as halo:
-        collected = collect(halo, agents, branch)
+        collected = collect(halo, agents, branch, observed)
         names = {a.name for a in collected}
         for agent, _, _ in pairs:
             if agent not in names:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..api import Halo
 from ..diagnosis import Diagnosis, diagnose
-from ..errors import NotFound
+from ..errors import InvalidCall, NotFound
+from ..observed import Observed
 from ..store import EventLog
 
 
@@ -20,14 +21,27 @@ class AgentData:
     diagnosis: Diagnosis
 
 
-def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None) -> list[AgentData]:
+def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None,
+            observed: Mapping[str, Observed] | None = None) -> list[AgentData]:
     """Read the named agents (default: every agent under the root with events).
+
+    ``observed`` maps an agent to its observed evidence (key "" for the one agent shown).
 
     Raises:
         NotFound: a named agent has no events on the branch, or nothing has.
+        InvalidCall: observed evidence for an agent the site does not show, or
+            evidence without an agent name when the site shows several.
     """
     branch = branch or halo.branch
     names = list(dict.fromkeys(agents)) or halo.agents()
+    observed = dict(observed or {})
+    if "" in observed:
+        if len(names) != 1:
+            raise InvalidCall("--observed FILE needs a site of one agent; name the agent: --observed AGENT=FILE")
+        observed[names[0]] = observed.pop("")
+    for name in observed:
+        if name not in names:
+            raise InvalidCall(f"--observed names agent '{name}', which this site does not show; add --agent {name} or fix the name")
     out = []
     for name in names:
         has_branch = branch in halo.store.repo(name).branches()
@@ -38,7 +52,8 @@ def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None) -
             continue
         # diagnose this very log, so the pages and the report pin the same head
         # even while the agent keeps appending
-        out.append(AgentData(name, log, diagnose(log.events, agent=name, branch=log.branch, head=log.head)))
+        out.append(AgentData(name, log, diagnose(log.events, agent=name, branch=log.branch, head=log.head,
+                                                   observed=observed.get(name))))
     if not out:
         raise NotFound(f"no agent under {halo.root} has events on branch '{branch}'; log some (or run 'halo-git demo') and build again")
     return out

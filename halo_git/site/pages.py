@@ -182,7 +182,8 @@ def agent_site(data: AgentData, page_size: int = PAGE_SIZE, diffs: Sequence[Beha
     kinds = {e.id: e.kind for e in data.log.events}
     findings: dict[str, list[Finding]] = {}
     for f in data.diagnosis.findings:  # a finding is about its first id
-        findings.setdefault(f.ids[0], []).append(f)
+        if f.ids:  # an observed session that matches no logged session has no event to sit by
+            findings.setdefault(f.ids[0], []).append(f)
     return AgentSite(
         data,
         sessions,

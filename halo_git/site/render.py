@@ -19,6 +19,7 @@ from ..markdown import escape_md, md_table
 from ..model import KINDS, Event
 from ..report import render_report
 from .graph import channel_svg
+from .observed import has_observed, observed_path, render_observed
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
 
 TOP_FINDINGS = 5  # issues (findings grouped by rule) listed on an agent's overview
@@ -121,8 +122,9 @@ def render_overview(a: AgentSite) -> str:
         n = len(issue.findings)
         top.append(
             f'- <span class="halo-sev halo-sev-{issue.severity}">{issue.severity}</span> **{f.rule} {f.name}** '
-            f"({n} finding{'s' if n != 1 else ''}: {', '.join(_ref(x.ids[0], link) for x in issue.findings[:5])}"
-            f"{' …' if n > 5 else ''}). {_ref(f.ids[0], link)} “{escape_md(f.quote)}”: {escape_md(f.message)} "
+            f"({n} finding{'s' if n != 1 else ''}: {', '.join(_ref(x.ids[0], link) for x in issue.findings[:5] if x.ids)}"
+            f"{' …' if n > 5 else ''}). {_ref(f.ids[0], link) if f.ids else 'no logged event'}"
+            f"{' “' + escape_md(f.quote) + '”' if f.quote else ''}: {escape_md(f.message)} "
             f"*Next step:* {escape_md(f.next_step)}"
         )
     more = len(d.findings) - sum(len(i.findings) for i in issues)
@@ -329,6 +331,8 @@ def render_site(site: Site) -> dict[str, str]:
         pages[a.diagnosis] = render_diagnosis(a)
         pages[a.trace] = render_sessions(a)
         pages[a.revisions] = render_revisions(a)
+        if has_observed(a):  # observed evidence: site/observed.py
+            pages[observed_path(a)] = render_observed(a)
         for c in a.compares:
             pages[c.path] = render_compare(site, a, c)
         for s in a.sessions:
@@ -346,6 +350,7 @@ def nav(site: Site) -> list:
             {"Diagnosis": a.diagnosis},
             {"Trace": a.trace},
             {"Revisions": a.revisions},
+            *([{"Observed calls": observed_path(a)}] if has_observed(a) else []),
             *({f"Compare {c.name}": c.path} for c in a.compares),
         ]})
     return items

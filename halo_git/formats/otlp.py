@@ -1,0 +1,129 @@
+"""OTLP/JSON export: an agent's branch as one OpenTelemetry ``ExportTraceServiceRequest``.
+
+A room of the ``formats`` package: pure (events in, plain JSON data out), called
+by ``commands/export.py`` (``halo-git export --format otlp``); the optional post
+to a collector lives in ``formats/otlp_http.py``. The mapping is documented on
+the docs' Interop page:
+
+* one trace per session, one span per event, all spans of kind INTERNAL, in
+  commit order under one resource (``service.name`` = the agent) and one
+  instrumentation scope (``halo-git``);
+* ids are derived, not random: the trace id hashes agent, branch and session,
+  the span id agent, branch and event id, so exporting the same branch twice
+  gives the same ids and a collector sees the same spans again, and an event's
+  span can be named from another session's trace (links across sessions);
+* the parent of a span is the event's ``about`` act when it is in the same
+  session, else the first event of the same session it names in ``uses``;
+  every other reference (and any reference to another session) is a span link
+  carrying ``halo.link`` = ``about`` or ``uses``;
+* an act is a tool-execution span in the GenAI semantic conventions
+  (``gen_ai.operation.name`` = ``execute_tool``, name ``execute_tool halo_act``,
+  ``gen_ai.tool.name`` = ``halo_act``, ``gen_ai.tool.call.id`` = the event id);
+  it ends at its first outcome of the same session, every other span is a point
+  in time. Every span carries ``gen_ai.agent.name`` and ``gen_ai.conversation.id``
+  (the session), and every field of the event's YAML but ``time`` as ``halo.<key>``.
+
+OTLP/JSON differs from protobuf's own JSON mapping in two places, both followed
+here: trace and span ids are hex strings, and 64-bit integers are decimal strings.
+"""
+
+from __future__ import annotations
+
+import calendar
+import hashlib
+from datetime import datetime
+from typing import Any, Sequence
+
+from ..model import KINDS, Event
+
+SCOPE_NAME = "halo-git"
+SPAN_KIND_INTERNAL = 1
+ACT_TOOL = KINDS["act"].tool  # "halo_act": the self-report names no tool of its own
+
+
+def trace_id(agent: str, branch: str, session: str) -> str:
+    """The 32-hex-digit trace id of one session of an agent's branch."""
+    return hashlib.sha256(f"halo-git trace\0{agent}\0{branch}\0{session}".encode()).hexdigest()[:32]
+
+
+def span_id(agent: str, branch: str, event_id: str) -> str:
+    """The 16-hex-digit span id of one event of an agent's branch."""
+    return hashlib.sha256(f"halo-git span\0{agent}\0{branch}\0{event_id}".encode()).hexdigest()[:16]
+
+
+def unix_nano(iso: str) -> int:
+    """An event time (``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``) in nanoseconds since the epoch, exactly."""
+    t = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    return calendar.timegm(t.utctimetuple()) * 1_000_000_000 + t.microsecond * 1000
+
+
+def _value(v: Any) -> dict[str, Any]:
+    if isinstance(v, bool):
+        return {"boolValue": v}
+    if isinstance(v, int):
+        return {"intValue": str(v)}
+    if isinstance(v, (list, tuple)):
+        return {"arrayValue": {"values": [_value(x) for x in v]}}
+    return {"stringValue": str(v)}
+
+
+def _attrs(pairs: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"key": k, "value": _value(v)} for k, v in pairs.items()]
+
+
+def span_name(e: Event) -> str:
+    """``execute_tool halo_act`` for an act (the GenAI convention), else the logging tool's name."""
+    return f"execute_tool {ACT_TOOL}" if e.kind == "act" else KINDS[e.kind].tool
+
+
+def export_request(
+    events: Sequence[Event], *, agent: str, branch: str, head: str | None, exporter_version: str = ""
+) -> dict[str, Any]:
+    """The whole branch (``events`` in commit order) as one ExportTraceServiceRequest."""
+    by_id = {e.id: e for e in events}
+    end_of: dict[str, str] = {}
+    for e in events:
+        about = e.fields.get("about")
+        if e.kind == "outcome" and about in by_id and by_id[about].session == e.session:
+            end_of.setdefault(about, e.time)
+    spans = []
+    for e in events:
+        tid = trace_id(agent, branch, e.session)
+        about = e.fields.get("about")
+        refs = [r for r in e.sources() if r in by_id]  # a dangling id of a damaged trace has no span
+        same = {r for r in refs if by_id[r].session == e.session}
+        parent = about if about in same else next((r for r in e.uses if r in same), None)
+        links = [
+            {
+                "traceId": trace_id(agent, branch, by_id[ref].session),
+                "spanId": span_id(agent, branch, ref),
+                "attributes": _attrs({"halo.link": "about" if ref == about else "uses"}),
+            }
+            for ref in refs if ref != parent
+        ]
+        attrs: dict[str, Any] = {"gen_ai.agent.name": agent, "gen_ai.conversation.id": e.session}
+        if e.kind == "act":
+            attrs.update({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": ACT_TOOL, "gen_ai.tool.call.id": e.id})
+        attrs.update({f"halo.{k}": v for k, v in e.to_dict().items() if k != "time"})
+        attrs["halo.branch"] = branch
+        start = unix_nano(e.time)
+        span: dict[str, Any] = {"traceId": tid, "spanId": span_id(agent, branch, e.id)}
+        if parent is not None:
+            span["parentSpanId"] = span_id(agent, branch, parent)
+        span.update({
+            "name": span_name(e),
+            "kind": SPAN_KIND_INTERNAL,
+            "startTimeUnixNano": str(start),
+            "endTimeUnixNano": str(max(start, unix_nano(end_of[e.id])) if e.id in end_of else start),
+            "attributes": _attrs(attrs),
+        })
+        if links:
+            span["links"] = links
+        spans.append(span)
+    resource = {"service.name": agent, "halo.agent": agent, "halo.branch": branch}
+    if head:
+        resource["halo.head"] = head
+    scope: dict[str, Any] = {"name": SCOPE_NAME}
+    if exporter_version:
+        scope["version"] = exporter_version
+    return {"resourceSpans": [{"resource": {"attributes": _attrs(resource)}, "scopeSpans": [{"scope": scope, "spans": spans}]}]}
