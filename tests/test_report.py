@@ -433,3 +433,20 @@ def test_report_of_100k_events_is_fast_and_capped():
     assert elapsed < 10, elapsed  # the benchmark's target is 5 s; this leaves room for a loaded machine
     assert len(text) < 200_000 and len(text.splitlines()) < 2_500
     assert_well_formed(text)
+
+
+def test_accepted_findings_from_the_accept_file_render_apart():
+    from halo_git.accept import Accepted, accepted_for
+
+    t = Trace()
+    o = t.observe()
+    t.revise([o], made_by="agent", governance="none", target="tone", summary="made replies casual")
+    t.act([o], trigger="self", form="execution", summary="archived old mail")
+    d = t.diagnose()
+    pairs = accepted_for(d, [Accepted("HALO-R1", "made replies casual", "owner approved it", "Jane")])
+    assert [f.rule for f, _ in pairs] == ["HALO-R1"]
+    text = render_report(d, accepted=pairs)
+    findings = text.split("## Findings")[1]
+    assert "1 open finding under 1 rule" in findings and "### Accepted" in findings
+    assert "owner approved it" in findings.split("### Accepted")[1]
+    assert "HALO-R1" not in text.split("## Summary")[1].split("## Channels")[0]
