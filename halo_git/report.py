@@ -63,6 +63,7 @@ class _Writer:
         self.max_rows = max_rows
         self.left_out = 0  # table rows and list items not shown
         self.lines: list[str] = []
+        self.pending: list[str] = []  # "nothing wrong here" sentences, printed as one paragraph per section
 
     def id(self, i: str) -> str:
         url = self.link(i) if self.link else None
@@ -124,9 +125,19 @@ class _Writer:
         if ids:
             self.para(f"{label}: {self.ids(ids)}.")
         elif empty:
-            self.para(empty)
+            self.note(empty)
+
+    def note(self, sentence: str) -> None:
+        """A check that found nothing: collected, and printed with the others at the section's end."""
+        self.pending.append(sentence)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.para(" ".join(self.pending))
+            self.pending = []
 
     def heading(self, title: str) -> None:
+        self.flush()
         self.lines += [f"## {title}", ""]
 
 
@@ -165,6 +176,7 @@ def render_report(
             w.para("Nothing in this scope.")
     _findings(w, open_findings, accepted, per_group)
     _limitations(w)
+    w.flush()
     while w.lines and not w.lines[-1]:
         w.lines.pop()
     return "\n".join(w.lines) + "\n"
@@ -297,7 +309,10 @@ def _channels(w: _Writer) -> None:
         ["self-initiated acts", m.self_initiated],
     ]
     rows = [r for r in rows if r[1].denominator]
-    if rows:
+    if rows and len(d.events) <= SMALL:
+        w.para("Loop metrics (metrics with nothing to count are left out): "
+               + "; ".join(f"{t} {_pct(r)} ({r})" for t, r in rows) + ".")
+    elif rows:
         w.para("Loop metrics (a share with its counts; metrics with nothing to count are left out):")
         w.table(["metric", "share", "counts"], [[t, _pct(r), str(r)] for t, r in rows], align="lrr")
 
@@ -315,7 +330,11 @@ def _write_side(w: _Writer) -> None:
         "outcome or a rule the user made or approved, and *own output* when it keeps only the agent's acts, "
         "recalls or memories."
     )
-    w.table(["source category", "memories"], [[c, str(n)] for c, n in d.write.by_source.items() if n], align="lr")
+    if len(d.events) <= SMALL:
+        w.para("Memories by the category of their sources: "
+               + ", ".join(f"{c} {n}" for c, n in d.write.by_source.items() if n) + ".")
+    else:
+        w.table(["source category", "memories"], [[c, str(n)] for c, n in d.write.by_source.items() if n], align="lr")
 
     def row(m) -> list[str]:
         kept = "reviewed" if m.reviewed else ("own output" if m.sources else "unsourced")
@@ -350,7 +369,7 @@ def _read_back(w: _Writer) -> None:
                 w.add(f"- and {len(r.cross_session) - len(shown)} more")
             w.add("")
         else:
-            w.para("No recall crossed sessions.")
+            w.note("No recall crossed sessions.")
     else:
         w.para("No memory was recalled in this scope.")
     if r.direct:
@@ -384,7 +403,7 @@ def _actions(w: _Writer) -> None:
             lambda x: [w.id(x.id), x.form, w.summary(x.id), w.ids(x.basis, kinds=True), w.ids(x.outcomes, none="none")],
         )
     else:
-        w.para("No act was self-initiated: every act is logged with trigger=request.")
+        w.note("No act was self-initiated: every act is logged with trigger=request.")
     w.listing("Acts with no basis (nothing in uses)", a.no_basis, "Every act names the events it relied on.")
 
 
@@ -423,7 +442,7 @@ def _outcomes(w: _Writer) -> None:
             o.outcomes,
             lambda x: [w.id(x.id), w.kind_id(x.about), w.summary(x.id), w.ids(x.uses), w.ids(x.used_by)],
         )
-        w.para("No outcome reports a problem (no word of failure or complaint).")
+        w.note("No outcome reports a problem (no word of failure or complaint).")
     else:
         w.para("No outcome was logged in this scope.")
     if o.observed:
@@ -457,16 +476,16 @@ def _mechanism(w: _Writer) -> None:
     if m.ungoverned:
         w.listing("Ungoverned self-revisions (made_by=agent, governance=none)", m.ungoverned, None)
     elif by_agent:
-        w.para(f"No ungoverned self-revision: each of the {_plural(len(by_agent), 'revision')} the agent made is "
+        w.note(f"No ungoverned self-revision: each of the {_plural(len(by_agent), 'revision')} the agent made is "
                "logged as approved or bounded.")
     else:
-        w.para("No ungoverned self-revision: the user made every revision in this scope.")
+        w.note("No ungoverned self-revision: the user made every revision in this scope.")
     bounded = [r for r in m.revisions if r.governance == "bounded"]
     if m.unbounded:
         w.listing("Bounded revisions with no bound the user set upstream (no user-made or approved revision of the "
                   "target in their ancestry)", m.unbounded, None)
     elif bounded:
-        w.para(f"Every bounded revision ({_plural(len(bounded), 'revision')}) names, somewhere upstream, a revision "
+        w.note(f"Every bounded revision ({_plural(len(bounded), 'revision')}) names, somewhere upstream, a revision "
                "of its target that the user made or approved.")
     w.listing("Revisions with no evidence in uses", m.no_evidence, "Every revision names the evidence it rests on.")
     if m.repeated:
@@ -478,7 +497,7 @@ def _mechanism(w: _Writer) -> None:
             w.add(f"- and {len(m.repeated) - len(shown)} more targets")
         w.add("")
     elif len(m.revisions) > 1:
-        w.para("No target was revised more than once.")
+        w.note("No target was revised more than once.")
 
 
 def _chain(w: _Writer, p: AuthorityPath) -> str:
