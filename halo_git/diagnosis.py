@@ -550,6 +550,7 @@ _KIND_BIT = {k: 1 << i for i, k in enumerate(KINDS)}
 _UNGOVERNED_BIT = 1 << len(KINDS)
 _GOVERNED_BIT = 1 << (len(KINDS) + 1)  # a revision the user made or approved
 _MEMORY_BITS = _KIND_BIT["remember"] | _KIND_BIT["recall"]
+_ALL_KINDS = (1 << len(KINDS)) - 1
 _FAR = 1 << 30
 
 
@@ -597,16 +598,18 @@ class _Graph:
         for e in events:
             i = e.id
             kind = e.kind
-            b = kbit[kind] if kind != "revise" else _own_bit(e)
-            own[i] = b
+            if kind == "revise":
+                b = own[i] = _own_bit(e)
+            else:
+                b = kbit[kind]
             srcs = sources[i]
             if not srcs:
-                up[i] = 0
+                u = 0
                 thru[i] = b
                 mem[i] = none
             elif len(srcs) == 1:
                 s = srcs[0]
-                u = up[i] = thru[s]
+                u = thru[s]
                 thru[i] = u | b
                 rv = reviewed.get(s)
                 if rv is None:
@@ -649,17 +652,20 @@ class _Graph:
                         else:
                             cu.append(s)
                             lo = min(lo, order[by_id[s].session])
-                up[i] = mask
+                u = mask
                 thru[i] = mask | b
                 if mixed:
                     mem[i] = (self._top(cu), self._top(cr), lo)
                 else:
                     mem[i] = (fu or (), fr or (), lo)
-            if kind == "remember":
+            if kind == "act" or kind == "revise":
+                up[i] = u
+            elif kind == "remember":
                 reviewed[i] = any(
-                    by_id[s].kind in ("observe", "outcome") or own[s] & _GOVERNED_BIT for s in srcs
+                    by_id[s].kind in ("observe", "outcome") or own.get(s, 0) & _GOVERNED_BIT for s in srcs
                 )
-        self.own, self.up, self.mem, self.reviewed = own, up, mem, reviewed
+        # up: acts and revisions only; own: revisions only (other kinds carry just their kind bit)
+        self.own, self.up, self.thru, self.mem, self.reviewed = own, up, thru, mem, reviewed
         self.revision_positions = [pos[e.id] for e in events if e.kind == "revise"]
 
     def _push(self, m: str, upstream: tuple[str, ...]) -> tuple[str, ...]:
@@ -1031,7 +1037,7 @@ def _bound_upstream(g: _Graph, rev: str, target: str) -> bool:
         e = by_id[s]
         if e.kind == "revise" and g.own[s] & _GOVERNED_BIT and _same_target(e.fields["target"]) == target:
             return True
-        if g.up[s] & _GOVERNED_BIT:
+        if g.thru[s] & _GOVERNED_BIT:
             stack.extend(g.sources[s])
     return False
 
@@ -1112,7 +1118,12 @@ def _authority(scoped: list[Event], g: _Graph) -> tuple[Authority, dict[str, tup
             merged[shape if len(p.ids) > 1 else (p.sink,)] = p
     paths = sorted(merged.values(), key=lambda p: (-p.score, len(p.ids), pos[p.sink]))[:PATHS_LISTED]
     listed = sum(1 + len(p.also) for p in paths)
-    upstream = {e.id: tuple(k for k in KINDS if g.up[e.id] & _KIND_BIT[k]) for e in sinks}
+    kinds_of: dict[int, tuple[str, ...]] = {}  # one tuple per distinct bit set
+    for e in sinks:
+        b = g.up[e.id] & _ALL_KINDS
+        if b not in kinds_of:
+            kinds_of[b] = tuple(k for k in KINDS if b & _KIND_BIT[k])
+    upstream = {e.id: kinds_of[g.up[e.id] & _ALL_KINDS] for e in sinks}
     ungoverned = [e.id for e in sinks if g.up[e.id] & _UNGOVERNED_BIT]
     auth = Authority(
         paths, len(sinks), len(sinks) - listed, upstream=upstream, ungoverned_upstream=ungoverned,
@@ -1149,7 +1160,7 @@ def _decisive(e: Event, g: _Graph, cross: tuple[str, bool] | None, score: int) -
         m = by_id[cross[0]]
         salience.append(f"memory kept in session {m.session}" + (" from the agent's own output" if cross[1] else ""))
     for i in ids[:-1]:
-        if g.own[i] & _UNGOVERNED_BIT:
+        if g.own.get(i, 0) & _UNGOVERNED_BIT:
             salience.append(f"ungoverned self-revision {i}")
             break
     if cross is None and kinds & {"remember", "recall"}:
@@ -1458,7 +1469,7 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         why = (f"Material the agent retained {what} in an earlier session drives "
                + ("an execution" if execution else f"this {a.form}") +
                ": nothing reviewed it in between, so whatever it got wrong then is carried into action now.")
-        confirm = [s for s in a.basis if by_id[s].kind == "observe" and by_id[s].session == e.session]
+        confirm = [s for s in a.basis if by_id[s].kind == "observe" and by_id[s].session == e.session] if execution else []
         if confirm:
             why += (f" The observation it names, {confirm[0]}, shows the request or the user's go-ahead, "
                     "not a review of the retained content.")
@@ -1467,7 +1478,7 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     else:
         why = (f"The memory keeps what the agent observed, but it is {back} {sessions} old when it drives this "
                "execution; nothing in this session confirms it still holds.")
-    revs = _revisions_between(ctx, m, a.id, set(chain))
+    revs = _revisions_between(ctx, m, a.id, set(chain)) if execution else []
     if revs:
         r = by_id[revs[-1]]
         why += (f" Since {m} was kept, {r.id} revised “{r.fields['target']}”, and the chain does not name that "
