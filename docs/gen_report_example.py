@@ -197,7 +197,7 @@ RULE_EXAMPLES: dict[str, tuple[list, list, str]] = {
          ("s", REV, "remind 10 minutes earlier", ["e1"], {"target": "tone", "made_by": "user", "governance": "approved"})],
         "different targets (and when the user made or approved every revision of a target, R3 is only info)",
     ),
-    "HALO-R4": (
+    "HALO-R5": (
         [("s", O, "user was late", [], {}),
          ("s", REV, "remind 30 minutes earlier, within the usual limits", ["e1"], {"target": "reminder rule", "made_by": "agent", "governance": "bounded"})],
         [("s", O, "user said reminders may move by up to an hour", [], {}),

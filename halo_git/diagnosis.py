@@ -180,7 +180,7 @@ RULES: dict[str, Rule] = {
             "Review why earlier revisions of the target did not hold, and settle it once with the user.",
         ),
         Rule(
-            "HALO-R4", "bounded-without-bound", "high / medium",
+            "HALO-R5", "bounded-without-bound", "high / medium",
             "a revise with governance=bounded whose ancestry holds no revision of the same target that the "
             "user made or approved: the bound it claims is nowhere in the trace; high when later events "
             "build on it",
@@ -204,7 +204,7 @@ RULES: dict[str, Rule] = {
 }
 RULES.update({spec[0]: Rule(*spec) for spec in _observed.RULE_SPECS})  # observed evidence: halo_git/observed.py
 # Importance among rules of the same severity, for the Summary (first = most important).
-_RULE_ORDER = ("HALO-A4", "HALO-O1", "HALO-A1", "HALO-R1", "HALO-R4", "HALO-O2", "HALO-M7", "HALO-M6", "HALO-M5",
+_RULE_ORDER = ("HALO-A4", "HALO-O1", "HALO-A1", "HALO-R1", "HALO-R5", "HALO-O2", "HALO-M7", "HALO-M6", "HALO-M5",
                "HALO-S1", "HALO-R3", "HALO-R2", "HALO-S2", "HALO-M1", "HALO-A3", "HALO-A2", "HALO-M4", "HALO-M3",
                "HALO-M2")
 RULE_WEIGHT = {r: i for i, r in enumerate(_RULE_ORDER)}
@@ -1408,7 +1408,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             ))
         if r.id in unbounded:
             add(_finding(
-                "HALO-R4", [r.id, *r.used_by],
+                "HALO-R5", [r.id, *r.used_by],
                 f"Claims governance=bounded for “{r.target}”, but no revision of that target made or approved by the "
                 f"user lies upstream.{builds}", "high" if n else "medium", e,
                 "The bound it claims is nowhere in the trace, so the change is as unreviewed as governance=none.",

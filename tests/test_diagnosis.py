@@ -393,13 +393,13 @@ def test_r3_repeated_revision_ignores_case_and_spacing():
     assert found(t2.diagnose()) == {("HALO-R3", "info", (a, b))}  # the user adjusted their own rule twice
 
 
-def test_r4_bounded_needs_a_user_bound_of_that_target_upstream():
+def test_r5_bounded_needs_a_user_bound_of_that_target_upstream():
     t = Trace()
     o = t.observe()
     r = t.revise([o], governance="bounded", target="tone")
-    assert found(t.diagnose()) == {("HALO-R4", "medium", (r,))}
+    assert found(t.diagnose()) == {("HALO-R5", "medium", (r,))}
     t.outcome(t.act([r]))
-    assert ("HALO-R4", "high", (r, "e3")) in found(t.diagnose())  # later events build on it
+    assert ("HALO-R5", "high", (r, "e3")) in found(t.diagnose())  # later events build on it
     t2 = Trace()
     bound = t2.revise([t2.observe()], made_by="user", governance="approved", target="Tone")
     other = t2.revise([t2.observe()], made_by="user", governance="approved", target="schedule")
