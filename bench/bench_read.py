@@ -2,6 +2,7 @@
 
     python bench/bench_read.py           # 100,000 events
     python bench/bench_read.py --quick   # 10,000 events
+    python bench/bench_read.py --quick --events 20000   # quick, at another size
 
 Targets, all through a real MCP client talking to ``halo-git serve`` over stdio:
 - cold start: from launching the server to the first ``halo_trace`` reply <= 3 s;
@@ -68,8 +69,10 @@ async def warm(root: Path, samples: int) -> dict[str, list[float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = common.parser(__doc__).parse_args(argv)
-    n = 10_000 if args.quick else 100_000
+    p = common.parser(__doc__)
+    p.add_argument("--events", type=int, help="number of events (default: 10,000 with --quick, else 100,000)")
+    args = p.parse_args(argv)
+    n = args.events or (10_000 if args.quick else 100_000)
     runs = 3 if args.quick else 5
     with tempfile.TemporaryDirectory(prefix="halo-bench-read-") as tmp:
         root = Path(tmp) / "root"

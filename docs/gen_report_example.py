@@ -238,9 +238,11 @@ def rule_examples() -> str:
     """Each rule firing on a small trace and staying silent on a near miss, computed by the diagnosis."""
     out: list[str] = []
     for rule_id, rule in RULES.items():
-        if rule_id not in RULE_EXAMPLES:  # HALO-O1/O2 need observed evidence beside the trace
-            out += [f"#### {rule_id} {rule.name}", "", f"Fires on {escape_md(rule.trigger)}. It needs observed "
-                    "evidence beside the trace; see [Interop](interop.md#observed-evidence).", ""]
+        if rule_id not in RULE_EXAMPLES:  # observed evidence or a check policy, not the trace alone
+            where = ("It is a policy of `halo-git check`; see [Auditing revisions](auditing.md)."
+                     if rule_id == "HALO-R4" else
+                     "It needs observed evidence beside the trace; see [Interop](interop.md#observed-evidence).")
+            out += [f"#### {rule_id} {rule.name}", "", f"Fires on {escape_md(rule.trigger)}. {where}", ""]
             continue
         fires, quiet, why = RULE_EXAMPLES[rule_id]
         out += [f"#### {rule_id} {rule.name}", "", f"Fires on {escape_md(rule.trigger)}.", "", "```text"]

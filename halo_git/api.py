@@ -11,9 +11,10 @@ scripts and tests use it directly::
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Sequence
+import shlex
+from typing import Any, Callable, Mapping, Sequence
 
-from . import jsonl
+from . import jsonl, revisions
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
 from .errors import InvalidCall, NotFound
@@ -21,11 +22,15 @@ from .gate import Gate, evaluate
 from .model import (
     Event,
     check_agent_name,
+    parse_id,
     check_call,
     check_limit,
     check_session,
     logged_reply,
     new_session_label,
+    EARLIEST,
+    clock_time,
+    normalize_time,
     now_iso,
     resolve,
     trace_text,
@@ -34,6 +39,7 @@ from .observed import Observed
 from .report import render_report
 from .screening import Screen, default_screen, load_screen
 from .store import DEFAULT_BRANCH, EventLog, Store
+from .store import signing
 
 
 class Halo:
@@ -48,6 +54,9 @@ class Halo:
             (``None`` disables it).
         fsync: fsync every object before an append returns (durable against
             power loss, not only process crashes; slower).
+        clock: returns the current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``
+            (default: the system clock); events are dated by it, never before
+            1971 nor before the event they follow (docs/storage.md, "Time").
     """
 
     def __init__(
@@ -58,8 +67,10 @@ class Halo:
         session: str | None = None,
         screen: Screen | None = default_screen,
         fsync: bool = False,
+        clock: Callable[[], str] = now_iso,
     ):
         self.store = Store(root, fsync=fsync)
+        self.clock = clock
         self.branch = branch
         self.session = session or new_session_label()
         self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
@@ -120,24 +131,34 @@ class Halo:
             )
         agent = check_agent_name(agent)
         session = draft.session or default_session or self.session
-        when = time or now_iso()
+        fixed = normalize_time(time) if time else None
         repo = self.store.repo(agent)
         branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
-            resolve(draft, 1, agent, session, when, _no_events)
+            resolve(draft, 1, agent, session, fixed or EARLIEST, _no_events)
+        reading: list[str] = []
 
         def build(number: int, kind_of) -> Event:
             if number == 1:  # the branch has no commit yet
                 _refuse_missing_branch(repo, branch)
-            return resolve(draft, number, agent, session, when, kind_of)
+            if fixed is None:  # read the clock on each attempt: a retry follows a newer event
+                reading[:] = [self.clock()]
+            return resolve(draft, number, agent, session, fixed or clock_time(reading[0]), kind_of)
 
-        committed = repo.append(branch, build)
-        return logged_reply(committed.event)
+        committed = repo.append(branch, build, clock=fixed is None)
+        reply = logged_reply(committed.event)
+        if reading and committed.event.time != reading[0]:
+            behind = "1971, the earliest time HALO dates" if committed.event.time == EARLIEST else f"e{committed.event.number - 1}, the event before"
+            reply["note"] += (
+                f" Dated {committed.event.time}: the clock reads {reading[0]}, earlier than {behind}"
+                " (times never go backwards on a branch; check the system clock)."
+            )
+        return reply
 
     def import_lines(self, agent: str, lines, branch: str | None = None, session: str = "import") -> list[str]:
         """Import JSONL events (see ``jsonl``); all or nothing. Returns the new ids."""
         agent = check_agent_name(agent)
-        items = jsonl.parse_lines(lines, self.screen)
+        items = jsonl.parse_lines(lines, self.screen, self.clock)
         if not items:
             return []
         repo = self.store.repo(agent)
@@ -174,19 +195,23 @@ class Halo:
 
     def trace(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None) -> str:
         """The ``halo_trace`` text: the most recent ``limit`` events, oldest first."""
+        return trace_text(self.recent_events(agent, limit, session, branch), agent, session)
+
+    def recent_events(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None) -> list[Event]:
+        """The events ``halo_trace`` shows: the most recent ``limit``, oldest first."""
         check_agent_name(agent)
         limit = check_limit(limit)
         if session:
             check_session(session)
         repo = self.store.repo(agent)
         if not repo.exists:
-            return trace_text([], agent, session)
+            return []
         if repo.head(branch or self.branch) is None:
             _refuse_missing_branch(repo, branch or self.branch)
         if not session:
-            return trace_text(repo.tail(branch or self.branch, limit), agent)
+            return list(repo.tail(branch or self.branch, limit))
         picked = [e for e in reversed(repo.log(branch or self.branch).events) if e.session == session]
-        return trace_text(list(reversed(picked[:limit])), agent, session)
+        return list(reversed(picked[:limit]))
 
     def diagnosis(self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None) -> Diagnosis:
         """The pure diagnosis of the agent's branch head (or one session); ``observed`` from ``observed.load``."""
@@ -202,9 +227,16 @@ class Halo:
             )
         return diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed)
 
-    def report(self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None) -> str:
-        """The ``halo_report`` Markdown."""
-        return render_report(self.diagnosis(agent, session, branch, observed))
+    def report(
+        self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None,
+        allowed_signers: str | None = None,
+    ) -> str:
+        """The ``halo_report`` Markdown (its Mechanism section with the revision audit)."""
+        d = self.diagnosis(agent, session, branch, observed)
+        if not d.mechanism.revisions:
+            return render_report(d)
+        listed = revisions.report_impacts([r.id for r in d.mechanism.revisions])
+        return render_report(d, audit=self.audit(agent, branch, allowed_signers, impacts_for=listed))
 
     def diff(self, agent: str, base: str, head: str) -> BehaviourDiff:
         """Behaviour diff of two branches or commit ids of the agent (see ``halo_git.diff``)."""
@@ -228,6 +260,7 @@ class Halo:
         accepted: Sequence = (),
         accept_file: str | None = None,
         observed: Observed | None = None,
+        require_signed_approvals: bool = False,
     ) -> Gate:
         """The CI gate over the agent's branch (see ``halo_git.gate``): findings at or
         above ``fail_on`` that ``accepted`` (``accept.Accepted`` entries) does not
@@ -237,11 +270,144 @@ class Halo:
         if baseline and observed is not None:
             raise InvalidCall("--observed describes one run of one branch, so it cannot be compared with a baseline; "
                               "check with --observed and without --baseline")
+        if baseline and require_signed_approvals:
+            raise InvalidCall("--require-signed-approvals checks one branch's approvals; run it without --baseline")
         if baseline:
             diff = self.diff(agent, baseline, branch or self.branch)
             return evaluate(diff.head.diagnosis, fail_on=fail_on, diff=diff, accepted=accepted, accept_file=accept_file)
         d = self.diagnosis(agent, session=session, branch=branch, observed=observed)
+        if require_signed_approvals:
+            d.findings = revisions.with_policy(d.findings, self.audit(agent, branch, impacts_for=()), session)
         return evaluate(d, fail_on=fail_on, accepted=accepted, accept_file=accept_file)
+
+    # -- revisions and approvals ---------------------------------------------------
+
+    def allowed_signers(self, explicit: str | os.PathLike[str] | None = None) -> str | None:
+        """The allowed-signers file: ``explicit``, else ``HALO_ALLOWED_SIGNERS``,
+        else ``<root>/allowed_signers`` when it exists, else None (nothing proven)."""
+        if explicit:
+            return os.fspath(explicit)
+        env = os.environ.get("HALO_ALLOWED_SIGNERS")
+        if env:
+            return env
+        default = self.root / "allowed_signers"
+        return str(default) if default.is_file() else None
+
+    def gpg_keyring(self, explicit: str | os.PathLike[str] | None = None) -> str | None:
+        """The keyring of allowed GPG keys: ``explicit``, else ``HALO_GPG_KEYRING``,
+        else ``<root>/allowed_signers.gpg`` when it exists, else None."""
+        if explicit:
+            return os.fspath(explicit)
+        env = os.environ.get("HALO_GPG_KEYRING")
+        if env:
+            return env
+        default = self.root / "allowed_signers.gpg"
+        return str(default) if default.is_file() else None
+
+    def signoffs(
+        self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None,
+        gpg_keyring: str | None = None,
+    ) -> dict[str, "revisions.Signoff"]:
+        """The approvals ``approve`` wrote on the branch (or in ``log``), their signatures checked."""
+        log = log if log is not None else self.event_log(agent, branch)
+        targets: dict[str, str] = {}
+        candidates: dict[str, str] = {}
+        for e, c in zip(log.events, log.commits):
+            if e.kind == "revise":
+                if signing.is_approval_event(e, targets):
+                    candidates[e.id] = c
+                targets[e.id] = e.fields["target"]
+        if not candidates:
+            return {}
+        proofs = signing.read_proofs(
+            self.store.repo(agent).path, agent, candidates, self.allowed_signers(allowed_signers), self.gpg_keyring(gpg_keyring)
+        )
+        return {
+            i: revisions.Signoff(p.event, p.approves, p.approver, p.signature.status, p.signature.principal,
+                                 p.signature.key, p.signature.format, p.commit)
+            for i, p in proofs.items()
+        }
+
+    def audit(
+        self, agent: str, branch: str | None = None, allowed_signers: str | None = None, *, log: EventLog | None = None,
+        gpg_keyring: str | None = None, impacts_for: Sequence[str] | None = None,
+    ) -> "revisions.Audit":
+        """Per-target history, impact and approvals of the agent's revisions (see
+        ``revisions``), of the branch head or of ``log`` (a head already read)."""
+        check_agent_name(agent)
+        log = log if log is not None else self.event_log(agent, branch)
+        allowed, keyring = self.allowed_signers(allowed_signers), self.gpg_keyring(gpg_keyring)
+        return revisions.audit(
+            log.events, log.commits, agent=agent, branch=log.branch, head=log.head,
+            signoffs=self.signoffs(agent, branch, allowed, log=log, gpg_keyring=keyring),
+            signatures_checked=allowed is not None or keyring is not None, impacts_for=impacts_for,
+        )
+
+    def approve(
+        self,
+        agent: str,
+        revision: str,
+        *,
+        name: str | None = None,
+        email: str | None = None,
+        sign: str | None = None,
+        key: str | None = None,
+        note: str | None = None,
+        session: str | None = None,
+        branch: str | None = None,
+        time: str | None = None,
+    ) -> dict[str, str]:
+        """Log the user's approval of revision ``revision`` as a commit the user authors.
+
+        The event is a revise with made_by=user, governance=approved, uses=[revision]
+        and the revision's target; the commit's author is ``NAME <EMAIL>`` (default:
+        git config user.name/user.email) and, with ``sign="ssh"`` or ``"gpg"``, it is
+        signed with ``key`` (an SSH private key file, or a GPG key id; default: git
+        config user.signingkey) so ``git verify-commit`` accepts it.
+        """
+        check_agent_name(agent)
+        parse_id(revision, "revision")
+        branch = branch or self.branch
+        log = self.event_log(agent, branch)
+        by_id = {e.id: e for e in log.events}
+        rev = by_id.get(revision)
+        if rev is None:
+            raise NotFound(f"agent '{agent}' has no event {revision} on branch '{branch}'; run halo-git revisions --agent {agent} to see its revisions")
+        if rev.kind != "revise":
+            raise InvalidCall(f"{revision} is {'an' if rev.kind[0] in 'aeiou' else 'a'} {rev.kind} event; approve names a revise event (halo-git revisions --agent {agent} lists them)")
+        if revision in self.signoffs(agent, branch, None):
+            raise InvalidCall(f"{revision} is itself an approval logged with halo-git approve; approve the revision it names, {by_id[revision].uses[0]}")
+        default = signing.default_identity()
+        name = name or (default.name if default else None)
+        email = email or (default.email if default else None)
+        if not name or not email:
+            raise InvalidCall("no approver identity: pass --by NAME --email ADDR (or set git config --global user.name / user.email)")
+        identity = signing.Identity(name, email)
+        signer = None
+        if sign is not None:
+            if sign not in ("ssh", "gpg"):
+                raise InvalidCall(f"--sign {sign!r} is not supported; use --sign ssh or --sign gpg")
+            key = key or signing.default_signing_key()
+            if not key:
+                what = "an SSH private key file" if sign == "ssh" else "a GPG key id, fingerprint or email"
+                raise InvalidCall(f"--sign {sign} needs a key: pass --key with {what} (or set git config --global user.signingkey)")
+            signer = signing.ssh_signer(key) if sign == "ssh" else signing.gpg_signer(key)
+        summary = f"approved {revision}" + (f": {note}" if note else f" ({rev.fields['target']})")
+        args = {"summary": summary, "uses": [revision], "target": rev.fields["target"], "made_by": "user", "governance": "approved"}
+        if session is not None:
+            args["session"] = session
+        draft = check_call("revise", args, self.screen)
+        label = draft.session or "review"
+        fixed = normalize_time(time) if time else None  # else the clock, never before 1971 nor the event before
+        repo = self.store.repo(agent)
+        committed = repo.append(
+            branch,
+            lambda number, kind_of: resolve(draft, number, agent, label, fixed or clock_time(self.clock()), kind_of),
+            author=signing.Approver(identity, revision, signer),
+            clock=fixed is None,
+        )
+        reply = logged_reply(committed.event)
+        return {**reply, "commit": committed.commit, "author": str(identity), "signed": sign if signer else "no"}
 
 
 def _refuse_missing_branch(repo, branch: str) -> None:
@@ -254,7 +420,7 @@ def _refuse_missing_branch(repo, branch: str) -> None:
         start = "main" if "main" in branches else branches[0]
         raise NotFound(
             f"agent '{repo.agent}' has no branch '{branch}' (its branches: {', '.join(branches)}); "
-            f"create it first: halo-git branch --agent {repo.agent} {branch} --from {start}"
+            f"create it first: {shlex.join(['halo-git', 'branch', '--agent', repo.agent, branch, '--from', start])}"
         )
 
 

@@ -30,6 +30,8 @@ COMMANDS = [
     "import_",
     "demo",
     "site",
+    "revisions",
+    "approve",
 ]
 
 

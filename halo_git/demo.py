@@ -1,6 +1,7 @@
 """The demo: a scripted two-day assistant logging through the real MCP server.
 
-Each day is its own MCP connection to ``halo-git serve --agent demo`` over stdio,
+Each day is its own MCP connection to ``halo-git serve --agent demo`` over stdio
+(day two has a second one, which starts with the self-review prompt),
 exactly as an agent runtime would connect, so the demo exercises the server,
 the store and the reading tools end to end. Steps name earlier steps by key;
 the server assigns the ids, so the script works on a fresh root and on a root
@@ -71,6 +72,15 @@ DAY_TWO = (
     Step("keep_folder", "remember", "invoices go in the documents folder", ("file", "filed")),
 )
 
+# Later on day two the agent wakes up again (a new connection). It reads the
+# session-start self-review first and acts on it: the rule it changed on its
+# own is put to the user, who approves it, and the approval is logged.
+DAY_TWO_REVIEW = (
+    _act("ask_approval", "asked the user to approve reminding 50 minutes before appointments", "self", "communication", ("rule_lead",)),
+    Step("approval", "outcome", "the user approved the 50-minute reminder rule", (), {"about": "ask_approval"}),
+    _revise("rule_approved", "the user approved reminding 50 minutes before appointments", "user", "approved", ("rule_lead", "approval")),
+)
+
 DAYS = (DAY_ONE, DAY_TWO)
 
 
@@ -83,6 +93,7 @@ class DemoRun:
     ids: dict[str, str]  # step key -> event id
     trace: str
     report: str
+    review: str = ""  # the self-review prompt the agent read on day two
 
 
 def next_day(halo: Halo) -> int:
@@ -108,8 +119,20 @@ async def _call(client, tool: str, args: dict) -> str:
     return text
 
 
-async def _day(root: Path, steps: tuple[Step, ...], session: str, ids: dict[str, str], read_back: int = 0) -> tuple[str, str]:
-    """One connection to the real server; logs ``steps``, optionally reads back."""
+async def _review(client, ids: dict[str, str]) -> str:
+    """Read the self-review prompt; it must bring up the day's unapproved rule change."""
+    result = await client.get_prompt("halo_self_review", {"agent": AGENT})
+    text = "".join(getattr(m.content, "text", "") for m in result.messages)
+    if f"\n   {ids['rule_lead']} [" not in text or "HALO-R1" not in text:
+        raise HaloError(f"the self-review did not bring up the unapproved revision {ids['rule_lead']}:\n{text}")
+    return text
+
+
+async def _day(
+    root: Path, steps: tuple[Step, ...], session: str, ids: dict[str, str], read_back: int = 0, review: list[str] | None = None
+) -> tuple[str, str]:
+    """One connection to the real server; logs ``steps``, optionally reads back.
+    With ``review`` (a list to put the text in), first reads the self-review prompt."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -118,6 +141,8 @@ async def _day(root: Path, steps: tuple[Step, ...], session: str, ids: dict[str,
         args=["-m", "halo_git.cli", "serve", "--root", str(root), "--agent", AGENT],
     )
     async with Client(params) as client:
+        if review is not None:
+            review.append(await _review(client, ids))
         for step in steps:
             reply = json.loads(await _call(client, f"halo_{step.kind}", _arguments(step, session, ids)))
             ids[step.key] = reply["id"]
@@ -137,9 +162,9 @@ def run_demo(root: str | Path | None = None) -> DemoRun:
         first = next_day(halo)
     sessions = [f"day{first + i}" for i in range(len(DAYS))]
     ids: dict[str, str] = {}
-    trace = report = ""
-    logged = sum(len(d) for d in DAYS)
-    for i, (steps, session) in enumerate(zip(DAYS, sessions)):
-        last = i == len(DAYS) - 1
-        trace, report = anyio.run(_day, root, steps, session, ids, logged if last else 0)
-    return DemoRun(root, sessions, ids, trace, report)
+    logged = sum(len(d) for d in DAYS) + len(DAY_TWO_REVIEW)
+    for steps, session in zip(DAYS, sessions):
+        anyio.run(_day, root, steps, session, ids)
+    review: list[str] = []
+    trace, report = anyio.run(_day, root, DAY_TWO_REVIEW, sessions[-1], ids, logged, review)
+    return DemoRun(root, sessions, ids, trace, report, review[0])

@@ -176,8 +176,17 @@ RULES: dict[str, Rule] = {
         Rule(
             "HALO-R3", "repeated-revision", "medium / info",
             "two or more revisions of the same target (case and spacing ignored), at least one in scope; "
+            "a user's approval of a revision (made_by=user, governance=approved, uses only that revise) is not one; "
             "info when the user made or approved every one of them",
             "Review why earlier revisions of the target did not hold, and settle it once with the user.",
+        ),
+        Rule(
+            "HALO-R4", "unproven-approval", "high",
+            "policy, reported only by check --require-signed-approvals: a revise made_by=agent whose approval is "
+            "only claimed (governance=approved in its own event, an approval the agent logged, or an approval commit no "
+            "allowed signer signed)",
+            "Have the user approve the revision with halo-git approve --sign ssh, and list the user's key in the "
+            "allowed-signers file.",
         ),
         Rule(
             "HALO-R5", "bounded-without-bound", "high / medium",
@@ -204,7 +213,7 @@ RULES: dict[str, Rule] = {
 }
 RULES.update({spec[0]: Rule(*spec) for spec in _observed.RULE_SPECS})  # observed evidence: halo_git/observed.py
 # Importance among rules of the same severity, for the Summary (first = most important).
-_RULE_ORDER = ("HALO-A4", "HALO-O1", "HALO-A1", "HALO-R1", "HALO-R5", "HALO-O2", "HALO-M7", "HALO-M6", "HALO-M5",
+_RULE_ORDER = ("HALO-A4", "HALO-O1", "HALO-A1", "HALO-R1", "HALO-R4", "HALO-R5", "HALO-O2", "HALO-M7", "HALO-M6", "HALO-M5",
                "HALO-S1", "HALO-R3", "HALO-R2", "HALO-S2", "HALO-M1", "HALO-A3", "HALO-A2", "HALO-M4", "HALO-M3",
                "HALO-M2")
 RULE_WEIGHT = {r: i for i, r in enumerate(_RULE_ORDER)}
@@ -531,6 +540,17 @@ def _same_target(target: str) -> str:
     return " ".join(target.split()).casefold()
 
 
+def approved_revision(e: Event, by_id: dict[str, Event]) -> str | None:
+    """The revise ``e`` approves, if ``e`` is an approval of one: a revise with
+    made_by=user and governance=approved whose uses name only an earlier revise
+    of the same target (what ``halo-git approve`` logs); else None."""
+    f = e.fields
+    if e.kind != "revise" or f["made_by"] != "user" or f["governance"] != "approved" or len(e.uses) != 1:
+        return None
+    v = by_id.get(e.uses[0])
+    return v.id if v is not None and v.kind == "revise" and v.fields["target"] == f["target"] else None
+
+
 def quote(summary: str, limit: int = QUOTE_CHARS) -> str:
     """A summary on one line, shortened to ``limit`` characters with an ellipsis."""
     text = one_line(summary) if any(c in summary for c in _BREAKS) else summary
@@ -765,9 +785,13 @@ _OBSERVED_WHY = {
 }
 
 
-def _finding(rule: str, ids: Sequence[str], message: str, severity: str, subject: Event, why: str,
-             next_step: str) -> Finding:
-    return Finding(rule, severity, tuple(ids), message, RULES[rule].remedy, quote(subject.summary), why, next_step)
+def _finding(rule: str, ids: Sequence[str], message: str, severity: str | None = None, subject: Event | None = None,
+             why: str = "", next_step: str = "") -> Finding:
+    """A finding of ``rule``; ``subject`` is the event it quotes (callers outside this module may leave the
+    context out: renderers then fall back to the rule's remedy)."""
+    r = RULES[rule]
+    return Finding(rule, severity or r.severity, tuple(ids), message, r.remedy,
+                   quote(subject.summary) if subject is not None else "", why, next_step)
 
 
 def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "",
@@ -946,7 +970,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         revisions.append(Revision(e.id, f["target"], f["made_by"], f["governance"], cite(sources[e.id]), later(e)))
     groups: dict[str, list[Event]] = {}
     for e in events:
-        if e.kind == "revise":
+        if e.kind == "revise" and approved_revision(e, by_id) is None:  # an approval is not another revision
             groups.setdefault(_same_target(e.fields["target"]), []).append(e)
     repeated = []
     for group in groups.values():
@@ -1403,7 +1427,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 "HALO-R1", [r.id, *r.used_by], f"Revised “{r.target}” on its own with governance=none.{builds}", "high", e,
                 "A durable change to how the agent works, with neither the user's approval nor a bound the user set"
                 + (f"; {_plural(n, 'later event')} already rest{'s' if n == 1 else ''} on it." if n else "."),
-                f"Have the user review the change to “{r.target}” and log the decision (halo_revise with made_by=user "
+                f"Have the user approve or undo the change to “{r.target}” and log the decision (halo_revise with made_by=user "
                 "or governance=approved).",
             ))
         if r.id in unbounded:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 from .errors import InvalidCall
-from .model import KINDS, Draft, Event, check_call, normalize_time, now_iso, parse_id, resolve
+from .model import KINDS, Draft, Event, check_call, clock_time, normalize_time, now_iso, parse_id, resolve
 
 _RECOMPUTED = ("id", "kind", "category", "agent", "channels", "time")
 
@@ -33,8 +33,10 @@ class ImportItem:
     time: str
 
 
-def parse_lines(lines: Iterable[str], screen: Callable[[str], list[str]] | None = None) -> list[ImportItem]:
-    """Parse and validate every line; the first bad line refuses the file."""
+def parse_lines(lines: Iterable[str], screen: Callable[[str], list[str]] | None = None, clock: Callable[[], str] = now_iso) -> list[ImportItem]:
+    """Parse and validate every line; the first bad line refuses the file.
+    A line without a time is dated by ``clock`` (never before 1971); the store
+    then keeps times in order along the branch."""
     items: list[ImportItem] = []
     seen: set[str] = set()
     for lineno, raw in enumerate(lines, 1):
@@ -58,7 +60,7 @@ def parse_lines(lines: Iterable[str], screen: Callable[[str], list[str]] | None 
                 if file_id in seen:
                     raise InvalidCall(f"id {file_id} appears twice in the file")
                 seen.add(file_id)
-            time = normalize_time(obj["time"]) if obj.get("time") is not None else now_iso()
+            time = normalize_time(obj["time"]) if obj.get("time") is not None else clock_time(clock())
             call = {k: v for k, v in obj.items() if k not in _RECOMPUTED}
             draft = check_call(kind, call, screen)
         except InvalidCall as e:

@@ -211,6 +211,17 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# Git cannot date a commit before 1970 and HALO refuses times before 1971 (time
+# zones may push a 1970 commit time below zero); a clock that reads earlier (an
+# unset real-time clock) dates events at this time instead, as ``verify`` accepts.
+EARLIEST = "1971-01-01T00:00:00Z"
+
+
+def clock_time(reading: str) -> str:
+    """The time a clock reading dates an event at: the reading, or EARLIEST."""
+    return not_before(reading, EARLIEST)
+
+
 def normalize_time(value: Any) -> str:
     """Return an ISO 8601 UTC time as ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``."""
     if not isinstance(value, str):
@@ -231,6 +242,21 @@ def normalize_time(value: Any) -> str:
 def epoch_seconds(iso: str) -> int:
     """Commit time (whole seconds) for an event time."""
     return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp())
+
+
+def time_before(a: str, b: str) -> bool:
+    """True when the event time ``a`` is earlier than ``b`` (both as HALO writes them)."""
+    return _parse_utc(a) < _parse_utc(b)
+
+
+def not_before(when: str, floor: str | None) -> str:
+    """``when``, or ``floor`` if ``when`` is earlier (the clock policy: a clock
+    reading behind the parent event's time, or before 1971, is raised to it)."""
+    return floor if floor is not None and time_before(when, floor) else when
+
+
+def _parse_utc(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00") if iso.endswith("Z") else iso)
 
 
 # --- validation of a call -------------------------------------------------------
@@ -289,6 +315,24 @@ def check_summary(value: Any, screen: Callable[[str], list[str]] | None = None) 
     return value
 
 
+_SCREEN_HINTS = {
+    "target": "name what changed (a prompt, rule, skill or policy) without it and log again",
+    "session": 'use a plain label such as "day2" and log again',
+    "agent": 'use a plain name such as "demo" and log again',
+}
+
+
+def _screen_label(value: str, param: str, screen: Callable[[str], list[str]] | None) -> None:
+    """Targets, session labels and agent names are agent text kept forever too."""
+    if screen is not None:
+        found = screen(value)
+        if found:
+            raise InvalidCall(
+                f"'{param}' looks like it contains {', '.join(found)}; it must not carry secrets or raw "
+                f"personal data: {_SCREEN_HINTS[param]}"
+            )
+
+
 def check_uses(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -340,13 +384,16 @@ def check_call(kind: str, args: Mapping[str, Any], screen: Callable[[str], list[
             if len(value) > MAX_TARGET or _BAD_CONTROL_RE.search(value) or "\n" in value:
                 raise InvalidCall(f"'target' must be one line of at most {MAX_TARGET} characters naming what changed")
             _check_encodable(value, "target")
+            _screen_label(value, "target", screen)
         fields[name] = value
     session = args.get("session")
     if session is not None:
         session = check_session(session)
+        _screen_label(session, "session", screen)
     agent = args.get("agent")
     if agent is not None:
         agent = check_agent_name(agent)
+        _screen_label(agent, "agent", screen)
     return Draft(kind, summary, uses, fields, session, agent)
 
 

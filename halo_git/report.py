@@ -19,6 +19,7 @@ from .diagnosis import (
     FORMS, MAX_PATH_EVENTS, RULES, SEVERITIES, TRIGGERS, AuthorityPath, Diagnosis, Finding, Ratio, group_findings,
     issues, severity_counts,
 )
+from . import revisions
 from .markdown import escape_md, md_table, safe_url, shorten
 from .model import CATEGORY_OF_LETTER, KINDS, LETTERS
 from .observed import markdown_lines as observed_lines
@@ -148,13 +149,15 @@ def render_report(
     max_rows: int = 50,
     accepted: Sequence[tuple[Finding, str]] = (),
     per_group: int = PER_GROUP,
+    audit=None,
 ) -> str:
     """The diagnosis as Markdown; ``link(id)`` turns cited ids into links when given.
 
     ``accepted`` holds findings a reviewer accepted, each with the reason; they
     are listed apart under "Accepted" and left out of the open findings, the
     counts and the Summary. ``per_group`` is how many findings of each rule
-    group are shown in full at scale (the site shows more).
+    group are shown in full at scale (the site shows more). ``audit``
+    (``revisions.Audit``) adds approvals and impact to the Mechanism section.
     """
     w = _Writer(d, link, max_rows)
     taken = {f for f, _ in accepted}
@@ -168,7 +171,7 @@ def render_report(
         _read_back(w)
         _actions(w)
         _outcomes(w)
-        _mechanism(w)
+        _mechanism(w, audit)
         _authority(w)
     else:
         for title in SECTIONS[2:9]:
@@ -271,7 +274,7 @@ def _summary(w: _Writer, findings: list[Finding], accepted: int) -> None:
         line = (f"{n}. **{f.rule} {f.name}** ({issue.severity}, {count}). {_subject(w, f)}: {w.text(f.message)}")
         if len(f.ids) > 1 and f.ids[1] in d.evidence and f.ids[1] != f.ids[0]:
             line += f" — {w.quoted(f.ids[1])}."
-        line += f" *Why it matters:* {w.text(f.why)} *Next step:* {w.text(f.next_step)}"
+        line += _context(w, f)
         if issue.related:
             line += " *On the same chain:* " + "; ".join(
                 f"{r.rule} {r.name} ({r.severity}) on {_subject(w, r)}" for r in issue.related) + "."
@@ -456,7 +459,7 @@ def _outcomes(w: _Writer) -> None:
                   "Every adverse outcome fed a later event, or the trace ends right after it.")
 
 
-def _mechanism(w: _Writer) -> None:
+def _mechanism(w: _Writer, audit=None) -> None:
     d = w.d
     m = d.mechanism
     w.heading("Mechanism")
@@ -472,6 +475,7 @@ def _mechanism(w: _Writer) -> None:
                    f"**{r.governance}**" if r.ungoverned or r.id in m.unbounded else r.governance,
                    w.ids(r.basis, kinds=True, none="none"), w.summary(r.id), w.ids(r.used_by)],
     )
+    w.add(*revisions.mechanism_lines(audit or revisions.from_diagnosis(d, w.max_rows), w.id, [r.id for r in m.revisions], w.max_rows))
     by_agent = [r for r in m.revisions if r.made_by == "agent"]
     if m.ungoverned:
         w.listing("Ungoverned self-revisions (made_by=agent, governance=none)", m.ungoverned, None)
@@ -569,8 +573,13 @@ def _subject(w: _Writer, f: Finding) -> str:
 def _finding_line(w: _Writer, f: Finding, with_rule: bool) -> str:
     rule = f"**{f.severity}** {f.rule} {f.name}: " if with_rule else ""
     rest = f" ({', '.join(w.kind_id(i) for i in f.ids[1:6])}{' …' if len(f.ids) > 6 else ''})" if len(f.ids) > 1 else ""
-    return (f"- {rule}{_subject(w, f)}{rest}: {w.text(f.message)} *Why it matters:* {w.text(f.why)} "
-            f"*Next step:* {w.text(f.next_step)}")
+    return f"- {rule}{_subject(w, f)}{rest}: {w.text(f.message)}{_context(w, f)}"
+
+
+def _context(w: _Writer, f: Finding) -> str:
+    """`` Why it matters: … Next step: …`` (the rule's remedy when a finding carries no next step)."""
+    why = f" *Why it matters:* {w.text(f.why)}" if f.why else ""
+    return f"{why} *Next step:* {w.text(f.next_step or f.remedy)}"
 
 
 def _findings(w: _Writer, findings: list[Finding], accepted: Sequence[tuple[Finding, str]], per_group: int) -> None:
@@ -597,7 +606,7 @@ def _findings(w: _Writer, findings: list[Finding], accepted: Sequence[tuple[Find
                 ["severity", "rule", "findings", "about", "next step (first finding)"],
                 groups,
                 lambda g: [g[1], f"{g[0]} {RULES[g[0]].name}", str(len(g[2])), w.ids([f.ids[0] for f in g[2] if f.ids], limit=6),
-                           w.text(g[2][0].next_step)],
+                           w.text(g[2][0].next_step or g[2][0].remedy)],
                 align="llrll", limit=len(groups),
             )
             w.para(f"Each rule group below shows its first {_plural(per_group, 'finding')} in full and cites the rest "

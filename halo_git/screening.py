@@ -2,7 +2,9 @@
 
 A trace is kept forever and cloned freely, so a token or an e-mail address that
 reaches a commit is as good as published. ``check_summary`` calls a ``Screen``
-on every summary; the screen answers with *descriptions* of what it found
+on every summary (and ``check_call`` on every ``target``, explicit session
+label and explicit agent name), after ``normalized_variants`` undoes the usual
+disguises (zero-width characters, full-width forms, percent-encoding); the screen answers with *descriptions* of what it found
 (``"an AWS access key id (aws-access-key)"``), never the matched text, so the
 refusal itself cannot leak the secret.
 
@@ -74,7 +76,8 @@ class Screen:
         return [p.name for p in self.patterns]
 
     def __call__(self, text: str) -> list[str]:
-        hits = [p for p in self.patterns if p.found(text)]
+        variants = normalized_variants(text)
+        hits = [p for p in self.patterns if any(p.found(v) for v in variants)]
         if any(not p.generic for p in hits):  # "a GitHub token" says more than "a random string"
             hits = [p for p in hits if not p.generic]
         return [f"{p.label} ({p.name})" for p in hits]
@@ -88,6 +91,32 @@ class Screen:
                 f"unknown screening pattern(s) {', '.join(unknown)}; the patterns are: {', '.join(self.names)}"
             )
         return Screen(p for p in self.patterns if p.name not in drop)
+
+
+# --- normalisation -------------------------------------------------------------------
+
+_PERCENT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def normalized_variants(text: str) -> list[str]:
+    """The forms of ``text`` the patterns are run on: as written; NFKC-normalised
+    with Unicode format characters removed (a zero-width space inside a token, a
+    full-width ``＠``, a soft hyphen); and that form percent-decoded when it holds
+    ``%XX`` escapes (``password%3D…``, ``%40`` for ``@``). A hit in any form counts,
+    so normalising can only add refusals, never hide one."""
+    import unicodedata
+    from urllib.parse import unquote
+
+    out = [text]
+    folded = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    if folded != text:
+        out.append(folded)
+    if _PERCENT_RE.search(folded):
+        decoded = unquote(folded, errors="replace")
+        decoded = "".join(c for c in unicodedata.normalize("NFKC", decoded) if unicodedata.category(c) != "Cf")
+        if decoded not in out:
+            out.append(decoded)
+    return out
 
 
 # --- checks that confirm a match -----------------------------------------------------

@@ -1,4 +1,5 @@
-"""The HALO MCP server: nine tools over the ``Halo`` API.
+"""The HALO MCP server: nine tools over the ``Halo`` API, plus resources, prompts and
+completion from ``mcp_resources``; the HTTP transport and who may use it (``serve_http``).
 
 Built on the SDK's low-level ``Server`` rather than ``MCPServer`` because the
 contract needs HALO, not pydantic, to judge arguments: a missing or wrong-typed
@@ -10,7 +11,10 @@ Defaults per call: ``agent`` is the argument, else ``--agent``, else the MCP
 client's name (from ``initialize``, or the client info a 2026-07-28 request
 carries); ``session`` is the argument, else one label per connection (stdio:
 per process; HTTP with sessions: per ``Mcp-Session-Id``; stateless 2026-07-28
-requests: per client name and version within the server process).
+requests: per client name and version within the server process, at most
+``MAX_CLIENT_SESSIONS`` of them, each forgotten after ``CLIENT_SESSION_IDLE``
+seconds unused; client names and versions are cut to ``MAX_CLIENT_NAME`` and
+``MAX_CLIENT_VERSION`` characters before they are used as keys).
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ import json
 import re
 import sys
 import threading
+import time
 import weakref
+from collections import OrderedDict
+from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any, Callable
 
@@ -31,6 +38,7 @@ from mcp.server.lowlevel import Server
 
 from .api import Halo
 from .errors import HaloError, InvalidCall
+from .mcp_resources import Extras
 from .model import (
     AGENT_RULE,
     ENUMS,
@@ -41,9 +49,19 @@ from .model import (
     agent_name_from_client,
     check_agent_name,
     new_session_label,
+    trace_text,
 )
+from .review import event_data
 
 GUIDE = resources.files("halo_git").joinpath("guide.md").read_text(encoding="utf-8").strip()
+
+# Stateless 2026-07-28 requests carry the client's name and version on every
+# request; both are client-chosen, so they are cut short before use and the
+# table they key is bounded (least recently used first out, idle entries expire).
+MAX_CLIENT_NAME = 200
+MAX_CLIENT_VERSION = 64
+MAX_CLIENT_SESSIONS = 1024
+CLIENT_SESSION_IDLE = 3600.0  # seconds
 
 _WRITE = types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 _READ = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
@@ -115,6 +133,57 @@ _DESCRIPTIONS = {
 }
 _REPLY_HINT = ' Replies with the new event, e.g. {"id": "e5", "agent": "demo", "session": "day2", "note": "Logged e5 (Action, act). Channels: S→A, M→A."}, or with {"error": ...} saying how to fix the call.'
 
+_TITLES = {
+    "halo_observe": "Log an observation",
+    "halo_remember": "Log a memory kept",
+    "halo_recall": "Log a recall",
+    "halo_act": "Log an action",
+    "halo_outcome": "Log an outcome",
+    "halo_revise": "Log a revision",
+    "halo_trace": "Recent events",
+    "halo_report": "Diagnosis report",
+    "halo_guide": "Guide for agents",
+}
+
+LOGGED_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": _ID_PATTERN, "description": "The new event's id."},
+        "agent": {"type": "string", "description": "The agent it was logged for."},
+        "session": {"type": "string", "description": "The session it was logged in."},
+        "note": {"type": "string", "description": "Logged eN (Category, kind), with the channels the step opened."},
+    },
+    "required": ["id", "agent", "session", "note"],
+    "additionalProperties": False,
+}
+_TRACE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": _ID_PATTERN},
+        "session": {"type": "string"},
+        "kind": {"type": "string", "enum": list(KINDS)},
+        "summary": {"type": "string"},
+        "uses": {"type": "array", "items": {"type": "string", "pattern": _ID_PATTERN}},
+        "trigger": {"type": "string", "enum": list(ENUMS["trigger"])},
+        "form": {"type": "string", "enum": list(ENUMS["form"])},
+        "about": {"type": "string", "pattern": _ID_PATTERN},
+        "target": {"type": "string"},
+        "made_by": {"type": "string", "enum": list(ENUMS["made_by"])},
+        "governance": {"type": "string", "enum": list(ENUMS["governance"])},
+    },
+    "required": ["id", "session", "kind", "summary", "uses"],
+    "additionalProperties": False,
+}
+TRACE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "agent": {"type": "string"},
+        "events": {"type": "array", "items": _TRACE_EVENT, "description": "The same events as the text lines, oldest first."},
+    },
+    "required": ["agent", "events"],
+    "additionalProperties": False,
+}
+
 _READ_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
     "halo_trace": (
         "Lists the agent's recent events with their ids, oldest first, one line each, so later steps can name them in uses.",
@@ -145,8 +214,10 @@ def tool_definitions() -> list[types.Tool]:
         tools.append(
             types.Tool(
                 name=kind.tool,
+                title=_TITLES[kind.tool],
                 description=_DESCRIPTIONS[kind.name] + _REPLY_HINT,
                 input_schema={"type": "object", "properties": props, "required": required, "additionalProperties": False},
+                output_schema=LOGGED_SCHEMA,
                 annotations=_WRITE,
             )
         )
@@ -154,8 +225,10 @@ def tool_definitions() -> list[types.Tool]:
         tools.append(
             types.Tool(
                 name=name,
+                title=_TITLES[name],
                 description=description,
                 input_schema={"type": "object", "properties": props, "additionalProperties": False},
+                output_schema=TRACE_SCHEMA if name == "halo_trace" else None,
                 annotations=_READ,
             )
         )
@@ -175,18 +248,47 @@ class HaloServer:
         self.agent = agent
         self._tools = tool_definitions()
         self._sessions: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
-        self._client_sessions: dict[tuple[str, str], str] = {}
+        self._client_sessions: "OrderedDict[tuple[str, str], tuple[str, float]]" = OrderedDict()
         self._labels_lock = threading.Lock()
         self.process_session = new_session_label()
+        self.extras = Extras(halo, lambda ctx: self.agent or self._defaults(ctx)[0], GUIDE)
+        self._background = None  # a task group while the server runs: notifications after appends
+        x = self.extras
         self.server = Server(
             "halo",
             version=_version(),
             title="HALO on Git",
             instructions=GUIDE,
+            lifespan=self._lifespan,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             get_tool_input_schema=self._input_schema,
+            on_list_resources=x.list_resources,
+            on_list_resource_templates=x.list_templates,
+            on_read_resource=x.read_resource,
+            on_subscribe_resource=x.subscribe,
+            on_unsubscribe_resource=x.unsubscribe,
+            on_subscriptions_listen=x.listen,
+            on_list_prompts=x.list_prompts,
+            on_get_prompt=x.get_prompt,
+            on_completion=x.complete,
         )
+
+    @asynccontextmanager
+    async def _lifespan(self, server):
+        async with anyio.create_task_group() as tg:
+            self._background = tg
+            try:
+                yield {}
+            finally:
+                self._background = None
+                tg.cancel_scope.cancel()
+
+    async def _notify(self, agent: str, session: str) -> None:
+        try:
+            await self.extras.appended(agent, session)
+        except Exception:  # a subscriber's trouble must never reach the server
+            pass
 
     # -- handlers --------------------------------------------------------------
 
@@ -206,33 +308,41 @@ class HaloServer:
                 raise InvalidCall("arguments must be a JSON object of named parameters")
             handler = self._handler(params.name)
             client_agent, session = self._defaults(ctx)
-            text = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+            text, structured = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
         except HaloError as e:
             return _error(str(e))
         except Exception as e:  # a bug must not kill the connection; say what happened
             return _error(f"internal error ({type(e).__name__}); nothing was logged by this call, try again or report it")
+        if params.name in _TOOL_KIND:  # tell subscribers after the reply, without delaying it
+            if self._background is not None:
+                self._background.start_soon(self._notify, structured["agent"], structured["session"])
+            else:
+                await self._notify(structured["agent"], structured["session"])
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured)
 
-    def _handler(self, name: str) -> Callable[[dict, str | None, str], str]:
+    def _handler(self, name: str) -> Callable[[dict, str | None, str], tuple[str, dict | None]]:
         if name in _TOOL_KIND:
             kind = _TOOL_KIND[name]
-            return lambda args, client_agent, session: json.dumps(
-                self.halo.log_call(kind, args, default_agent=self.agent or client_agent, default_session=session),
-                ensure_ascii=False,
-            )
+
+            def log(args: dict, client_agent: str | None, session: str) -> tuple[str, dict]:
+                reply = self.halo.log_call(kind, args, default_agent=self.agent or client_agent, default_session=session)
+                return json.dumps(reply, ensure_ascii=False), reply
+
+            return log
         if name == "halo_trace":
             return self._trace
         if name == "halo_report":
-            return self._report
+            return lambda *a: (self._report(*a), None)
         if name == "halo_guide":
-            return self._guide
+            return lambda *a: (self._guide(*a), None)
         raise InvalidCall(f"unknown tool {name[:60]!r}; the tools are: {', '.join(t.name for t in self._tools)}")
 
-    def _trace(self, args: dict, client_agent: str | None, session: str) -> str:
+    def _trace(self, args: dict, client_agent: str | None, session: str) -> tuple[str, dict]:
         _only(args, "halo_trace", ("limit", "session", "agent"))
-        return self.halo.trace(
-            self._agent(args, client_agent), limit=args.get("limit", 20), session=_label(args.get("session", ""))
-        )
+        agent = self._agent(args, client_agent)
+        label = _label(args.get("session", ""))
+        events = self.halo.recent_events(agent, limit=args.get("limit", 20), session=label)
+        return trace_text(events, agent, label), {"agent": agent, "events": [event_data(e) for e in events]}
 
     def _report(self, args: dict, client_agent: str | None, session: str) -> str:
         _only(args, "halo_report", ("session", "agent"))
@@ -261,7 +371,11 @@ class HaloServer:
         elif ctx.meta:
             info = ctx.meta.get(types.CLIENT_INFO_META_KEY)
             if isinstance(info, dict) and isinstance(info.get("name"), str):
-                name, version = info["name"], str(info.get("version", ""))
+                name, version = info["name"], info.get("version", "")
+                version = version if isinstance(version, str) else ""
+        if name is not None:
+            name = name[:MAX_CLIENT_NAME]
+        version = version[:MAX_CLIENT_VERSION]
         connection = getattr(ctx.session, "_connection", None)
         with self._labels_lock:
             if connection is not None and getattr(connection, "client_params", None) is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
@@ -269,8 +383,21 @@ class HaloServer:
                 if label is None:
                     label = self._sessions[connection] = new_session_label()
             else:
-                label = self._client_sessions.setdefault((name or "", version), new_session_label())
+                label = self._client_label((name or "", version))
         return agent_name_from_client(name), label
+
+    def _client_label(self, key: tuple[str, str]) -> str:
+        """The session label of a stateless client identity (call with the lock held)."""
+        now = time.monotonic()
+        table = self._client_sessions
+        entry = table.pop(key, None)
+        if entry is not None and now - entry[1] > CLIENT_SESSION_IDLE:
+            entry = None  # idle too long: a new conversation
+        while table and (len(table) >= MAX_CLIENT_SESSIONS or now - next(iter(table.values()))[1] > CLIENT_SESSION_IDLE):
+            table.popitem(last=False)  # least recently used first
+        label = entry[0] if entry is not None else new_session_label()
+        table[key] = (label, now)
+        return label
 
 
 def _only(args: dict, tool: str, allowed: tuple[str, ...]) -> None:
@@ -371,12 +498,233 @@ async def serve_stdio(app: HaloServer) -> None:
         await app.server.run(read, write, app.server.create_initialization_options())
 
 
-async def serve_http(app: HaloServer, host: str = "127.0.0.1", port: int = 8765, ready: Callable[[int], None] | None = None) -> None:
-    """Streamable HTTP at ``http://host:port/mcp``; ``ready`` gets the bound port."""
-    import uvicorn
+# -- HTTP: who may connect ----------------------------------------------------------
 
-    starlette_app = app.server.streamable_http_app(host=host)
-    config = uvicorn.Config(starlette_app, host=host, port=port, log_level="warning", lifespan="on")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+TOKEN_ENV = "HALO_TOKEN"
+# Limits of the HTTP transport, chosen so that a flood of connections or
+# ``initialize`` calls costs bounded memory and never locks new clients out.
+MAX_HTTP_SESSIONS = 1000  # open Mcp-Session-Id sessions; the least recently active idle one is closed for a new one
+HTTP_SESSION_IDLE_TIMEOUT = 600.0  # seconds without a request before a session is closed
+HTTP_READ_TIMEOUT = 15.0  # seconds a connection may take to send a request's headers and body
+HTTP_KEEP_ALIVE_TIMEOUT = 5  # seconds an idle keep-alive connection stays open (uvicorn's default)
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and ``localhost``: addresses only this machine can reach."""
+    import ipaddress
+
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def read_token(token_file: str | None, environ: dict[str, str] | None = None) -> str | None:
+    """The bearer token clients must send: ``--token-file``, else ``HALO_TOKEN``, else None.
+
+    Raises:
+        InvalidCall: the file cannot be read, or the token is empty or shorter than 16 characters.
+    """
+    import os
+
+    environ = os.environ if environ is None else environ
+    if token_file is not None:
+        try:
+            token = open(token_file, encoding="utf-8").read().strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise InvalidCall(f"cannot read the token file {token_file}: {e.strerror or e}; pass a readable file holding one token") from None
+        where = f"the token file {token_file}"
+    elif environ.get(TOKEN_ENV):
+        token, where = environ[TOKEN_ENV].strip(), TOKEN_ENV
+    else:
+        return None
+    if len(token) < 16 or any(c.isspace() for c in token):
+        raise InvalidCall(
+            f"{where} must hold one token of at least 16 characters without spaces; "
+            "make one with: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    return token
+
+
+def http_allow_lists(host: str, allow_hosts: list[str] = (), allow_origins: list[str] = ()) -> tuple[list[str], list[str]]:
+    """(Host header values, Origin values) the server accepts; loopback names always.
+
+    An entry without a port accepts any port. A specific non-loopback bind address
+    is accepted as a Host; a wildcard bind (0.0.0.0, ::) accepts only loopback names
+    and the ``--allow-host`` entries, because the names clients use are not known.
+    """
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    extra = list(allow_hosts)
+    if host not in ("0.0.0.0", "::", "") and not is_loopback(host):
+        extra.append(f"[{host}]" if ":" in host else host)
+    for h in extra:
+        hosts += [h] if re.search(r":(\d+|\*)$", h) and not h.endswith("]") else [h, f"{h}:*"]
+    for o in allow_origins:
+        o = o.rstrip("/")
+        origins += [o] if re.search(r":(\d+|\*)$", o) else [o, f"{o}:*"]
+    return hosts, origins
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``.
+
+    The comparison is constant-time (``hmac.compare_digest``); a missing or wrong
+    token gets 401 with ``WWW-Authenticate`` and a JSON body saying how to fix it.
+    """
+
+    def __init__(self, app, token: str):
+        self.app = app
+        self._token = token.encode("utf-8")
+
+    async def __call__(self, scope, receive, send) -> None:
+        import hmac
+
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = b""
+        for name, value in scope.get("headers", ()):
+            if name == b"authorization":
+                given = value
+                break
+        scheme, _, credential = given.partition(b" ")
+        if scheme.lower() == b"bearer" and hmac.compare_digest(credential.strip(), self._token):
+            await self.app(scope, receive, send)
+            return
+        error = "invalid_token" if given else "invalid_request"
+        message = (
+            "the bearer token is wrong; send the token the server was started with"
+            if given
+            else "authentication required: send the header Authorization: Bearer <token>"
+        )
+        body = json.dumps({"error": message}).encode("utf-8")
+        await send({
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", f'Bearer realm="halo", error="{error}"'.encode()),
+            ],
+        })
+        await send({"type": "http.response.body", "body": body})
+
+
+def _h11_with_read_timeout(read_timeout: float):
+    """uvicorn's h11 protocol, closing a connection that takes longer than
+    ``read_timeout`` to send a request (headers and body): a half-open or
+    trickling client cannot hold a connection forever. A request that has been
+    read (a long SSE stream included) is not affected."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class ReadTimeoutH11(H11Protocol):
+        _read_timer = None
+
+        def _arm(self) -> None:
+            if self._read_timer is not None:
+                self._read_timer.cancel()
+            self._read_timer = self.loop.call_later(read_timeout, self._read_timed_out)
+
+        def _read_timed_out(self) -> None:
+            self._read_timer = None
+            if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc) -> None:
+            if self._read_timer is not None:
+                self._read_timer.cancel()
+            super().connection_lost(exc)
+
+    return ReadTimeoutH11
+
+
+def _evict_idle_sessions(manager) -> None:
+    """When the session table is full, close the least recently active idle session
+    instead of answering 503, so a flood of ``initialize`` calls cannot lock new
+    clients out until the idle timeout. Sessions with a request in flight stay."""
+    handle = manager._handle_stateful_request
+
+    async def handle_with_room(scope, receive, send) -> None:
+        from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+
+        sessions = manager._server_instances
+        if manager.max_sessions is not None and len(sessions) >= manager.max_sessions:
+            headers = dict(scope.get("headers", ()))
+            if MCP_SESSION_ID_HEADER.lower().encode() not in headers:
+                idle = [
+                    (t.idle_scope.deadline, sid, t)
+                    for sid, t in list(sessions.items())
+                    if t.idle_scope is not None and t.idle_scope.deadline != float("inf")
+                ]
+                if idle:
+                    _, sid, transport = min(idle, key=lambda x: x[0])
+                    await manager._discard_session(sid, transport)
+        await handle(scope, receive, send)
+
+    manager._handle_stateful_request = handle_with_room
+
+
+async def serve_http(
+    app: HaloServer,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    ready: Callable[[int], None] | None = None,
+    *,
+    token: str | None = None,
+    allow_hosts: list[str] = (),
+    allow_origins: list[str] = (),
+    max_sessions: int = MAX_HTTP_SESSIONS,
+) -> None:
+    """Streamable HTTP at ``http://host:port/mcp``; ``ready`` gets the bound port.
+
+    A non-loopback ``host`` is refused unless ``token`` is set: without it anyone
+    who can reach the address could write to the audit trail. Host and Origin
+    headers are checked on every bind (the allow-lists of ``http_allow_lists``).
+
+    Raises:
+        InvalidCall: a non-loopback host without a token.
+    """
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if not is_loopback(host) and token is None:
+        raise InvalidCall(
+            f"refusing to serve HTTP on {host}: a non-loopback address needs authentication, or anyone who can "
+            f"reach it could log events; set {TOKEN_ENV} or pass --token-file FILE (clients then send "
+            "Authorization: Bearer <token>), or serve on 127.0.0.1"
+        )
+    hosts, origins = http_allow_lists(host, allow_hosts, allow_origins)
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+    starlette_app = app.server.streamable_http_app(
+        host=host,
+        transport_security=security,
+        session_idle_timeout=HTTP_SESSION_IDLE_TIMEOUT,
+        max_sessions=max_sessions,
+    )
+    _evict_idle_sessions(app.server.session_manager)
+    asgi = BearerAuth(starlette_app, token) if token is not None else starlette_app
+    config = uvicorn.Config(
+        asgi,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=_h11_with_read_timeout(HTTP_READ_TIMEOUT),
+        timeout_keep_alive=HTTP_KEEP_ALIVE_TIMEOUT,
+    )
     server = uvicorn.Server(config)
     if ready is not None:
         async def announce() -> None:

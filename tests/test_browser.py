@@ -188,3 +188,27 @@ def test_search_works_from_file_url_without_any_network(site, browse):
     page.locator("a.md-search-result__link").first.wait_for(timeout=15_000)
     assert SEARCH_WORD in page.locator(".md-search-result").text_content()
     assert all(urlsplit(u).scheme in ("file", "data", "blob") for u in watch.requests), watch.requests
+
+
+def test_revisions_page_targets_timeline_and_links(site, browse):
+    """The audit trail: a table of targets linking to a section each, versions with
+    approval badges, and event links that land on the trace anchor."""
+    context, watch = browse
+    page = watch.page(context)
+    ids = site["ids"]
+    page.goto(f"{site['url']}/agents/demo/revisions.html")
+    assert page.locator("article table").first.locator("tbody tr").count() == 2
+    page.locator("article table").first.locator("a[href='#target-2']").click()
+    assert page.url.endswith("#target-2")
+    section = page.locator("h2#target-2")
+    assert section.is_visible() and section.inner_text().startswith("Target 2")  # a hostile name never reaches a heading
+    version = page.locator(f"h3#rev-{ids['self_rule']}")
+    assert version.is_visible()
+    assert page.locator(".halo-approval-none").first.is_visible() and page.locator(".halo-approval-claimed").count() >= 1
+    body = page.locator("article").inner_text()
+    assert f"Target “{HOSTILE_TARGET}”" in body and "impact: no earlier session (after: day2)" in body
+    page.locator(f"h3#rev-{ids['self_rule']} ~ ul a[href$='#{ids['self_rule']}']").first.click()
+    page.wait_for_load_state("load")
+    assert page.url.endswith(f"trace/day2/index.html#{ids['self_rule']}")
+    assert page.locator(f"h3#{ids['self_rule']}").is_visible()
+    assert _xss(page) == "undefined" and watch.errors == []

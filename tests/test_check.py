@@ -42,7 +42,7 @@ def test_ungoverned_revision_fails_with_an_error_annotation(checked_root):
     assert r.stdout.splitlines() == [
         "::error title=HALO-R1 ungoverned-self-revision (high)::e2 “remind 10 minutes earlier”: Revised “reminder "
         "rule” on its own with governance=none. Why it matters: A durable change to how the agent works, with neither "
-        "the user's approval nor a bound the user set. Next step: Have the user review the change to “reminder rule” "
+        "the user's approval nor a bound the user set. Next step: Have the user approve or undo the change to “reminder rule” "
         "and log the decision (halo_revise with made_by=user or governance=approved).",
     ]
 

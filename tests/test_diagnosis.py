@@ -409,6 +409,20 @@ def test_r5_bounded_needs_a_user_bound_of_that_target_upstream():
     assert d.mechanism.unbounded == [not_ok] and ok
 
 
+def test_r4_unproven_approval_is_a_policy_finding_only():
+    from halo_git import revisions
+
+    t = Trace()
+    o = t.observe()
+    claimed = t.revise([o], target="tone", made_by="agent", governance="approved")
+    t.revise([o], target="pace", made_by="user", governance="approved")  # the user's own change: not a self-revision
+    t.revise([o], target="reach", made_by="agent", governance="none")  # no approval claimed: HALO-R1's business
+    d = t.diagnose()
+    assert "HALO-R4" not in {f.rule for f in d.findings}  # never without the policy
+    a = revisions.audit(t.events, [""] * len(t.events), agent="a", branch="main", head=None)
+    assert found(type(d)(**{**d.__dict__, "findings": revisions.unproven_approval_findings(a)})) == {("HALO-R4", "high", (claimed,))}
+
+
 def test_every_rule_is_documented_and_tested_somewhere():
     assert all(r.id.startswith("HALO-") and r.remedy and r.trigger for r in RULES.values())
     assert len({r.name for r in RULES.values()}) == len(RULES)
@@ -728,3 +742,13 @@ def test_diagnosis_scales_linearly():
             assert d.findings and len(d.events) == len(events)
         timings.append(best)
     assert timings[1] < 10 * max(timings[0], 0.05), timings
+
+
+def test_r3_an_approval_of_a_revision_is_not_another_revision():
+    t = Trace()
+    o = t.observe()
+    r = t.revise([o], target="tone", made_by="agent", governance="none")
+    t.revise([r], target="tone", made_by="user", governance="approved")  # the user's approval of r
+    assert "HALO-R3" not in {f.rule for f in t.diagnose().findings}
+    t.revise([o, r], target="tone", made_by="user", governance="approved")  # a new version that builds on r
+    assert ("HALO-R3", "medium", (r, "e4")) in found(t.diagnose())

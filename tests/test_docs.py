@@ -17,7 +17,7 @@ def test_project_docs_build_strict(tmp_path):
     logging.getLogger("mkdocs").setLevel(logging.WARNING)  # strict mode counts warnings
     config = load_config(str(REPO / "mkdocs.yml"), site_dir=str(tmp_path / "site"), strict=True)
     build(config)
-    for page in ("tools", "report", "storage", "cli", "api", "security", "branches", "site", "ci", "interop"):
+    for page in ("tools", "report", "storage", "cli", "api", "security", "branches", "site", "ci", "interop", "auditing"):
         assert (tmp_path / "site" / page / "index.html").is_file(), page
     assert not list((tmp_path / "site").rglob("*.py"))
 

@@ -303,7 +303,7 @@ def test_demo_with_a_generated_observed_trajectory(tmp_path):
     script = Path(__file__).resolve().parent.parent / "scripts" / "observed_demo.py"
     r = subprocess.run([sys.executable, str(script), "--out", str(tmp_path / "d")], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert "coverage: 8/9" in r.stdout and "- Coverage: 8/9 observed tool calls reported by a logged observe or act (89%)" in r.stdout
+    assert "coverage: 9/10" in r.stdout and "- Coverage: 9/10 observed tool calls reported by a logged observe or act (90%)" in r.stdout
     assert "high HALO-O1 unreported-action" in r.stdout and "send_email" in r.stdout
     r = run_cli("check", "--agent", "demo", "--fail-on", "medium", "--observed", str(tmp_path / "d" / "observed"),
                 root=tmp_path / "d" / "root")

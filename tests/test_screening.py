@@ -408,3 +408,52 @@ def test_security_page_lists_every_pattern_and_the_model_limits():
         assert f"`{p.name}`" in page, p.name
     for limit in (MAX_SUMMARY, MAX_USES, MAX_SESSION, MAX_TARGET):
         assert f"**{limit:,}**" in page, limit
+
+
+# -- disguised secrets: normalised before matching ----------------------------------------
+
+ZWSP = "\u200b"
+DISGUISED = {
+    "github-token": "cloned with ghp_16C7e42F292c" + ZWSP + "6912E7710c838347Ae178B4a as the token",
+    "email-address": "emailed john.doe\uff20example.com about the delay",  # full-width at sign
+    "secret-assignment": "the form posted password%3Dcorrect-horse-battery to the server",
+    "aws-access-key": "uploaded with AKIA\u00adIOSFODNN7EXAMPLE (a soft hyphen inside)",
+    "private-key": "pasted -----BEGIN\u2060 RSA PRIVATE KEY----- into the chat",  # word joiner
+}
+
+
+@pytest.mark.parametrize("name", sorted(DISGUISED))
+def test_disguised_secrets_are_refused_by_name(name):
+    assert f"({name})" in refusal(DISGUISED[name])
+
+
+def test_normalising_adds_no_false_positive_on_the_prose_corpus():
+    disguised_prose = [line.replace(" ", "\u00a0") + " 100%25 done" for line in PROSE_LINES]
+    assert {line: default_screen(line) for line in disguised_prose if default_screen(line)} == {}
+
+
+@pytest.mark.parametrize(
+    "args, param",
+    [
+        ({"summary": "changed the rule", "target": "rule for ghp_16C7e42F292c6912E7710c838347Ae178B4a", "made_by": "agent", "governance": "none"}, "target"),
+        ({"summary": "looked", "session": "jane.doe@example.com"}, "session"),
+        ({"summary": "looked", "session": "chat-john.doe\uff20example.com"}, "session"),
+        ({"summary": "looked", "agent": "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}, "agent"),
+    ],
+)
+def test_target_session_and_agent_name_are_screened_through_mcp(root, args, param):
+    from mcp import Client
+
+    kind = "halo_revise" if "target" in args else "halo_observe"
+
+    async def main():
+        async with Client(server_params(root, "--agent", "demo")) as client:
+            r = await client.call_tool(kind, args)
+            return r.is_error, json.loads(r.content[0].text)
+
+    is_error, payload = anyio.run(main)
+    assert is_error
+    assert payload["error"].startswith(f"'{param}' looks like it contains")
+    assert "must not carry secrets" in payload["error"]
+    assert "ghp_16C7" not in payload["error"] and "example.com" not in payload["error"]
+    assert list(root.iterdir()) == []

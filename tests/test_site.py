@@ -376,14 +376,22 @@ def test_revisions_audit_trail_flags_ungoverned_with_commit_ids(built):
     out, root, ids = built["out"], built["root"], built["ids"]
     commits = git(root / "demo.git", "log", "--format=%H", "--reverse", "main").stdout.split()
     html_text = (out / "agents/demo/revisions.html").read_text()
-    rows = re.findall(r"<tr>.*?</tr>", html_text, re.S)[1:]
+    targets_table = re.search(r"<table>.*?</table>", html_text, re.S).group()  # the first table lists the targets
+    rows = re.findall(r"<tr>.*?</tr>", targets_table, re.S)[1:]
     assert len(rows) == 2
     approved, ungoverned = rows
     assert commits[int(ids["rule"][1:]) - 1][:10] in approved and "halo-flag" not in approved
     assert commits[int(ids["self_rule"][1:]) - 1][:10] in ungoverned and "halo-flag" in ungoverned
     assert "agent · none" in ungoverned and "user · approved" in approved
-    text = parse(out / "agents/demo/revisions.html").all_text
-    assert HOSTILE_TARGET.replace(" | x", "") in text
+    assert "halo-approval-claimed" in approved and "halo-approval-none" in ungoverned  # no signature: nothing proven
+    page = parse(out / "agents/demo/revisions.html")
+    assert HOSTILE_TARGET in page.all_text
+    # a section per target (safe heading, the hostile name shown as text in the body), a version anchor each
+    assert {"target-1", "target-2", f"rev-{ids['rule']}", f"rev-{ids['self_rule']}"} <= page.ids
+    assert f"#target-2" in {v for t, _, v in page.links if t == "a"}
+    assert f"trace/day2/index.html#{ids['self_rule']}" in {v for t, _, v in page.links if t == "a"}
+    # the impact of the day-1 rule: day2 is the session after it; there is no session before it
+    assert "no earlier session (after: day2)" in page.all_text
 
 
 def test_hostile_text_renders_as_text_everywhere(built):

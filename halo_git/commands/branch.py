@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from . import add_common, open_halo
 
 
@@ -26,5 +28,5 @@ def run(args) -> int:
         sha = repo.create_branch(args.new, args.from_rev or args.branch)
         tip = repo.tail(args.new, 1)
     last = tip[-1].id if tip else "no events"
-    print(f"created branch '{args.new}' of agent '{args.agent}' at {sha[:12]} ({last}); log to it with --branch {args.new}")
+    print(f"created branch '{args.new}' of agent '{args.agent}' at {sha[:12]} ({last}); log to it with --branch {shlex.quote(args.new)}")
     return 0

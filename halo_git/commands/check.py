@@ -4,7 +4,9 @@ Fails (exit 1) when a finding at or above ``--fail-on`` is not accepted — with
 ``--baseline REV``, only when it is new relative to that branch or commit
 (matched by rule and event content, as ``halo-git diff`` matches findings);
 exits 0 otherwise, and 2 on a usage error (unknown agent, session, branch or
-baseline, a broken accept file), which must never pass for "no findings".
+baseline, a broken accept file) or when the trace cannot be read (a repository
+HALO could not have written), which must never pass for "no findings" nor read
+as findings.
 
 ``--format`` picks what goes to stdout: ``github`` (default: one workflow
 command per failing finding, so a pull request shows annotations), ``text``,
@@ -20,7 +22,7 @@ from pathlib import Path
 
 from ..accept import DEFAULT_FILE, load_accepted
 from ..diagnosis import SEVERITIES
-from ..errors import InvalidCall, NotFound
+from ..errors import HaloError, InvalidCall
 from ..formats.check import FORMATS, render
 from ..gate import Gate
 from ..store import event_path
@@ -54,6 +56,11 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--output", action="append", default=[], metavar="FORMAT=FILE",
         help="also write FORMAT to FILE (repeatable), e.g. --output sarif=halo.sarif --output md=summary.md",
+    )
+    p.add_argument(
+        "--require-signed-approvals", action="store_true",
+        help="policy: an agent's self-revision whose approval is only claimed (not signed by an allowed signer) "
+        "is a finding (HALO-R4, high); signers from $HALO_ALLOWED_SIGNERS or <root>/allowed_signers",
     )
     p.set_defaults(run=run)
 
@@ -107,8 +114,9 @@ def run(args) -> int:
             return 2
         try:
             gate = h.check(args.agent, session=args.session, branch=args.branch, fail_on=args.fail_on,
-                           baseline=args.baseline, accepted=entries, accept_file=accept_file, observed=observed)
-        except NotFound as e:
+                           baseline=args.baseline, accepted=entries, accept_file=accept_file, observed=observed,
+                           require_signed_approvals=args.require_signed_approvals)
+        except HaloError as e:  # an unknown session or baseline, or a trace that cannot be read: never "findings"
             print(f"halo-git: error: {e}", file=sys.stderr)
             return 2
     for fmt, path in outputs:

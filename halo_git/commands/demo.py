@@ -23,7 +23,11 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     done = run_demo(args.root)
     first, last = done.ids[next(iter(done.ids))], done.ids[list(done.ids)[-1]]
-    print(f"Agent '{AGENT}' logged {first}–{last} in sessions {', '.join(done.sessions)} (one MCP connection each) under {done.root}/")
+    print(f"Agent '{AGENT}' logged {first}–{last} in sessions {', '.join(done.sessions)} (one MCP connection each, and a second on the last day) under {done.root}/")
+    print()
+    print("## What it read at the start of the last day's second connection (the halo_self_review prompt)")
+    print()
+    print(done.review)
     print()
     print("## What it logged (halo_trace)")
     print()

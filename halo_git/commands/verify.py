@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..errors import InvalidCall
 from ..store import verify_branch
 from . import add_common, open_halo
 
@@ -10,18 +13,41 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "verify",
         help="check every commit of an agent's branch: one event file each, next id, valid YAML, "
-        "earlier uses/about, matching message; exits 1 naming the first bad commit",
+        "earlier uses/about, matching message (and, with --allowed-signers/--gpg-keyring, every signature); "
+        "exits 1 naming the first bad commit",
     )
     add_common(p)
+    p.add_argument(
+        "--allowed-signers", metavar="FILE",
+        help="also check every signed commit against this ssh-keygen allowed-signers file (as git verify-commit "
+        "with gpg.ssh.allowedSignersFile); a bad or unknown signature fails",
+    )
+    p.add_argument(
+        "--gpg-keyring", metavar="FILE",
+        help="also check every GPG-signed commit against the public keys in this file (gpg --export KEY > FILE), with gpgv",
+    )
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     with open_halo(args, screen=None) as h:
-        result = verify_branch(h.store.repo(args.agent), args.branch)
+        allowed = _file(args.allowed_signers, "--allowed-signers", "an ssh-keygen allowed-signers file (lines: EMAIL namespaces=\"git\" KEY)")
+        keyring = _file(args.gpg_keyring, "--gpg-keyring", "a keyring written by gpg --export KEY > FILE")
+        result = verify_branch(h.store.repo(args.agent), args.branch, allowed, keyring)
     where = f"branch '{result.branch}' of agent '{result.agent}'"
     if result.head is None:
         print(f"ok: {where} has no events yet")
     else:
         print(f"ok: {result.events} events on {where} verified, e1..e{result.events}, head {result.head}")
+        if allowed is not None or keyring is not None:
+            given = " and ".join(p for p in (allowed, keyring) if p)
+            print(f"ok: {result.signed} signed commit(s), each signed by an allowed signer of {given}")
+        if result.cached:
+            print(f"ok: the parsed-event cache of {where} matches Git ({result.cached} events)")
     return 0
+
+
+def _file(path: str | None, option: str, what: str) -> str | None:
+    if path is not None and not Path(path).is_file():
+        raise InvalidCall(f"{option} {path!r} is not a file; pass {what}")
+    return path

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..api import Halo
 from ..diagnosis import Diagnosis, diagnose
@@ -19,6 +19,7 @@ class AgentData:
     name: str
     log: EventLog
     diagnosis: Diagnosis
+    audit: Any = None  # revisions.Audit of this very log (the revisions page, the report's Mechanism)
 
 
 def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None,
@@ -53,7 +54,7 @@ def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None,
         # diagnose this very log, so the pages and the report pin the same head
         # even while the agent keeps appending
         out.append(AgentData(name, log, diagnose(log.events, agent=name, branch=log.branch, head=log.head,
-                                                   observed=observed.get(name))))
+                                                   observed=observed.get(name)), halo.audit(name, branch, log=log)))
     if not out:
         raise NotFound(f"no agent under {halo.root} has events on branch '{branch}'; log some (or run 'halo-git demo') and build again")
     return out

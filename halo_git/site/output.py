@@ -9,8 +9,8 @@ installed wheel carries a copy.
 
 from __future__ import annotations
 
-import html
 import logging
+import os
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -20,7 +20,8 @@ import yaml
 
 from ..errors import HaloError, InvalidCall
 
-MARKER = ".halo-site"  # marks a folder halo-git may wipe and rebuild
+MARKER = ".halo-site"  # marks a folder halo-git built, and lists what it wrote there
+_MARKER_HEAD = "Built by halo-git site; halo-git may delete and rebuild this folder. It wrote these files:\n"
 
 
 def template_dir() -> Path:
@@ -43,22 +44,69 @@ def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str) -> Path
             path.parent.mkdir(parents=True, exist_ok=True)
             folders.add(path.parent)
         path.write_text(text, encoding="utf-8")
+    shutil.copytree(template / "hooks", src / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
     config = yaml.safe_load((template / "mkdocs.yml").read_text(encoding="utf-8"))
-    # the theme prints site_name unescaped
-    config.update(site_name=html.escape(title), nav=nav, docs_dir="docs")
+    # the theme prints site_name raw and, in attributes, escaped: the hook makes it escaped-once Markup
+    config.update(site_name=title, nav=nav, docs_dir="docs", hooks=["hooks/halo_title.py"])
     path = src / "mkdocs.yml"
     path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
 
 
 def check_out(out: Path) -> None:
-    """Refuse to build into a folder that holds anything but an earlier site:
-    MkDocs empties its output folder first."""
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MARKER).exists())):
+    """Refuse to build into a folder that holds anything halo-git did not write
+    there: MkDocs empties its output folder first. An earlier build's marker
+    lists every file and folder it made; anything else (a HALO root, notes
+    placed inside later) stops the build before a file is touched."""
+    if not out.exists():
+        return
+    if not out.is_dir() or out.is_symlink():
+        raise InvalidCall(f"--out {out} exists and is not a folder; pass an empty or new folder as --out")
+    if not any(out.iterdir()):
+        return
+    made = _recorded(out)
+    if made is None:
         raise InvalidCall(
             f"{out} exists and is not an earlier halo-git site; building would delete its contents. "
             "Pass an empty or new folder as --out"
         )
+    foreign = [p for p in _contents(out) if p not in made]
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise InvalidCall(
+            f"{out} holds an earlier halo-git site but also {shown}, which halo-git did not create there; building would "
+            "delete it. Move that out of the folder, or pass an empty or new folder as --out"
+        )
+
+
+def _contents(out: Path) -> list[str]:
+    """Every file and folder under ``out`` (relative, '/'-separated), the marker aside."""
+    found = []
+    for dirpath, dirs, files in os.walk(out):
+        rel = Path(dirpath).relative_to(out)
+        for name in dirs + files:
+            path = (rel / name).as_posix()
+            if path != MARKER:
+                found.append(path)
+    return sorted(found)
+
+
+def _recorded(out: Path) -> set[str] | None:
+    """What the marker says an earlier build wrote, or None without a marker."""
+    try:
+        text = (out / MARKER).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith(_MARKER_HEAD):
+        raise InvalidCall(
+            f"{out} was built by an older halo-git that did not list the files it wrote, so a rebuild cannot tell them "
+            "from yours; delete the folder once (or pass a new folder as --out)"
+        )
+    return set(filter(None, text[len(_MARKER_HEAD):].split("\n")))
+
+
+def _record(out: Path) -> None:
+    (out / MARKER).write_text(_MARKER_HEAD + "".join(p + "\n" for p in _contents(out)), encoding="utf-8")
 
 
 class _Warnings(logging.Handler):
@@ -83,10 +131,13 @@ def build(config_file: Path, out: Path) -> None:
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
-    # MkDocs keeps hidden files when it empties the folder: the marker written
-    # first survives, so a failed build can be retried into the same folder.
+    # MkDocs keeps hidden files when it empties the folder: the marker survives.
+    # ``check_out`` proved everything in the folder is ours, so whatever is
+    # there after the build (finished or failed) was written by it: the list
+    # is brought up to date either way, and a failed build can be retried.
     out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).write_text("Built by halo-git site; halo-git may delete and rebuild this folder.\n", encoding="utf-8")
+    if not (out / MARKER).exists():
+        _record(out)
     logger = logging.getLogger("mkdocs")
     if logger.getEffectiveLevel() > logging.WARNING:
         logger.setLevel(logging.WARNING)
@@ -100,3 +151,4 @@ def build(config_file: Path, out: Path) -> None:
         raise HaloError(f"the site build failed: {e}" + (f" ({shown})" if shown else "")) from None
     finally:
         logger.removeHandler(warnings)
+        _record(out)

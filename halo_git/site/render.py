@@ -180,7 +180,8 @@ def render_metrics(a: AgentSite) -> list[str]:
 
 
 def render_diagnosis(a: AgentSite) -> str:
-    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis), per_group=DIAGNOSIS_PER_GROUP)
+    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis), per_group=DIAGNOSIS_PER_GROUP,
+                           audit=a.data.audit)
     return front(f"{a.name} · diagnosis", report)
 
 
@@ -261,37 +262,6 @@ def render_trace_page(a: AgentSite, session: Session, page: TracePage) -> str:
     return front(f"{a.name} · {session.name}{of}", body)
 
 
-def render_revisions(a: AgentSite) -> str:
-    page = a.revisions
-    link = event_link(a, page)
-    revs = a.revise_events()
-    ungoverned = set(a.data.diagnosis.mechanism.ungoverned)
-    rows = []
-    for e in revs:
-        flag = ' <span class="halo-flag">ungoverned</span>' if e.id in ungoverned else ""
-        rows.append([
-            f"{_ref(e.id, link)}{flag}",
-            escape_md(e.fields["target"]),
-            f"{e.fields['made_by']} · {e.fields['governance']}",
-            _id_links(e.uses, link, a) or "none",
-            escape_md(e.summary),
-            f"{_when(e.time)}<br>{_short(a.commit(e.id))}",
-        ])
-    body = [
-        f"# Revisions of {escape_md(a.name)}",
-        "",
-        f"Every durable change the agent logged to how it works, oldest first: {len(revs)} revisions, "
-        f"{len(ungoverned)} ungoverned (made by the agent with governance none). Commit ids pin each entry "
-        "to the repository history.",
-        "",
-    ]
-    if revs:
-        body += md_table(["Revision", "Target", "Made by · governance", "Basis", "Summary", "Time · commit"], rows)
-    else:
-        body.append("No revisions on this branch.")
-    return front(f"{a.name} · revisions", "\n".join(body), hide=["toc"])
-
-
 def _side_link(a: AgentSite, source: str, sides: tuple[Side, Side]) -> Callable[[str, str], str | None]:
     """Link a diff's event to the trace when the site's branch holds that very event.
 
@@ -325,12 +295,13 @@ def render_compare(site: Site, a: AgentSite, c: ComparePage) -> str:
 
 def render_site(site: Site) -> dict[str, str]:
     """Every page of the site: docs-relative path -> Markdown."""
+    from .revisions import audit_of, render_revisions_page  # it builds on this module's helpers
     pages = {site.home: render_home(site)}
     for a in site.agents:
         pages[a.overview] = render_overview(a)
         pages[a.diagnosis] = render_diagnosis(a)
         pages[a.trace] = render_sessions(a)
-        pages[a.revisions] = render_revisions(a)
+        pages[a.revisions] = render_revisions_page(a, a.data.audit or audit_of(a.data))
         if has_observed(a):  # observed evidence: site/observed.py
             pages[observed_path(a)] = render_observed(a)
         for c in a.compares:

@@ -16,6 +16,13 @@ repository's objects through Git's *alternates* mechanism), the decision is
 made there, and only an accepted pack is moved into ``objects/pack`` before
 the branch is swapped by compare-and-swap, as appends are.
 
+Every incoming commit is checked there exactly as ``verify`` checks a branch
+(``verify.check_history``: one file at the next event's path, HALO's YAML of
+a valid event, the next id, ``uses``/``about`` naming earlier events, message,
+author, time not before its parent's) before any ref moves; the first commit
+HALO could not have written is named and the branch stays where it was. A
+clone checks every branch the same way before the copy is renamed into place.
+
 HALO histories are linear and every commit message starts with its event id,
 so ancestry is decided by walking first parents down to a known event number:
 the walk costs the number of events transferred, not the size of the history,
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import stat
 import tempfile
@@ -34,16 +42,17 @@ from pathlib import Path
 from tempfile import SpooledTemporaryFile
 from typing import Iterator
 
-from dulwich.client import HTTPUnauthorized, get_transport_and_path
+from dulwich.client import HTTPUnauthorized, StrangeHostname, get_transport_and_path
 from dulwich.errors import GitProtocolError, NotGitRepository
 from dulwich.object_store import DiskObjectStore
 from dulwich.objects import Commit
 from dulwich.pack import pack_objects_to_data
 from dulwich.repo import Repo
 
-from ..errors import Conflict, HaloError, IntegrityError, NotFound
+from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import check_agent_name
 from .repo import CACHE_DIR, DEFAULT_BRANCH, ZERO_SHA, AgentRepo, _read_ref, branch_ref, number_from_message
+from .verify import BadCommit, check_history
 
 _HEADS = b"refs/heads/"
 _SPOOL = 16 << 20  # keep incoming packs up to 16 MiB in memory, then spill to disk
@@ -88,6 +97,7 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
         NotFound: the agent has no such branch, or nothing at ``url``.
         Conflict: the remote branch holds events this one does not.
     """
+    check_url(url)
     ref = branch_ref(branch)
     shown = _redact(url)
     with repo._lock:
@@ -107,7 +117,7 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
             if old not in local.object_store or _is_ancestor(local.object_store, sha, old, repo.agent):
                 raise Conflict(
                     f"cannot push: the remote's branch '{branch}' at {shown} holds events this branch does not; nothing was "
-                    f"pushed and nothing is ever forced. Pull first: halo-git pull --agent {repo.agent} {shown} --branch {branch} "
+                    f"pushed and nothing is ever forced. Pull first: {_cmd('pull', '--agent', repo.agent, shown, '--branch', branch)} "
                     "(a fast-forward when your branch has nothing new; when both sides do, the pull is refused and says how to compare them)"
                 )
             raise Conflict(_diverged(repo.agent, branch, shown, "push", local.object_store, sha, old))
@@ -132,12 +142,13 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
         NotFound: no repository for the agent here (clone it), or no such remote branch.
         Conflict: both sides hold events the other does not; nothing changed.
     """
+    check_url(url)
     into = into or branch
     remote_ref, local_ref = branch_ref(branch), branch_ref(into)
     shown = _redact(url)
     if not repo.exists:
         raise NotFound(
-            f"agent '{repo.agent}' has no repository under this root; bring it in with: halo-git clone {shown} --agent {repo.agent}"
+            f"agent '{repo.agent}' has no repository under this root; bring it in with: {_cmd('clone', shown, '--agent', repo.agent)}"
         )
     with repo._lock:
         local = repo._open(False)
@@ -154,8 +165,9 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
                 if _is_ancestor(store, new, old, repo.agent):
                     return Transfer(repo.agent, into, shown, "ahead", old.decode(), old.decode(), 0)
                 raise Conflict(_diverged(repo.agent, into, shown, "pull", store, old, new, remote_branch=branch))
-            if old is None:
-                _check_chain(store, new, repo.agent)
+            # the events ``old`` holds (an append racing this pull only adds after them)
+            earlier = repo.log(into).events[: _number(store, store[old], repo.agent)] if old is not None else []
+            _check_incoming(store, new, old, earlier, repo.agent, shown, branch, f"branch '{into}' was not changed" + (f" (still at {_short(old.decode())})" if old else " (not created)"))
             _adopt(store, repo.path / "objects")
         if not local.refs.set_if_equals(local_ref, old or ZERO_SHA, new):
             raise Conflict(f"branch '{into}' of agent '{repo.agent}' moved while pulling (an event was logged); run the pull again")
@@ -176,12 +188,13 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
         NotFound: nothing at ``url``, or it holds no branches.
         IntegrityError: a branch head is not a HALO event commit.
     """
+    check_url(url)
     check_agent_name(agent)
     root = Path(root)
     target = root / f"{agent}.git"
     shown = _redact(url)
     if target.exists():
-        raise Conflict(f"agent '{agent}' already has a repository at {target}; bring new events in with: halo-git pull --agent {agent} {shown}")
+        raise Conflict(f"agent '{agent}' already has a repository at {target}; bring new events in with: {_cmd('pull', '--agent', agent, shown)}")
     root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".clone-{agent}-", dir=root))
     try:
@@ -193,10 +206,15 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
                 result = client.fetch(path, local, determine_wants=_wants_heads)
             heads = {r: s for r, s in result.refs.items() if r.startswith(_HEADS) and s}
             if not heads:
-                raise NotFound(f"{shown} holds no branches; push one there first: halo-git push --agent {agent} {shown}")
-            done, known = [], set()
+                raise NotFound(f"{shown} holds no branches; push one there first: {_cmd('push', '--agent', agent, shown)}")
+            done, known = [], {}
             for ref, sha in sorted(heads.items()):
-                _check_chain(local.object_store, sha, agent, known)
+                name = ref[len(_HEADS):].decode("utf-8", "replace")
+                try:
+                    branch_ref(name)
+                except InvalidCall as e:
+                    raise InvalidCall(f"refused: {shown} has a branch HALO cannot hold ({e}); no repository was created") from None
+                _check_clone_branch(local.object_store, sha, agent, known, shown, ref[len(_HEADS):].decode())
                 local.refs.set_if_equals(ref, ZERO_SHA, sha)
                 done.append(_transfer(agent, ref[len(_HEADS):].decode(), shown, None, sha, local.object_store))
             wanted = branch_ref(head)
@@ -218,6 +236,7 @@ def fetch_into_root(root: str | os.PathLike[str], agent: str, url: str) -> list[
     Raises:
         Conflict: a branch diverged from the remote's (nothing changed on that branch).
     """
+    check_url(url)
     check_agent_name(agent)
     target = Path(root) / f"{agent}.git"
     if not target.exists():
@@ -258,10 +277,15 @@ def _first_parents(store, tip: bytes, agent: str) -> Iterator[tuple[Commit, int]
             return
         if len(commit.parents) != 1:
             raise IntegrityError(f"commit {commit.id.decode()[:12]} of agent '{agent}' is a merge; HALO histories are linear", commit.id.decode())
-        commit = store[commit.parents[0]]
+        child, commit = commit, store[commit.parents[0]]
         m = _number(store, commit, agent)
         if m != n - 1:
-            raise IntegrityError(f"the history of agent '{agent}' skips from e{m} to e{n} at {commit.id.decode()[:12]}", commit.id.decode())
+            raise IntegrityError(
+                f"refused: commit {child.id.decode()[:12]} says it holds e{n} but follows e{m} ({commit.id.decode()[:12]}): "
+                f"the history of agent '{agent}' at {tip.decode()[:12]} skips ids, which HALO never writes (ids are "
+                f"contiguous: the next event after e{m} is e{m + 1}). Nothing was changed",
+                child.id.decode(),
+            )
         n = m
 
 
@@ -274,14 +298,46 @@ def _is_ancestor(store, anc: bytes, desc: bytes, agent: str) -> bool:
     return False
 
 
-def _check_chain(store, tip: bytes, agent: str, known: set[bytes] | None = None) -> None:
-    """Validate the event commits from ``tip`` down to e1, or to a commit in
-    ``known`` (already validated; the commits walked are added to it)."""
+def _check_incoming(store, tip: bytes, old: bytes | None, earlier: list, agent: str, shown: str, branch: str, unchanged: str) -> list:
+    """Check every commit after ``old`` up to ``tip`` as ``verify`` would, given
+    the events ``earlier`` that ``old`` holds; returns the new events.
+
+    Raises:
+        IntegrityError: naming the first commit HALO could not have written.
+    """
+    chain = []
     for commit, _n in _first_parents(store, tip, agent):
-        if known is not None:
-            if commit.id in known:
-                return
-            known.add(commit.id)
+        if commit.id == old:
+            break
+        chain.append(commit)
+    chain.reverse()
+    parent = store[old] if old is not None else None
+    try:
+        return check_history(store, chain, agent, parent=parent, earlier=earlier)
+    except BadCommit as e:
+        raise IntegrityError(
+            f"refused: commit {e.commit[:12]} (e{e.number} of branch '{branch}' at {shown}) is not an event commit HALO "
+            f"would write: {e.reason}. Nothing was transferred and {unchanged}; ask the remote's owner to run "
+            f"halo-git verify there, or restore that branch from a good copy",
+            e.commit,
+        ) from None
+
+
+def _check_clone_branch(store, tip: bytes, agent: str, known: dict, shown: str, branch: str) -> None:
+    """``_check_incoming`` for a clone's branch; branches share their common
+    history, so events already checked on another branch are not checked again
+    (``known``: commit id -> (a list of events, how many of them it holds))."""
+    walked = []
+    base = None
+    for commit, _n in _first_parents(store, tip, agent):
+        if commit.id in known:
+            base = commit.id
+            break
+        walked.append(commit.id)
+    earlier = known[base][0][: known[base][1]] if base is not None else []
+    events = earlier + _check_incoming(store, tip, base, earlier, agent, shown, branch, "no repository was created")
+    for i, sha in enumerate(reversed(walked)):
+        known[sha] = (events, len(earlier) + i + 1)
 
 
 def _added_objects(store, tip: bytes, old: bytes | None, agent: str) -> list:
@@ -352,8 +408,8 @@ def _diverged(agent: str, branch: str, shown: str, op: str, store, ours: bytes, 
     return (
         f"cannot {op}: branch '{branch}' of agent '{agent}' and branch '{remote_branch}' at {shown} have different histories; "
         f"{split}. Nothing was changed and nothing is ever forced. To compare them, pull the remote branch into a new "
-        f"local branch and diff: halo-git pull --agent {agent} {shown} --branch {remote_branch} --into {side} && "
-        f"halo-git diff --agent {agent} {branch} {side}"
+        f"local branch and diff: {_cmd('pull', '--agent', agent, shown, '--branch', remote_branch, '--into', side)} && "
+        f"{_cmd('diff', '--agent', agent, branch, side)}"
     )
 
 
@@ -373,8 +429,27 @@ def _transfer(agent: str, branch: str, shown: str, old: bytes | None, new: bytes
 # -- transport plumbing ------------------------------------------------------------------
 
 
+def check_url(url: str) -> str:
+    """Refuse a remote whose host, user or path would reach ``ssh`` (or any
+    helper) as a command-line option, e.g. ``ssh://-oProxyCommand=…``; Git
+    refuses them too (CVE-2017-1000117)."""
+    rest = url.split("://", 1)[1] if "://" in url else url
+    authority = rest.split("/", 1)[0]
+    if "://" not in url and ":" in authority:  # scp-like user@host:path
+        authority = authority.split(":", 1)[0]
+    user, _, host = authority.rpartition("@")
+    if url.startswith("-") or host.startswith("-") or user.startswith("-") or any(ord(c) < 32 for c in url):
+        raise InvalidCall(
+            f"refused remote {_redact(url)!r}: its host, user or path starts with '-' (or holds a control character), "
+            "which ssh and other helpers would read as an option; give a plain path, file://, ssh://user@host/path, "
+            "git:// or https:// URL"
+        )
+    return url
+
+
 def _client(local: Repo, url: str, operation: str):
     """A dulwich client for ``url`` honouring the user's Git config and GIT_SSH_COMMAND."""
+    check_url(url)
     ssh = os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH") or None
     try:
         return get_transport_and_path(url, config=local.get_config_stack(), operation=operation, ssh_command=ssh, quiet=True)
@@ -398,6 +473,8 @@ class _transport_errors:
             raise NotFound(
                 f"no Git repository at {self.shown}; create an empty one first, e.g. git init --bare --initial-branch=main <path>"
             ) from None
+        if isinstance(exc, StrangeHostname):
+            raise InvalidCall(f"refused remote {self.shown}: its host name looks like a command-line option; check the URL") from None
         if isinstance(exc, HTTPUnauthorized):
             raise HaloError(f"{self.shown} asked for credentials; put them in the URL or your Git credential setup and try again") from None
         if isinstance(exc, (GitProtocolError, OSError)):
@@ -506,6 +583,11 @@ _USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
 def _redact(text: str) -> str:
     """Hide credentials in a URL (``https://user:token@host`` → ``https://***@host``)."""
     return _USERINFO.sub("***@", text)
+
+
+def _cmd(*args: str) -> str:
+    """A ``halo-git`` command line to paste into a shell (every argument quoted as needed)."""
+    return shlex.join(["halo-git", *args])
 
 
 def _short(sha: str | None) -> str:

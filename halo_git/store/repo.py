@@ -15,21 +15,22 @@ A single append writes loose objects, which a background pass packs every
 ``maintenance.PACK_EVERY`` events; a batch of ``PACK_BATCH_MIN`` events or more
 (an import) is written straight into one pack. Reads keep a branch's parsed
 events cached by head commit and extend them by the new commits only; a
-snapshot in ``halo/`` does the same for a new process (see ``log``).
+snapshot in ``halo/`` does the same for a new process (see ``log``), each of
+its entries checked against the blob it claims to be (``snapshot``).
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
-import hashlib
-import json
 import os
 import random
 import shutil
 import threading
 import time
 from bisect import bisect_left
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -39,10 +40,11 @@ from dulwich.objects import Commit, ShaFile, Tree, parse_tree
 from dulwich.refs import check_ref_format
 from dulwich.repo import Repo
 
-from ..errors import Conflict, HaloError, InvalidCall, NotFound
-from ..model import Event, commit_message, epoch_seconds, from_yaml, to_yaml
-from . import maintenance
+from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
+from ..model import Event, commit_message, epoch_seconds, from_yaml, not_before, to_yaml
+from . import maintenance, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, object_id
+from .snapshot import CACHE_DIR
 
 ZERO_SHA = b"0" * 40
 DEFAULT_BRANCH = "main"
@@ -51,9 +53,7 @@ DEFAULT_BRANCH = "main"
 # (docs/security.md, "Crash safety"). Keep it well below the ~25 s an append
 # keeps retrying a busy ref, or appends give up ("try again") before recovering.
 STALE_LOCK_SECONDS = float(os.environ.get("HALO_STALE_LOCK_SECONDS", "10"))
-CACHE_DIR = "halo"  # inside the bare repository; git ignores unknown folders there
 SNAPSHOT_EVERY = 500  # persist the parsed-event cache when it is this far ahead
-SNAPSHOT_FORMAT = 2  # a header line, then one [commit, event] line per event, appended to
 # A batch of at least this many events is written straight into one pack (fast,
 # compact); smaller batches write loose objects like single appends.
 PACK_BATCH_MIN = 100
@@ -68,11 +68,25 @@ def _path_parts(number: int) -> list[bytes]:
     return [p.encode() for p in event_path(number).split("/")]
 
 
+MAX_BRANCH = 200  # characters; every part of a ref is a file name (255 bytes at most, ".lock" included)
+BRANCH_RULE = (
+    f"a branch name is 1-{MAX_BRANCH} characters that Git accepts for a branch (git check-ref-format --branch): "
+    "no spaces, control characters or any of ~ ^ : ? * [ \\, no '..', '@{' or '//', no part starting with '.' "
+    "or ending in '.lock', not starting with '-' nor ending in '/' or '.', and not HEAD or @; e.g. prompt-v2"
+)
+
+
 def branch_ref(branch: str) -> bytes:
-    ref = f"refs/heads/{branch}".encode()
-    if not branch or not check_ref_format(ref) or branch.startswith("-"):
-        raise InvalidCall(f"invalid branch name {branch!r}: use letters, digits, '-', '_', '.' and '/' as Git allows, e.g. prompt-v2")
-    return ref
+    """``refs/heads/<branch>``, or ``InvalidCall`` stating the rule."""
+    if isinstance(branch, str) and 0 < len(branch) <= MAX_BRANCH and branch not in ("HEAD", "@") and not branch.startswith("-"):
+        try:
+            ref = f"refs/heads/{branch}".encode()
+        except UnicodeEncodeError:
+            ref = b""
+        if ref and check_ref_format(ref) and all(len(part) <= MAX_BRANCH for part in ref.split(b"/")):
+            return ref
+    shown = repr(branch) if not isinstance(branch, str) or len(branch) <= 80 else repr(branch[:80]) + f"… ({len(branch)} characters)"
+    raise InvalidCall(f"invalid branch name {shown}: {BRANCH_RULE}")
 
 
 def _read_ref(repo: Repo, ref: bytes) -> bytes | None:
@@ -178,16 +192,54 @@ class Committed:
 
     event: Event
     commit: str
+    blob: str | None = None  # hex id of the event's file
 
 
-@dataclass
 class EventLog:
-    """All events of a branch at one head commit, oldest first."""
+    """All events of a branch at one head commit, oldest first.
 
-    branch: str
-    head: str | None  # commit id (hex), None for an empty branch
-    events: list[Event]
-    commits: list[str]  # commits[i] holds events[i]
+    ``commits[i]`` holds ``events[i]``. When the events came from the parsed-
+    event cache, the commit ids it holds are only hints: the first access to
+    ``commits`` reads them from Git (one walk down the branch), so a cache
+    can never change a commit id an answer shows.
+    """
+
+    def __init__(
+        self,
+        branch: str,
+        head: str | None,
+        events: list[Event],
+        commits: list[str],
+        *,
+        blobs: list[str] | None = None,
+        from_git: Callable[[str], list[str]] | None = None,
+    ):
+        self.branch = branch
+        self.head = head  # commit id (hex), None for an empty branch
+        self.events = events
+        self.blobs = blobs  # hex blob id per event, when known (what the cache binds each event to)
+        self._commits = commits
+        self._from_git = from_git  # head -> commit ids read from Git; set while some ids are cache hints
+
+    @property
+    def commits(self) -> list[str]:
+        if self._from_git is not None:
+            commits = self._from_git(self.head)
+            if len(commits) != len(self.events):
+                raise IntegrityError(f"branch '{self.branch}' holds {len(commits)} commits for {len(self.events)} events; run halo-git verify")
+            self._commits, self._from_git = commits, None
+        return self._commits
+
+    @property
+    def commit_hints(self) -> list[str]:
+        """The commit ids as far as known without reading Git (for the cache only)."""
+        return self._commits
+
+    def extended(self, head: str, committed: list[Committed]) -> "EventLog":
+        """This log plus newly appended events (hints stay hints)."""
+        blobs = self.blobs + [c.blob for c in committed] if self.blobs is not None and all(c.blob for c in committed) else None
+        commits = self._commits + [c.commit for c in committed]
+        return EventLog(self.branch, head, self.events + [c.event for c in committed], commits, blobs=blobs, from_git=self._from_git)
 
     def commit_of(self, event_id: str) -> str:
         return self.commits[int(event_id[1:]) - 1]
@@ -205,8 +257,9 @@ class AgentRepo:
         self._trees: dict[bytes, Tree] = {}
         self._logs: dict[str, EventLog] = {}
         self._snapshot_count: dict[str, int] = {}
+        self._cache_rejected: dict[str, str] = {}  # branch -> why its cache file was not used (rewritten on save)
         self._spine = _Spine(lambda sha: self._tree(self._open(False), sha).as_raw_string())
-        self._tip: tuple[bytes, int, bytes | None] | None = None  # (commit, number, root tree) written last
+        self._tip: tuple[bytes, int, bytes | None, str] | None = None  # (commit, number, root tree, event time) written last
         self._packer = maintenance.Background(path, fsync=fsync)
 
     # -- opening -------------------------------------------------------------
@@ -318,27 +371,43 @@ class AgentRepo:
             ref = branch_ref(name)
             sha = self.resolve(from_rev)
             repo = self._open(False)
-            if not repo.refs.set_if_equals(ref, ZERO_SHA, sha.encode()):
-                raise Conflict(f"branch '{name}' already exists for agent '{self.agent}'; pick another name")
+            with self._writing(f"branch '{name}' was not created"):
+                if not repo.refs.set_if_equals(ref, ZERO_SHA, sha.encode()):
+                    raise Conflict(f"branch '{name}' already exists for agent '{self.agent}'; pick another name")
             return sha
+
+    @contextmanager
+    def _writing(self, outcome: str) -> Iterator[None]:
+        """Turn a failed write (read-only root, full disk, permissions) into a
+        ``HaloError`` saying what failed and what to do, never a traceback or
+        "internal error (OSError)"."""
+        try:
+            yield
+        except OSError as e:
+            raise storage_error(e, self.path.parent, outcome) from None
 
     # -- appending ---------------------------------------------------------------
 
-    def append(self, branch: str, build: Callable[[int, Callable[[int], str]], Event], *, retries: int = 1000) -> Committed:
+    def append(self, branch: str, build: Callable[[int, Callable[[int], str]], Event], *, retries: int = 1000, author=None, clock: bool = False) -> Committed:
         """Append the event ``build(number, kind_of)`` returns as one new commit.
 
         ``build`` is called again with a fresh number whenever another writer
         moved the branch first, so ids stay contiguous under contention. It may
-        raise ``HaloError`` to refuse; nothing is written then.
+        raise ``HaloError`` to refuse; nothing is written then. ``author`` (a
+        ``signing.Approver``) makes the commit the user's approval instead of the agent's.
+        ``clock``: the event was dated by reading a clock, so a reading earlier
+        than the parent's time dates it at the parent's time instead (``in_order``).
         """
         ref = branch_ref(branch)
-        with self._lock:
+        with self._lock, self._writing("nothing was logged"):
             repo = self._open(True)
             for attempt in range(retries):
                 old = _read_ref(repo, ref)
                 number, root = self._next_on(repo, old)
                 event = build(number, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
-                items = self._event_objects(event, root, old)
+                if clock:
+                    event = in_order([event], self._time_at(branch, old, root, number - 1))[0]
+                items = self._event_objects(event, root, old, author)
                 self._write_loose(repo, items)
                 commit = items[-1].sha.hex().encode()
                 try:
@@ -349,8 +418,8 @@ class AgentRepo:
                 time.sleep(random.uniform(0, min(0.002 * (attempt + 1), 0.05)))
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
-            committed = Committed(event, commit.decode())
-            self._tip = (commit, number, self._spine.root)
+            committed = Committed(event, commit.decode(), items[0].sha.hex())
+            self._tip = (commit, number, self._spine.root, event.time)
             if old is None:
                 self._adopt_head(repo)
             self._note_append(branch, old, committed)
@@ -369,7 +438,7 @@ class AgentRepo:
         """
         ref = branch_ref(branch)
         pack_dir = self.path / "objects" / "pack"
-        with self._lock:
+        with self._lock, self._writing("nothing was imported"):
             repo = self._open(True)
             for attempt in range(retries):
                 old = _read_ref(repo, ref)
@@ -389,12 +458,12 @@ class AgentRepo:
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
             last = done[-1].event.number
-            self._tip = (tip, last, self._spine.root)
+            self._tip = (tip, last, self._spine.root, done[-1].event.time)
             if old is None:
                 self._adopt_head(repo)
             log = self._logs.get(branch)
             if log is not None and log.head == (old.decode() if old else None):
-                self._logs[branch] = EventLog(branch, done[-1].commit, log.events + [c.event for c in done], log.commits + [c.commit for c in done])
+                self._logs[branch] = log.extended(done[-1].commit, done)
         if pack is not None or last // maintenance.PACK_EVERY > (first - 1) // maintenance.PACK_EVERY:
             self._packer.request()
         return done
@@ -405,7 +474,10 @@ class AgentRepo:
         HEAD says master), point HEAD at it, so ``git log`` shows the events."""
         branches = repo.refs.keys(base=b"refs/heads/")
         if branches == {DEFAULT_BRANCH.encode()} and repo.refs.read_ref(b"HEAD") != b"ref: refs/heads/" + DEFAULT_BRANCH.encode():
-            repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/" + DEFAULT_BRANCH.encode())
+            try:
+                repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/" + DEFAULT_BRANCH.encode())
+            except OSError:
+                pass  # the event is committed; HEAD is only what plain git shows first
 
     def _next_on(self, repo: Repo, head: bytes | None) -> tuple[int, bytes | None]:
         """(number of the next event, root tree) on the commit ``head``; the
@@ -417,7 +489,7 @@ class AgentRepo:
         parent = self._get(repo, head)
         return self._number_of(parent) + 1, parent.tree
 
-    def _event_objects(self, event: Event, root: bytes | None, parent: bytes | None) -> list[Item]:
+    def _event_objects(self, event: Event, root: bytes | None, parent: bytes | None, author=None) -> list[Item]:
         """The objects of the commit adding ``event`` on ``parent`` (whose root
         tree is ``root``): the blob, the trees deepest first, the commit."""
         spine = self._spine
@@ -428,7 +500,7 @@ class AgentRepo:
         items = [Item(blob, OBJ_BLOB, data, None)]
         for sha, raw, path in spine.add(_path_parts(event.number), blob):
             items.append(Item(sha, OBJ_TREE, raw, path))
-        commit = _commit_raw(event, spine.root, parent)
+        commit = author.commit_raw(event, spine.root, parent) if author is not None else _commit_raw(event, spine.root, parent)
         items.append(Item(object_id(OBJ_COMMIT, commit), OBJ_COMMIT, commit, None))
         return items
 
@@ -458,7 +530,7 @@ class AgentRepo:
                         chunk = []
                     chunk += items
                 tip, root = items[-1].sha.hex().encode(), self._spine.root
-                done.append(Committed(event, tip.decode()))
+                done.append(Committed(event, tip.decode(), items[0].sha.hex()))
             if writer is None:
                 return done, tip, None
             writer.add_grouped(chunk)
@@ -554,14 +626,35 @@ class AgentRepo:
             raise HaloError(f"commit {commit.id.decode()[:12]} of agent '{self.agent}' is not a HALO event commit; run halo-git verify")
         return n
 
-    def _blob_at(self, root: bytes, number: int) -> bytes:
+    def _blob_id_at(self, root: bytes, number: int) -> bytes:
         repo = self._repo
         assert repo is not None
         sha = root
         for part in _path_parts(number):
             tree = self._tree(repo, sha)
             sha = tree[part][1]
-        return self._get(repo, sha).data
+        return sha
+
+    def _blob_at(self, root: bytes, number: int) -> bytes:
+        return self._get(self._repo, self._blob_id_at(root, number)).data
+
+    def _blob_ids(self, root: bytes, count: int) -> list[bytes | None]:
+        """Hex blob ids of e1..e<count> in the tree ``root`` (None where missing),
+        reading one tree per hundred events."""
+        store = self._open(False).object_store
+        return event_blob_ids(lambda sha: _raw(store, sha), root, count)
+
+    def _time_at(self, branch: str, head: bytes | None, root: bytes | None, number: int) -> str | None:
+        """The time of event ``number`` on the commit ``head`` (None for 0),
+        known without a read when this object wrote it or holds the log."""
+        if number < 1 or head is None:
+            return None
+        if self._tip is not None and self._tip[0] == head and self._tip[1] == number:
+            return self._tip[3]
+        log = self._logs.get(branch)
+        if log is not None and log.head == head.decode():
+            return log.events[number - 1].time
+        return self._parse(self._blob_at(root, number), self._get(self._open(False), head), number).time
 
     def _kind_at(self, branch: str, head: bytes | None, root: bytes | None, number: int) -> str:
         log = self._logs.get(branch)
@@ -590,14 +683,16 @@ class AgentRepo:
             repo = self._open(False)
             commit = self._get(repo, head.encode())
             n = self._number_of(commit)
-            return [from_yaml(self._blob_at(commit.tree, k)) for k in range(max(1, n - limit + 1), n + 1)]
+            return [self._parse(self._blob_at(commit.tree, k), commit, k) for k in range(max(1, n - limit + 1), n + 1)]
 
     def log(self, branch: str) -> EventLog:
         """Every event of a branch at its head, cached by commit id.
 
         When the head moved since the cached read, only the new commits are
-        read (each adds one known path); a persisted snapshot, keyed by the
-        commit it was taken at, spares a cold process the full parse.
+        read (each adds one known path); a persisted snapshot, each entry
+        checked against the blob the head's tree holds for it, spares a cold
+        process the full parse. A snapshot that fails the check is ignored
+        (the branch is read from Git) and rewritten.
         """
         with self._lock:
             head = self.head(branch)
@@ -609,12 +704,12 @@ class AgentRepo:
             log = self._logs.get(branch)
             if log is not None and log.head == head:
                 return log
-            base = log if log is not None else self._load_snapshot(branch)
+            base = log if log is not None else self._load_snapshot(branch, head)
             log = self._extend(branch, head, base)
             self._logs[branch] = log
-            if base is not None and log.commits[len(base.commits) - 1 : len(base.commits)] != [base.head]:
+            if base is not None and log.commit_hints[len(base.events) - 1 : len(base.events)] != [base.head]:
                 self._snapshot_count[branch] = 0  # it held another history: save over it below
-            if len(log.events) - self._snapshot_count.get(branch, 0) >= SNAPSHOT_EVERY:
+            if branch in self._cache_rejected or len(log.events) - self._snapshot_count.get(branch, 0) >= SNAPSHOT_EVERY:
                 self._save_snapshot(log)
             return log
 
@@ -645,119 +740,159 @@ class AgentRepo:
         if n > 1 and not c.parents and stop is None:
             raise HaloError(f"branch '{branch}' of agent '{self.agent}' does not start at e1; run halo-git verify")
         root = head_commit.tree
-        events = list(base.events) if stop else []
-        commits = list(base.commits) if stop else []
+        committed = []
         for commit, k in reversed(new):
-            events.append(from_yaml(self._blob_at(root, k)))
-            commits.append(commit.id.decode())
-        return EventLog(branch, head, events, commits)
+            blob = self._blob_id_at(root, k)
+            committed.append(Committed(self._parse(self._get(repo, blob).data, commit, k), commit.id.decode(), blob.decode()))
+        if stop:
+            return base.extended(head, committed)
+        return EventLog(branch, head, [c.event for c in committed], [c.commit for c in committed], blobs=[c.blob for c in committed])
+
+    def _parse(self, data: bytes, commit: Commit, number: int) -> Event:
+        """The event in a blob; a file HALO could not have written is an
+        ``IntegrityError`` naming its commit, never a parser's traceback."""
+        try:
+            return from_yaml(data)
+        except Exception as e:
+            raise IntegrityError(
+                f"commit {commit.id.decode()[:12]} of agent '{self.agent}' holds {event_path(number)}, which is not a HALO "
+                f"event ({type(e).__name__}); run halo-git verify --agent {self.agent} to see what changed",
+                commit.id.decode(),
+            ) from None
 
     def _note_append(self, branch: str, old: bytes | None, committed: Committed) -> None:
         """Advance the cached log in place when it was at the parent commit."""
         log = self._logs.get(branch)
         if log is not None and log.head == (old.decode() if old else None):
-            self._logs[branch] = EventLog(branch, committed.commit, log.events + [committed.event], log.commits + [committed.commit])
+            self._logs[branch] = log.extended(committed.commit, [committed])
+
+    def _walk_commits(self, head: str) -> list[str]:
+        """Commit ids from the branch's first commit to ``head`` (raw reads, no parsing)."""
+        with self._lock:
+            repo = self._open(False)
+            out = []
+            sha: bytes | None = head.encode()
+            while sha is not None:
+                out.append(sha.decode())
+                _type, raw = repo.object_store.get_raw(sha)
+                sha = raw[53:93] if raw[46:53] == b"parent " else None
+            out.reverse()
+            return out
 
     # -- snapshot of parsed events -------------------------------------------------
 
     def _snapshot_path(self, branch: str) -> Path:
-        key = hashlib.sha1(branch.encode()).hexdigest()[:16]
-        return self.path / CACHE_DIR / f"events-{key}.jsonl"
+        return snapshot.path_for(self.path, branch)
 
-    def _load_snapshot(self, branch: str) -> EventLog | None:
-        """The snapshot's events ``e1..eK`` with their commits, or None.
+    def _load_snapshot(self, branch: str, head: str) -> EventLog | None:
+        """The snapshot's events ``e1..eK``, each proven to be the blob the
+        head's tree holds at its path (``snapshot.mismatch``), or None.
 
-        It is taken on trust only as far as ``_extend`` then confirms: the
-        commit it ends at must be the branch's commit for ``eK``, else the
-        branch is read from Git in full. A torn last line (a crash while
-        appending) just ends the snapshot early.
+        ``_extend`` then confirms the commit it ends at is the branch's commit
+        for ``eK``; the other commit ids are read from Git when asked for.
+        A snapshot that fails is remembered in ``cache_problem`` and rewritten.
         """
-        events: list[Event] = []
-        commits: list[str] = []
-        try:
-            with open(self._snapshot_path(branch), encoding="utf-8") as f:
-                if f.readline().encode("utf-8") != _snapshot_header(branch):
-                    return None
-                for line in f:
-                    try:
-                        commit, d = json.loads(line)
-                        event = Event.from_dict(d)
-                    except (ValueError, KeyError, TypeError):
-                        break
-                    if event.id != f"e{len(events) + 1}":
-                        break
-                    commits.append(commit)
-                    events.append(event)
-        except (OSError, ValueError):
+        snap = snapshot.load(self._snapshot_path(branch), branch)
+        if snap is None:
             return None
-        if not events:
+        self._snapshot_count[branch] = len(snap.events)
+        repo = self._open(False)
+        commit = self._get(repo, head.encode())
+        count = self._number_of(commit)
+        if len(snap.events) > count:  # another process saved past the head we read: use what we need
+            snap = snapshot.Snapshot(snap.events[:count], snap.blobs[:count], snap.commits[:count])
+        problem = snapshot.mismatch(snap, self._blob_ids(commit.tree, len(snap.events)))
+        if problem is not None:
+            self._cache_rejected[branch] = problem
+            self._snapshot_count[branch] = 0
             return None
-        self._snapshot_count[branch] = len(events)
-        return EventLog(branch, commits[-1], events, commits)
+        self._cache_rejected.pop(branch, None)
+        return EventLog(branch, snap.head, snap.events, snap.commits, blobs=snap.blobs, from_git=self._walk_commits)
+
+    def cache_problem(self, branch: str) -> str | None:
+        """Why this process did not use the branch's snapshot, if it found it changed."""
+        return self._cache_rejected.get(branch)
 
     def _save_snapshot(self, log: EventLog) -> None:
         """Bring the snapshot up to ``log``: append the events it lacks (so a
         save costs what is new, not the whole history), or rewrite it when it
-        holds another history. Appends are serialised by ``flock``."""
-        path = self._snapshot_path(log.branch)
-        try:
-            path.parent.mkdir(exist_ok=True)
-            with open(path, "a+b") as f:
-                fcntl.flock(f, fcntl.LOCK_EX)
-                f.seek(0)
-                header = _snapshot_header(log.branch)
-                count, commit = _snapshot_end(f) if f.readline() == header else (0, None)
-                if count > len(log.events) and self._head_number(log.branch) >= count:
-                    return  # another process got further; nothing to add
-                if count > len(log.events) or (count and log.commits[count - 1] != commit):
-                    self._rewrite_snapshot(path, log)
-                else:
-                    if not count:
-                        f.truncate(0)
-                        f.write(header)
-                    f.write(_snapshot_lines(log, count))
+        holds another history or failed its check."""
+        if log.blobs is None:
+            return
+        rewrite = log.branch in self._cache_rejected
+        commits = log.commits if rewrite else log.commit_hints
+        if snapshot.save(self._snapshot_path(log.branch), log.branch, log.events, log.blobs, commits, rewrite=rewrite, newer_than=lambda: self._head_number(log.branch)):
             self._snapshot_count[log.branch] = len(log.events)
-        except OSError:
-            pass  # the snapshot is an optimisation; reading from Git stays correct
+            self._cache_rejected.pop(log.branch, None)
 
     def _head_number(self, branch: str) -> int:
         head = self.head(branch)
         return self._number_of(self._get(self._open(False), head.encode())) if head else 0
 
-    def _rewrite_snapshot(self, path: Path, log: EventLog) -> None:
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        with open(tmp, "wb") as f:
-            f.write(_snapshot_header(log.branch))
-            f.write(_snapshot_lines(log, 0))
-        os.replace(tmp, path)
 
-
-def _snapshot_header(branch: str) -> bytes:
-    return json.dumps({"format": SNAPSHOT_FORMAT, "branch": branch}, ensure_ascii=False).encode("utf-8") + b"\n"
-
-
-def _snapshot_lines(log: EventLog, start: int) -> bytes:
-    return "".join(
-        json.dumps([c, e.to_dict()], ensure_ascii=False) + "\n" for c, e in zip(log.commits[start:], log.events[start:])
-    ).encode("utf-8")
-
-
-def _snapshot_end(f) -> tuple[int, str | None]:
-    """(number of events, commit of the last) of the snapshot open in ``f``,
-    read from its last complete line; a torn line after it is cut off, and
-    ``(0, None)`` means empty or unreadable (to be rewritten from scratch)."""
-    size = f.seek(0, os.SEEK_END)
-    window = min(size, 1 << 16)
-    f.seek(size - window)
-    tail = f.read(window)
-    end = tail.rfind(b"\n")
-    if end < 0:
-        return 0, None
-    if end != len(tail) - 1:
-        f.truncate(size - window + end + 1)
-    start = tail.rfind(b"\n", 0, end) + 1
+def _raw(store, sha: bytes) -> bytes:
+    """An object's raw bytes, looked up twice like ``AgentRepo._get`` (a
+    background pass can move it from a loose file into a pack in between)."""
     try:
-        commit, d = json.loads(tail[start:end])
-        return int(d["id"][1:]), commit
-    except (ValueError, KeyError, TypeError, IndexError):
-        return 0, None
+        return store.get_raw(sha)[1]
+    except KeyError:
+        return store.get_raw(sha)[1]
+
+
+def storage_error(e: OSError, root: Path, outcome: str) -> HaloError:
+    """A ``HaloError`` for a failed write under the HALO root ``root``."""
+    where = os.fsdecode(e.filename) if e.filename else str(root)
+    if e.errno == errno.EROFS:
+        why = (f"the HALO root {root} is on a read-only file system; point --root (or HALO_ROOT) at a writable folder, "
+               "or remount it read-write")
+    elif e.errno in (errno.ENOSPC, errno.EDQUOT):
+        why = f"no space left on the device that holds the HALO root {root} (or the disk quota is used up); free some space and try again"
+    elif e.errno in (errno.EACCES, errno.EPERM):
+        why = f"permission denied; check the owner and permissions of the HALO root {root}"
+    elif e.errno == errno.ENAMETOOLONG:
+        why = "a file name is too long for the file system; use shorter branch names"
+    else:
+        why = f"{e.strerror or type(e).__name__} ({errno.errorcode.get(e.errno or 0, 'no errno')}); check the disk and the HALO root {root}"
+    return HaloError(f"could not write {where}: {why}. {outcome[:1].upper()}{outcome[1:]}")
+
+
+def in_order(events: list[Event], floor: str | None) -> list[Event]:
+    """The clock policy (docs/storage.md, "Time"): an event dated by a clock is
+    never dated earlier than the one before it on its branch; an earlier
+    reading (a clock set back or behind another writer's) becomes that event's
+    time. ``floor`` is the parent's time (None: the branch's first event)."""
+    out = []
+    for event in events:
+        when = not_before(event.time, floor)
+        out.append(event if when == event.time else replace(event, time=when))
+        floor = when
+    return out
+
+
+def event_blob_ids(raw_tree: Callable[[bytes], bytes], root: bytes, count: int) -> list[bytes | None]:
+    """Hex blob ids of e1..e<count> in the tree ``root`` (None where missing or
+    not a regular file); ``raw_tree(hex id)`` returns a tree's raw bytes. One
+    tree read per hundred events."""
+
+    def entries(sha: bytes) -> dict[bytes, tuple[int, bytes]]:
+        return {name: (mode, hexsha) for name, mode, hexsha in parse_tree(raw_tree(sha), 20)}
+
+    out: list[bytes | None] = []
+    where: tuple[int, int] | None = None
+    leaf: dict[bytes, tuple[int, bytes]] = {}
+    for k in range(1, count + 1):
+        here = (k // 10000, k // 100 % 100)
+        if here != where:
+            where, leaf = here, {}
+            sha = root
+            try:
+                for part in _path_parts(k)[:-1]:
+                    mode, sha = entries(sha)[part]
+                    if mode != 0o040000:
+                        raise KeyError(part)
+                leaf = entries(sha)
+            except (KeyError, ValueError):
+                leaf = {}
+        entry = leaf.get(b"e%d.yaml" % k)
+        out.append(entry[1] if entry is not None and entry[0] == 0o100644 else None)
+    return out

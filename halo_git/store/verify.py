@@ -14,10 +14,18 @@ that HALO could not have written:
   screening aside: a screen configured today does not judge yesterday), whose
   ``uses``/``about`` name earlier events, and whose channels, recomputed from
   those events, are the ones recorded (``resolve``);
-* the commit message, author and commit time are the ones the event implies.
+* the commit message, author and commit time are the ones the event implies
+  (author the agent, except a user's approval written by ``halo-git approve``:
+  see ``signing``), the time a UTC time from 1971 on (what the write path dates
+  events at, whatever the clock reads: docs/storage.md, "Time");
+* with an allowed-signers file, every signed commit carries a good signature of
+  an allowed signer.
 
 Reading is independent of ``AgentRepo``'s caches and snapshots: it opens the
-repository afresh and trusts nothing but the objects.
+repository afresh and trusts nothing but the objects. Then it checks the
+branch's parsed-event cache against those objects (``snapshot``): every entry
+must be the blob the head's tree holds for it and name the commit that added
+it; a cache changed outside HALO is reported (reads already ignore it).
 """
 
 from __future__ import annotations
@@ -43,7 +51,8 @@ from ..model import (
     resolve,
     to_yaml,
 )
-from .repo import AgentRepo, _path_parts, branch_ref, event_path
+from . import signing, snapshot
+from .repo import AgentRepo, _path_parts, branch_ref, event_blob_ids, event_path
 
 _FILE_MODE = 0o100644
 
@@ -56,14 +65,27 @@ class Verified:
     branch: str
     head: str | None
     events: int
+    signed: int = 0  # commits whose signature was checked against the allowed signers
+    cached: int = 0  # events in the branch's parsed-event cache, all checked
 
 
 class _Bad(Exception):
     """What is wrong with one commit (wrapped into ``IntegrityError``)."""
 
 
-def verify_branch(repo: AgentRepo, branch: str) -> Verified:
-    """Walk ``branch`` from its root commit and check every event commit.
+class BadCommit(IntegrityError):
+    """The first commit of a history HALO could not have written: ``commit``
+    (hex), its position ``number`` and ``reason``, for the caller to word."""
+
+    def __init__(self, commit: str, number: int, reason: str):
+        self.number = number
+        self.reason = reason
+        super().__init__(f"commit {commit[:12]} (position e{number}) is not a HALO event commit: {reason}", commit)
+
+
+def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = None, gpg_keyring: str | None = None) -> Verified:
+    """Walk ``branch`` from its root commit and check every event commit (and,
+    with ``allowed_signers`` or ``gpg_keyring``, every signature).
 
     Raises:
         NotFound: no repository for the agent, or no such branch.
@@ -82,32 +104,86 @@ def verify_branch(repo: AgentRepo, branch: str) -> Verified:
             if branches:
                 raise NotFound(f"agent '{repo.agent}' has no branch '{branch}'; branches: {', '.join(branches)}")
             return Verified(repo.agent, branch, None, 0)
-        chain = _first_parent_chain(git, head, repo.agent, branch)
-        kinds: list[str] = []
-        trees = _Trees(git)
-        parent: Commit | None = None
-        for number, commit in enumerate(chain, 1):
-            try:
-                event = _check_commit(git, commit, parent, number, repo.agent, kinds, trees)
-            except _Bad as e:
-                raise IntegrityError(
-                    f"commit {commit.id.decode()[:12]} (position e{number} on branch '{branch}' of agent "
-                    f"'{repo.agent}') is not a HALO event commit: {e}. The history was changed outside HALO; "
-                    f"events before it are intact: restore the branch from a clone or backup",
-                    commit=commit.id.decode(),
-                ) from None
-            kinds.append(event.kind)
-            parent = commit
-        return Verified(repo.agent, branch, head.decode(), len(chain))
+        chain = _first_parent_chain(git.object_store, head, repo.agent, branch)
+        try:
+            check_history(git.object_store, chain, repo.agent)
+        except BadCommit as e:
+            raise IntegrityError(
+                f"commit {e.commit[:12]} (position e{e.number} on branch '{branch}' of agent "
+                f"'{repo.agent}') is not a HALO event commit: {e.reason}. The history was changed outside HALO; "
+                f"events before it are intact: restore the branch from a clone or backup",
+                commit=e.commit,
+            ) from None
+        signed = 0
+        if allowed_signers is not None or gpg_keyring is not None:
+            for number, commit in enumerate(chain, 1):
+                if commit.gpgsig is not None:
+                    _check_signature(commit, allowed_signers, gpg_keyring, f"e{number} on branch '{branch}' of agent '{repo.agent}'")
+                    signed += 1
+        cached = _check_cache(git, repo, branch, chain)
+        return Verified(repo.agent, branch, head.decode(), len(chain), signed, cached)
+
+
+def check_history(store, chain: list[Commit], agent: str, *, parent: Commit | None = None, earlier: list[Event] | None = None) -> list[Event]:
+    """Check ``chain`` (oldest first) as the commits after ``parent``, whose
+    history holds the events ``earlier``; returns the chain's events.
+
+    ``store`` is any object store (``get_raw``): verify passes the repository's,
+    a pull the scratch store an incoming pack was unpacked into.
+
+    Raises:
+        BadCommit: the first commit HALO could not have written, and why.
+    """
+    kinds = [e.kind for e in earlier or ()]
+    trees = _Trees(store)
+    out: list[Event] = []
+    for commit in chain:
+        number = len(kinds) + 1
+        try:
+            event = _check_commit(store, commit, parent, number, agent, kinds, trees)
+        except _Bad as e:
+            raise BadCommit(commit.id.decode(), number, str(e)) from None
+        kinds.append(event.kind)
+        out.append(event)
+        parent = commit
+    return out
+
+
+def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -> int:
+    """Prove the branch's cache file describes the verified commits; returns its
+    number of entries (0: no cache)."""
+    path = snapshot.path_for(repo.path, branch)
+    snap = snapshot.load(path, branch)
+    if snap is None:
+        return 0
+    problem = None
+    count = min(len(snap.events), len(chain))
+    try:
+        blobs = event_blob_ids(lambda sha: _read(git.object_store, sha, "tree", Tree).as_raw_string(), chain[-1].tree, count)
+    except _Bad as e:  # cannot happen after a passing walk, but never a traceback
+        blobs, problem = [], f"the head's trees cannot be read: {e}"
+    problem = problem or snapshot.mismatch(snap, blobs)
+    if problem is None:
+        for i, hint in enumerate(snap.commits):
+            if hint.encode() != chain[i].id:
+                problem = f"its entry e{i + 1} names commit {hint[:12]}, the branch's e{i + 1} is {chain[i].id.decode()[:12]}"
+                break
+    if problem is not None:
+        raise IntegrityError(
+            f"the history of branch '{branch}' of agent '{repo.agent}' is intact ({len(chain)} events verified, head "
+            f"{chain[-1].id.decode()[:12]}), but its parsed-event cache {path} was changed outside HALO: {problem}. Reads ignore "
+            "a cache that does not match Git and rewrite it from Git on the next read (any report or trace), or delete the file",
+        )
+    return len(snap.events)
 
 
 _TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
 
 
-def _read(git: Repo, sha: bytes, what: str, kind: type[ShaFile]) -> ShaFile:
+def _read(store, sha: bytes, what: str, kind: type[ShaFile]) -> ShaFile:
     """Read an object, proving its bytes hash to its id and it is of the expected type."""
     try:
-        type_num, raw = git.object_store.get_raw(sha)
+        type_num, raw = store.get_raw(sha)
     except KeyError:
         raise _Bad(f"its {what} {sha.decode()[:12]} is missing from the repository") from None
     except Exception as e:
@@ -124,13 +200,13 @@ def _read(git: Repo, sha: bytes, what: str, kind: type[ShaFile]) -> ShaFile:
     return obj
 
 
-def _first_parent_chain(git: Repo, head: bytes, agent: str, branch: str) -> list[Commit]:
+def _first_parent_chain(store, head: bytes, agent: str, branch: str) -> list[Commit]:
     """Commits from the root to ``head``, refusing merges on the way down."""
     chain: list[Commit] = []
     sha: bytes | None = head
     while sha is not None:
         try:
-            commit = _read(git, sha, "commit", Commit)
+            commit = _read(store, sha, "commit", Commit)
             if len(commit.parents) > 1:
                 raise _Bad(f"it is a merge of {len(commit.parents)} commits; an event commit has one parent")
         except _Bad as e:
@@ -145,27 +221,82 @@ def _first_parent_chain(git: Repo, head: bytes, agent: str, branch: str) -> list
     return chain
 
 
-def _check_commit(git: Repo, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees") -> Event:
+def _check_commit(store, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees") -> Event:
     path = event_path(number)
     blob_id = _check_tree_change(commit, parent, number, path, trees)
-    blob = _read(git, blob_id, f"file {path}", Blob)
+    blob = _read(store, blob_id, f"file {path}", Blob)
     event = _check_event(blob.data, number, agent, kinds, path)
-    if commit.message != commit_message(event).encode("utf-8"):
-        raise _Bad(f"its message does not match the event (expected {commit_message(event).strip()!r})")
     ident = f"{agent} <{agent}@halo>".encode()
-    if commit.author != ident or commit.committer != ident:
-        raise _Bad(f"its author or committer is not the agent ({ident.decode()})")
+    if commit.author != ident and signing.approval_trailer(commit.message) is not None:
+        _check_approval(store, commit, event, trees)
+    else:
+        if commit.message != commit_message(event).encode("utf-8"):
+            raise _Bad(f"its message does not match the event (expected {commit_message(event).strip()!r})")
+        if commit.author != ident or commit.committer != ident:
+            raise _Bad(f"its author or committer is not the agent ({ident.decode()})")
     when = epoch_seconds(event.time)
     if commit.author_time != when or commit.commit_time != when:
         raise _Bad(f"its author or commit time differs from the event time {event.time}")
     return event
 
 
+def _check_approval(store, commit: Commit, event: Event, trees: "_Trees") -> None:
+    """The one exception to "authored by the agent": an approval ``approve`` wrote.
+    The revise it approves is read from the commit's own tree (no state from the walk)."""
+    targets = {}
+    if event.kind == "revise" and len(event.uses) == 1:
+        approved = _earlier_event(store, commit.tree, int(event.uses[0][1:]), trees)
+        if approved is not None and approved.get("kind") == "revise":
+            targets[event.uses[0]] = approved.get("target")
+    if not signing.is_approval_event(event, targets):
+        raise _Bad(
+            "it is authored by someone other than the agent, which only an approval written by 'halo-git approve' may be "
+            "(a revise with made_by=user, governance=approved naming one earlier revise of the same target)"
+        )
+    expected = signing.approval_message(event, event.uses[0])
+    if commit.message != expected:
+        raise _Bad(f"its message does not match the approval event (expected {expected.decode('utf-8').strip()!r})")
+    if commit.author != commit.committer:
+        raise _Bad("its author and committer differ; an approval commit is authored and committed by the approving user")
+
+
+def _earlier_event(store, root: bytes, number: int, trees: "_Trees") -> dict | None:
+    """The mapping of event ``e<number>`` in the tree ``root``, or None if it is not there."""
+    sha, prefix = root, ""
+    parts = _path_parts(number)
+    for part in parts[:-1]:
+        entry = trees(sha, prefix).get(part)
+        if entry is None or entry[0] != 0o040000:
+            return None
+        sha, prefix = entry[1], prefix + part.decode() + "/"
+    entry = trees(sha, prefix).get(parts[-1])
+    if entry is None:
+        return None
+    try:
+        d = load_yaml(_read(store, entry[1], f"file {event_path(number)}", Blob).data)
+    except Exception:
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def _check_signature(commit: Commit, allowed_signers: str | None, gpg_keyring: str | None, where: str) -> None:
+    """A signed commit must carry a good signature of an allowed signer (``git verify-commit`` semantics)."""
+    check = signing.check_commit_signature(commit, allowed_signers, gpg_keyring)
+    if check.status != signing.GOOD:
+        store = gpg_keyring if check.format == "gpg" else allowed_signers
+        raise IntegrityError(
+            f"commit {commit.id.decode()[:12]} ({where}) carries a signature that does not prove it: {check.status}, "
+            f"{check.detail}. If the signer is trusted, add their key to {store or 'the allowed signers (--allowed-signers for SSH, --gpg-keyring for GPG)'}; "
+            "otherwise treat this approval as unproven (re-approve with halo-git approve --sign using an allowed key)",
+            commit=commit.id.decode(),
+        )
+
+
 class _Trees:
     """Parsed, hash-checked trees by id; only the last few paths are kept."""
 
-    def __init__(self, git: Repo):
-        self.git = git
+    def __init__(self, store):
+        self.store = store
         self.entries: dict[bytes, dict[bytes, tuple[int, bytes]]] = {}
 
     def __call__(self, sha: bytes | None, where: str) -> dict[bytes, tuple[int, bytes]]:
@@ -173,7 +304,7 @@ class _Trees:
             return {}
         found = self.entries.get(sha)
         if found is None:
-            tree = _read(self.git, sha, f"tree {where or '(root)'}", Tree)
+            tree = _read(self.store, sha, f"tree {where or '(root)'}", Tree)
             found = {e.path: (e.mode, e.sha) for e in tree.iteritems()}
             if len(self.entries) >= 64:
                 self.entries.clear()

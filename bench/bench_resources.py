@@ -1,0 +1,76 @@
+"""Benchmark: reading the findings resource of an agent with 100,000 events.
+
+    python bench/bench_resources.py           # 100,000 events
+    python bench/bench_resources.py --quick   # 2,000 events
+
+Through a real MCP client talking to ``halo-git serve`` over stdio:
+``resources/read`` of ``halo://agents/bench/findings`` — the first read in a fresh
+server (loads the event snapshot), reads right after an append (a new head: the
+diagnosis is computed again; the figure that matters) and repeated reads at one
+head (the server keeps the text by head commit) — and, for comparison on the same
+session, ``halo_report`` of the whole agent (the same diagnosis as Markdown) and
+the self-review prompt.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+import common
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+
+async def measure(root: Path, samples: int) -> dict[str, list[float]]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "halo_git.cli", "serve", "--root", str(root)])
+    uri = f"halo://agents/{common.AGENT}/findings"
+    out: dict[str, list[float]] = {"first": [], "after_append": [], "same_head": [], "report": [], "review": []}
+    async with Client(params, mode="legacy") as c:
+        t0 = time.perf_counter()
+        r = await c.read_resource(uri)
+        out["first"].append(time.perf_counter() - t0)
+        for i in range(samples):
+            logged = await c.call_tool("halo_observe", {"agent": common.AGENT, "summary": f"checked the calendar, round {i}"})
+            assert not logged.is_error
+            t0 = time.perf_counter()
+            r = await c.read_resource(uri)
+            out["after_append"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            r = await c.read_resource(uri)
+            out["same_head"].append(time.perf_counter() - t0)
+            assert r.contents[0].text.startswith("{")
+        for _ in range(samples):
+            t0 = time.perf_counter()
+            rep = await c.call_tool("halo_report", {"agent": common.AGENT})
+            out["report"].append(time.perf_counter() - t0)
+            assert not rep.is_error
+            t0 = time.perf_counter()
+            await c.get_prompt("halo_self_review", {"agent": common.AGENT})
+            out["review"].append(time.perf_counter() - t0)
+        out["size"] = [len(r.contents[0].text)]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = common.parser(__doc__).parse_args(argv)
+    n = 2_000 if args.quick else 100_000
+    samples = 3 if args.quick else 5
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        built = common.build(root, n)
+        result = anyio.run(measure, root, samples)
+    print(f"{n:,} events (built in {built:.1f} s); {common.machine_note()}")
+    print(f"findings resource, first read in a fresh server: {result['first'][0] * 1e3:.0f} ms ({result['size'][0]:,} characters)")
+    print(f"findings resource right after an append, median of {samples}: {common.median_ms(result['after_append']):.0f} ms")
+    print(f"findings resource again at the same head, median of {samples}: {common.median_ms(result['same_head']):.0f} ms")
+    print(f"halo_report on the same session, median: {common.median_ms(result['report']):.0f} ms")
+    print(f"halo_self_review prompt, median: {common.median_ms(result['review']):.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,289 @@
+"""The parsed-event cache (``halo/events-<key>.jsonl``): derived data, never trusted.
+
+A room of the store, called by ``AgentRepo.log`` (load, save) and by
+``verify`` (check). A cold process reads a branch's events from this file
+instead of parsing every YAML blob again; the file lives inside the
+repository folder, so anyone who can write there could edit it. Therefore
+each line binds its event to the Git blob it came from::
+
+    {"format": 3, "branch": "main"}
+    ["<commit of e1>", "<blob id of e1>", {"id": "e1", ...}]
+    ...
+
+and a load accepts an entry only when
+
+* its blob id is the one the branch head's tree holds at the event's path
+  (the tree walk reads ~1 tree per 100 events), and
+* the canonical YAML of the cached event hashes to that blob id — the same
+  bytes HALO committed, so the cached event *is* the committed one.
+
+The canonical YAML is rebuilt by a small emitter that reproduces PyYAML's
+output for the common shapes (plain and single-quoted one-line strings) and
+defers to ``model.to_yaml`` for anything else, so a check costs a few
+microseconds per event instead of a full YAML dump. Any mismatch discards the
+whole file: the branch is read from Git and the cache rewritten. Commit ids
+per line are only a hint for extending the cache; the log's commit ids are
+read from Git when someone asks for them.
+
+The format is self-contained (blob ids, no local paths), so the same lines
+could later travel in Git under a ref of their own and be checked the same way.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import yaml
+
+from ..model import ENUMS, KINDS, LETTERS, Event, to_yaml
+
+FORMAT = 3
+CACHE_DIR = "halo"  # inside the bare repository; git ignores unknown folders there
+
+
+def path_for(repo_path: Path, branch: str) -> Path:
+    key = hashlib.sha1(branch.encode()).hexdigest()[:16]
+    return repo_path / CACHE_DIR / f"events-{key}.jsonl"
+
+
+def header(branch: str) -> bytes:
+    return json.dumps({"format": FORMAT, "branch": branch}, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+@dataclass
+class Snapshot:
+    """What a cache file claims: events e1..eK, their blob ids, commit hints."""
+
+    events: list[Event]
+    blobs: list[str]  # hex blob id per event
+    commits: list[str]  # hex commit id per event (a hint, checked only at the end)
+
+    @property
+    def head(self) -> str:
+        return self.commits[-1]
+
+
+def load(path: Path, branch: str) -> Snapshot | None:
+    """The file's entries up to the first unreadable line, or None.
+
+    Nothing here is trusted yet: ``mismatch`` proves the entries against Git.
+    """
+    events: list[Event] = []
+    blobs: list[str] = []
+    commits: list[str] = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.readline().encode("utf-8") != header(branch):
+                return None
+            for line in f:
+                try:
+                    commit, blob, d = json.loads(line)
+                    event = Event.from_dict(d)
+                    if not (isinstance(commit, str) and isinstance(blob, str) and len(blob) == 40):
+                        break
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    break  # a torn last line (a crash while appending) ends the cache early
+                if event.id != f"e{len(events) + 1}":
+                    break
+                commits.append(commit)
+                blobs.append(blob)
+                events.append(event)
+    except (OSError, ValueError):
+        return None
+    return Snapshot(events, blobs, commits) if events else None
+
+
+def mismatch(snap: Snapshot, tree_blobs: Sequence[bytes | None]) -> str | None:
+    """Why the cache does not describe the Git objects, or None when every entry does.
+
+    ``tree_blobs[i]`` is the hex blob id the head tree holds for event ``e<i+1>``.
+    """
+    if len(tree_blobs) < len(snap.events):
+        return f"it holds {len(snap.events)} events, the branch only {len(tree_blobs)} (if events were logged meanwhile, check again)"
+    for i, (event, blob) in enumerate(zip(snap.events, snap.blobs)):
+        if tree_blobs[i] is None or blob.encode() != tree_blobs[i]:
+            return f"its entry {event.id} names blob {blob[:12]}, the branch holds {(tree_blobs[i] or b'nothing').decode()[:12]}"
+        if blob_id(event) != blob and _hex(to_yaml(event)) != blob:  # the second look: the fast emitter's rare misses
+            return f"its entry {event.id} is not the event in blob {blob[:12]} (edited outside HALO)"
+    return None
+
+
+def blob_id(event: Event) -> str:
+    """Hex Git blob id of ``event``'s canonical YAML file."""
+    return _hex(canonical_yaml(event))
+
+
+def _hex(data: bytes) -> str:
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def lines(events: Sequence[Event], blobs: Sequence[str], commits: Sequence[str]) -> bytes:
+    return "".join(
+        json.dumps([c, b, e.to_dict()], ensure_ascii=False) + "\n" for c, b, e in zip(commits, blobs, events)
+    ).encode("utf-8")
+
+
+def save(path: Path, branch: str, events: Sequence[Event], blobs: Sequence[str], commits: Sequence[str], *, rewrite: bool, newer_than: Callable[[], int] | None = None) -> bool:
+    """Bring the file up to these events: append what it lacks, or rewrite it
+    when it holds another history (or ``rewrite``). Appends are serialised by
+    ``flock``. ``newer_than()``: the branch's current event count; a file that
+    already holds more than ``events`` but no more than that was written by a
+    process that got further and is left alone. Returns False on I/O errors
+    (the cache is an optimisation)."""
+    try:
+        path.parent.mkdir(exist_ok=True)
+        with open(path, "a+b") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            f.seek(0)
+            head = header(branch)
+            count, commit = _end(f) if f.readline() == head else (0, None)
+            if not rewrite and count > len(events) and newer_than is not None and newer_than() >= count:
+                return True
+            if rewrite or count > len(events) or (count and commits[count - 1] != commit):
+                tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+                with open(tmp, "wb") as out:
+                    out.write(head)
+                    out.write(lines(events, blobs, commits))
+                os.replace(tmp, path)
+            else:
+                if not count:
+                    f.truncate(0)
+                    f.write(head)
+                f.write(lines(events[count:], blobs[count:], commits[count:]))
+        return True
+    except OSError:
+        return False
+
+
+def _end(f) -> tuple[int, str | None]:
+    """(number of events, commit of the last) of the cache open in ``f``,
+    read from its last complete line; a torn line after it is cut off, and
+    ``(0, None)`` means empty or unreadable (to be rewritten from scratch)."""
+    size = f.seek(0, os.SEEK_END)
+    window = min(size, 1 << 16)
+    f.seek(size - window)
+    tail = f.read(window)
+    end = tail.rfind(b"\n")
+    if end < 0:
+        return 0, None
+    if end != len(tail) - 1:
+        f.truncate(size - window + end + 1)
+    start = tail.rfind(b"\n", 0, end) + 1
+    try:
+        commit, _blob, d = json.loads(tail[start:end])
+        return int(d["id"][1:]), commit
+    except (ValueError, KeyError, TypeError, IndexError):
+        return 0, None
+
+
+# -- canonical YAML without a full dump ------------------------------------------------
+
+# Characters libyaml writes as they are (with allow_unicode) inside a one-line
+# scalar: printable ASCII and the Basic Multilingual Plane's printable range
+# minus the line separators U+2028/9 (it escapes tab, NEL, the BOM and anything
+# beyond U+FFFF in double quotes). Whatever falls outside takes the slow path.
+_PRINTABLE = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*\\Z")
+# A plain scalar must not start with an indicator, contain ": " or " #", end in
+# ":" or have spaces at either end; anything doubtful is single-quoted instead:
+# a mismatch with PyYAML only costs the slow path, never a wrong answer, but a
+# plain scalar that reads back differently would, hence the strict rules.
+_PLAIN_BAD_START = set("#,[]{}&*!|>'\"%@`-?: .")
+_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z\Z")
+_resolver = yaml.resolver.Resolver()
+_RESOLVED_FIRST = frozenset(k for k in _resolver.yaml_implicit_resolvers if k)  # first characters some type claims
+_ALWAYS_RESOLVE = None in _resolver.yaml_implicit_resolvers  # ("" only concerns the empty string, always quoted here)
+_STR_TAG = "tag:yaml.org,2002:str"
+_ID = re.compile(r"e[1-9][0-9]*\Z")
+_memo: dict[str, str | None] = {}
+
+
+def _scalar(value: Any) -> str | None:
+    """``value`` as PyYAML writes it after ``key: `` or ``- `` (None: not sure,
+    take the slow path)."""
+    found = _memo.get(value) if isinstance(value, str) else None
+    if found is not None:
+        return found
+    if not isinstance(value, str) or not _PRINTABLE.match(value):
+        return None
+    if (
+        value
+        and (value[0] not in _PLAIN_BAD_START or (value[0] in "-?." and value[1:2] not in ("", " ", "-", ".")))
+        and value[-1] not in " :"
+        and ": " not in value
+        and " #" not in value
+        and (
+            (value[0] not in _RESOLVED_FIRST and not _ALWAYS_RESOLVE)
+            or _resolver.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG
+        )
+    ):
+        out = value
+    else:
+        out = "'" + value.replace("'", "''") + "'"
+    if len(value) <= 100 and len(_memo) < 50_000:
+        _memo[value] = out  # repeated values: agents, sessions, targets
+    return out
+
+
+def _plain_set(values) -> frozenset[str]:
+    """Those of ``values`` PyYAML writes plain (checked once, at import)."""
+    return frozenset(v for v in values if _scalar(v) == v)
+
+
+_PLAIN = _plain_set(
+    [k for k in KINDS] + [k.category for k in KINDS.values()] + [v for vs in ENUMS.values() for v in vs]
+    + [f"{a}→{b}" for a in LETTERS for b in LETTERS]
+)
+
+
+def canonical_yaml(event: Event) -> bytes:
+    """Exactly ``model.to_yaml(event)``, mostly without PyYAML's emitter."""
+    fast = _fast_yaml(event)
+    return fast if fast is not None else to_yaml(event)
+
+
+def _fast_yaml(e: Event) -> bytes | None:
+    kind = KINDS.get(e.kind) if isinstance(e.kind, str) else None
+    time = e.time
+    if kind is None or not isinstance(time, str) or not _TIME.match(time) or not isinstance(e.id, str) or not _ID.match(e.id):
+        return None
+    agent, session, summary = _scalar(e.agent), _scalar(e.session), _scalar(e.summary)
+    if agent is None or session is None or summary is None:
+        return None
+    parts = [f"id: {e.id}\nkind: {kind.name}\ncategory: {kind.category}\nagent: {agent}\nsession: {session}\ntime: '{time}'\nsummary: {summary}\nuses:"]
+    if e.uses:
+        for u in e.uses:
+            if not (isinstance(u, str) and _ID.match(u)):
+                return None
+            parts.append(f"\n- {u}")
+        parts.append("\n")
+    else:
+        parts.append(" []\n")
+    for name in kind.fields:
+        v = e.fields.get(name)
+        s = v if isinstance(v, str) and v in _PLAIN else _scalar(v)
+        if s is None:
+            return None
+        parts.append(f"{name}: {s}\n")
+    if e.channels:
+        parts.append("channels:")
+        for c in e.channels:
+            if not isinstance(c, str) or c not in _PLAIN:
+                return None
+            parts.append(f"\n- {c}")
+        parts.append("\n")
+    else:
+        parts.append("channels: []\n")
+    return "".join(parts).encode("utf-8")
+
+
+__all__ = ["FORMAT", "Snapshot", "load", "mismatch", "save", "blob_id", "canonical_yaml", "path_for"]
