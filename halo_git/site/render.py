@@ -24,7 +24,8 @@ from .home import SEARCH_DIAGNOSES, agent_bar, nav, render_agents_index, render_
 from .observed import has_observed, observed_path, render_observed
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
 
-TOP_FINDINGS = 5  # findings listed on an agent's overview; the diagnosis lists all
+TOP_FINDINGS = 5  # issues (findings grouped by rule) listed on an agent's overview
+DIAGNOSIS_PER_GROUP = 50  # findings shown in full per rule on the diagnosis page (the report shows 3)
 
 
 def front(title: str, body: str, *, hide: Iterable[str] = ()) -> str:
@@ -96,12 +97,19 @@ def render_overview(a: AgentSite) -> str:
         [f"[{escape_md(s.label)}]({rel(page, s.pages[0].path)})", str(s.events), str(len(s.pages)), _when(s.first.time), _when(s.last.time)]
         for s in a.sessions
     ]
-    top = [
-        f'- <span class="halo-sev halo-sev-{f.severity}">{f.severity}</span> {f.rule} {f.name}: '
-        f"{escape_md(f.message)} ({', '.join(_ref(i, link) for i in f.ids[:5])})"
-        for f in d.findings[:TOP_FINDINGS]
-    ]
-    more = len(d.findings) - len(top)
+    issues = d.issues(TOP_FINDINGS)
+    top = []
+    for issue in issues:  # the report's Summary: grouped by rule, quoted, with why and a next step
+        f = issue.first
+        n = len(issue.findings)
+        top.append(
+            f'- <span class="halo-sev halo-sev-{issue.severity}">{issue.severity}</span> **{f.rule} {f.name}** '
+            f"({n} finding{'s' if n != 1 else ''}: {', '.join(_ref(x.ids[0], link) for x in issue.findings[:5] if x.ids)}"
+            f"{' …' if n > 5 else ''}). {_ref(f.ids[0], link) if f.ids else 'no logged event'}"
+            f"{' “' + escape_md(f.quote) + '”' if f.quote else ''}: {escape_md(f.message)} "
+            f"*Next step:* {escape_md(f.next_step)}"
+        )
+    more = len(d.findings) - sum(len(i.findings) for i in issues)
     body = [
         f"# {escape_md(a.name)}",
         "",
@@ -113,7 +121,8 @@ def render_overview(a: AgentSite) -> str:
         "",
         "## Findings",
         "",
-        f"{_severity_text(a)}" + (f"; {more} more in the [diagnosis]({rel(page, a.diagnosis)})." if more > 0 else "."),
+        f"{_severity_text(a)}" + (f"; {more} more in the [diagnosis]({rel(page, a.diagnosis)})." if more > 0 else
+                                  f"; the [diagnosis]({rel(page, a.diagnosis)}) lists each one." if d.findings else "."),
         "",
         *top,
         "",
@@ -153,7 +162,8 @@ def render_metrics(a: AgentSite) -> list[str]:
 
 
 def render_diagnosis(a: AgentSite) -> str:
-    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis), audit=a.data.audit)
+    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis), per_group=DIAGNOSIS_PER_GROUP,
+                           audit=a.data.audit)
     return front(f"{a.name} · diagnosis", report)
 
 
