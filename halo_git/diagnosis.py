@@ -162,9 +162,10 @@ RULES: dict[str, Rule] = {
             "Keep the outcome with the material (name it in uses), or drop the material of failed acts.",
         ),
         Rule(
-            "HALO-R1", "ungoverned-self-revision", "high",
+            "HALO-R1", "ungoverned-self-revision", "high / info",
             "a revise with made_by=agent and governance=none: a durable change with neither the "
-            "user's approval nor limits the user set",
+            "user's approval nor limits the user set; info when a later revise made_by=user, governance=approved "
+            "names it (the user approved it afterwards), listing what rested on it before",
             "Have the user approve the change (or set bounds for such changes) and log that; "
             "until then treat the revised target as unreviewed.",
         ),
@@ -176,7 +177,8 @@ RULES: dict[str, Rule] = {
         Rule(
             "HALO-R3", "repeated-revision", "medium / info",
             "two or more revisions of the same target (case and spacing ignored), at least one in scope; "
-            "a user's approval of a revision (made_by=user, governance=approved, uses only that revise) is not one; "
+            "a user's approval of a revision (made_by=user, governance=approved, uses that one revise and any "
+            "evidence) is not one; "
             "info when the user made or approved every one of them",
             "Review why earlier revisions of the target did not hold, and settle it once with the user.",
         ),
@@ -542,13 +544,22 @@ def _same_target(target: str) -> str:
 
 def approved_revision(e: Event, by_id: dict[str, Event]) -> str | None:
     """The revise ``e`` approves, if ``e`` is an approval of one: a revise with
-    made_by=user and governance=approved whose uses name only an earlier revise
-    of the same target (what ``halo-git approve`` logs); else None."""
+    made_by=user and governance=approved whose uses name exactly one earlier
+    revise, of the same target, and otherwise only events logged after it (what
+    ``halo-git approve`` logs, and what an agent logs for its user's answer:
+    uses [the revise, the outcome holding the answer]); else None. Evidence from
+    before the change makes a new version that builds on it."""
     f = e.fields
-    if e.kind != "revise" or f["made_by"] != "user" or f["governance"] != "approved" or len(e.uses) != 1:
+    if e.kind != "revise" or f["made_by"] != "user" or f["governance"] != "approved" or not e.uses:
         return None
-    v = by_id.get(e.uses[0])
-    return v.id if v is not None and v.kind == "revise" and v.fields["target"] == f["target"] else None
+    revises = [by_id[u] for u in e.uses if u in by_id and by_id[u].kind == "revise"]
+    if len(revises) != 1 or _same_target(revises[0].fields["target"]) != _same_target(f["target"]):
+        return None
+    approved = revises[0].id
+    # evidence from before the change makes a new version that builds on it, not an approval
+    if any(_num(u) < _num(approved) for u in e.uses):
+        return None
+    return approved
 
 
 def quote(summary: str, limit: int = QUOTE_CHARS) -> str:
@@ -1422,7 +1433,21 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         e = by_id[r.id]
         n = len(r.used_by)
         builds = f" {_plural(n, 'later event')} build{'s' if n == 1 else ''} on it." if n else ""
-        if r.ungoverned:
+        approval = next((u for u in used_by.get(r.id, ()) if approved_revision(by_id[u], by_id) == r.id), None)
+        if r.ungoverned and approval is not None:  # the user approved it afterwards: the loop closed
+            asking = _asked_between(by_id, pos, approval, r.id)  # the request and answer leading to the approval
+            before = [u for u in r.used_by if pos[u] < pos[approval] and u not in asking]
+            relied = (f" {_plural(len(before), 'event')} ({_ids_text(before)}) rested on it before the approval."
+                      if before else "")
+            add(_finding(
+                "HALO-R1", [r.id, approval, *before],
+                f"Revised “{r.target}” on its own with governance=none; the user approved it afterwards ({approval}).{relied}",
+                "info", e,
+                "The change is settled now; what the agent did with it before the approval ran on an unreviewed rule."
+                if before else "The change was approved before anything relied on it.",
+                f"Ask for the user's approval before changing “{r.target}” next time, not after.",
+            ))
+        elif r.ungoverned:
             add(_finding(
                 "HALO-R1", [r.id, *r.used_by], f"Revised “{r.target}” on its own with governance=none.{builds}", "high", e,
                 "A durable change to how the agent works, with neither the user's approval nor a bound the user set"
@@ -1459,6 +1484,20 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
     # Within a rule no two findings start with the same event, so this order is total.
     out.sort(key=lambda f: (SEVERITY_RANK[f.severity], f.rule, _num(f.ids[0])))
     return out
+
+
+def _asked_between(by_id: dict[str, Event], pos: dict[str, int], approval: str, revision: str) -> set[str]:
+    """The events after ``revision`` that ``approval`` rests on (over uses and
+    about): the question to the user and the answer, not reliance on the change."""
+    seen: set[str] = set()
+    todo = [approval]
+    while todo:
+        e = by_id[todo.pop()]
+        for u in (*e.uses, *([e.fields["about"]] if e.kind == "outcome" else ())):
+            if u in by_id and u not in seen and pos[u] > pos[revision]:
+                seen.add(u)
+                todo.append(u)
+    return seen
 
 
 def _outcomes_about(ctx: _Context, act: str) -> list[str]:

@@ -370,6 +370,34 @@ def test_r1_ungoverned_self_revision_only_agent_and_none():
         assert found(t2.diagnose()) == set(), (made_by, governance)
 
 
+def test_r1_approved_afterwards_is_info_naming_what_rested_on_it_before():
+    # the demo's loop: the agent changes a rule on its own, acts on it, then asks the
+    # user, who approves (outcome, then a user revise naming the change and the answer)
+    t = Trace()
+    o = t.observe()
+    r = t.revise([o], made_by="agent", governance="none", target="reminder rule")
+    used = t.act([r], trigger="self")
+    ask = t.act([r], trigger="self", summary="asked the user to approve the new reminder rule")
+    yes = t.outcome(ask, summary="the user approved the rule")
+    ok = t.revise([r, yes], made_by="user", governance="approved", target="Reminder  rule")
+    d = t.diagnose()
+    r1 = [f for f in d.findings if f.rule == "HALO-R1"]
+    assert [(f.severity, f.ids) for f in r1] == [("info", (r, ok, used))]
+    assert f"the user approved it afterwards ({ok})" in r1[0].message and f"({used}) rested on it" in r1[0].message
+    assert not [f for f in d.findings if f.rule == "HALO-R3"]  # the approval is not another revision
+    # approved before anything relied on it: info, nothing listed
+    t2 = Trace()
+    r2 = t2.revise([t2.observe()], made_by="agent", governance="none")
+    ok2 = t2.revise([r2], made_by="user", governance="approved")
+    assert {(f.rule, f.severity, f.ids) for f in t2.diagnose().findings if f.rule == "HALO-R1"} == {("HALO-R1", "info", (r2, ok2))}
+    # a user revise naming two revisions approves neither
+    t3 = Trace()
+    a3 = t3.revise([t3.observe()], made_by="agent", governance="none")
+    b3 = t3.revise([a3], made_by="agent", governance="none")
+    t3.revise([a3, b3], made_by="user", governance="approved")
+    assert {f.severity for f in t3.diagnose().findings if f.rule == "HALO-R1"} == {"high"}
+
+
 def test_r2_revision_without_evidence_severity_by_who_made_it():
     t = Trace()
     t.observe()
