@@ -186,7 +186,7 @@ def test_github_annotations_and_text(gates):
     assert lines[2].startswith("::warning file=halo-accept.yaml,line=7,title=Stale accepted finding::HALO-M1")
     assert all("\n" not in line for line in lines)
     text = render(gates["accepted"], "text", path_of)
-    assert "FAIL HALO-R1 ungoverned-self-revision (high, new) e5:" in text
+    assert "FAIL HALO-R1 ungoverned-self-revision (high, new) e5 “another change alone”:" in text
     assert f"file: {path_of('e5')}" in text and "resolved HALO-A2" in text
     assert text.rstrip().endswith("FAILED: 1 new finding(s) at or above high relative to baseline main that nobody accepted")
 
@@ -218,3 +218,19 @@ def test_a_session_check_reports_no_stale_entries():
     entries = [Accepted("HALO-R1", "changed alone", "fine", "me")]
     assert evaluate(t.diagnose(session="s2"), fail_on="high", accepted=entries).stale == ()
     assert evaluate(t.diagnose(), fail_on="high", accepted=[Accepted("HALO-R1", "other", "r", "b")]).stale != ()
+
+
+def test_every_format_carries_the_findings_context(gates):
+    """The quote, why it matters and the next step reach every place CI users look."""
+    g = gates["plain"]
+    f = next(i.finding for i in g.failing if i.finding.ids[0] == "e5")
+    assert f.quote and f.why and f.next_step
+    sarif = json.loads(render(g, "sarif", path_of))
+    texts = [r["message"]["text"] for r in sarif["runs"][0]["results"] if r["ruleId"] == f.rule and r["properties"]["ids"][0] == "e5"]
+    junit_xml = render(g, "junit", path_of)
+    failures = [c.find("failure").text for c in ET.fromstring(junit_xml).iter("testcase") if c.find("failure") is not None]
+    for out in (texts[0], next(t for t in failures if t.startswith("e5")), render(g, "github", path_of),
+                render(g, "text", path_of), render(g, "md", path_of)):
+        assert f.quote in out or f.quote.replace("\\", "") in out
+        assert f.why.split(";")[0][:40] in out.replace("\\", "")
+        assert f.next_step[:40] in out.replace("\\", "")

@@ -11,6 +11,7 @@ from typing import Callable
 
 from ..diagnosis import RULES, Finding
 from ..gate import Gate
+from .finding import described
 
 LEVEL = {"high": "error", "medium": "warning", "low": "notice", "info": "notice"}
 MAX_IDS = 20  # ids named per annotation; a session finding can list thousands of acts
@@ -35,10 +36,7 @@ def annotation(f: Finding, level: str | None = None, prefix: str = "") -> str:
     """One finding as one workflow command line: its events, the first event's summary quoted,
     what happened, why it matters and the next step (the same context as the report)."""
     title = _prop(f"{prefix}{f.rule} {RULES[f.rule].name} ({f.severity})")
-    quote = f" “{f.quote}”" if getattr(f, "quote", "") else ""
-    why = f" Why it matters: {f.why}" if getattr(f, "why", "") else ""
-    step = f" Next step: {f.next_step}" if getattr(f, "next_step", "") else f" Remedy: {f.remedy}"
-    return f"::{level or LEVEL[f.severity]} title={title}::{_data(f'{cite(f.ids)}{quote}: {f.message}{why}{step}')}"
+    return f"::{level or LEVEL[f.severity]} title={title}::{_data(cite(f.ids) + described(f))}"
 
 
 def render_annotations(gate: Gate, path_of: Callable[[str], str] | None = None) -> str:
