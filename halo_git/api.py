@@ -367,23 +367,19 @@ class Halo:
     def allowed_signers(self, explicit: str | os.PathLike[str] | None = None) -> str | None:
         """The allowed-signers file: ``explicit``, else ``HALO_ALLOWED_SIGNERS``,
         else ``<root>/allowed_signers`` when it exists, else None (nothing proven)."""
-        if explicit:
-            return os.fspath(explicit)
-        env = os.environ.get("HALO_ALLOWED_SIGNERS")
-        if env:
-            return env
-        default = self.root / "allowed_signers"
-        return str(default) if default.is_file() else None
+        return self._trust_file(explicit, "HALO_ALLOWED_SIGNERS", "allowed_signers")
 
     def gpg_keyring(self, explicit: str | os.PathLike[str] | None = None) -> str | None:
         """The keyring of allowed GPG keys: ``explicit``, else ``HALO_GPG_KEYRING``,
         else ``<root>/allowed_signers.gpg`` when it exists, else None."""
+        return self._trust_file(explicit, "HALO_GPG_KEYRING", "allowed_signers.gpg")
+
+    def _trust_file(self, explicit: str | os.PathLike[str] | None, variable: str, name: str) -> str | None:
         if explicit:
             return os.fspath(explicit)
-        env = os.environ.get("HALO_GPG_KEYRING")
-        if env:
-            return env
-        default = self.root / "allowed_signers.gpg"
+        if os.environ.get(variable):
+            return os.environ[variable]
+        default = self.root / name
         return str(default) if default.is_file() else None
 
     def signoffs(
