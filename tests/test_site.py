@@ -452,6 +452,17 @@ def test_compare_page_diffs_branches_and_links_only_shared_events(built):
     assert f"../trace/day2/index.html#{ids['taxi']}" in links
     overview = parse(out / "agents/demo/index.html")
     assert ("a", "href", "compare/main...prompt-v2-1.html") in overview.links
+    home = (out / "index.html").read_text(encoding="utf-8")
+    assert "Compare pages" in home and 'href="agents/demo/compare/main...prompt-v2-1.html"' in home
+
+
+def test_agent_bar_marks_trace_on_session_pages(built):
+    out = built["out"]
+    bar = re.compile(r'class="halo-agent-bar[^"]*"[^>]*>(.*?)</p>', re.S)
+    session = bar.search((out / "agents/demo/trace/day2/index.html").read_text(encoding="utf-8")).group(1)
+    assert "<strong>Trace</strong>" in session and "<strong>Overview</strong>" not in session
+    overview = bar.search((out / "agents/demo/index.html").read_text(encoding="utf-8")).group(1)
+    assert "<strong>Overview</strong>" in overview and "<strong>Trace</strong>" not in overview
 
 
 # --- the command -------------------------------------------------------------------------

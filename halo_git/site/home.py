@@ -125,6 +125,12 @@ def render_home(site: Site, rows: Sequence[Figures], previous: Previous | None =
         "",
         ("The agent" if len(rows) == 1 else f"All {len(rows)} agents") + f", with a filter: [agents index]({rel(page, site.agents_index)}).",
     ]
+    compares = [(a, c) for a in site.agents for c in a.compares]
+    if compares:
+        body += ["", "## Compare pages", ""] + [
+            f"- [{escape_md(a.name)}: {escape_md(c.diff.base.label)} → {escape_md(c.diff.head.label)}]({rel(page, c.path)})"
+            for a, c in compares
+        ]
     if len(rows) > SEARCH_DIAGNOSES:
         body += [
             "",
@@ -177,7 +183,12 @@ def agent_bar(site: Site, a: AgentSite, page: str, extra: Sequence[tuple[str, st
     (``extra``: more (label, path) pairs after Revisions, labels safe Markdown)."""
     items = [("Overview", a.overview), ("Diagnosis", a.diagnosis), ("Trace", a.trace), ("Revisions", a.revisions), *extra]
     items += [(f"Compare {escape_md(c.diff.base.label)} → {escape_md(c.diff.head.label)}", c.path) for c in a.compares]
-    links = [f"**{label}**" if target == page else f"[{label}]({rel(page, target)})" for label, target in items]
+    sessions = a.trace.rsplit("/", 1)[0] + "/"  # the session pages live under the trace index's folder
+
+    def here(label: str, target: str) -> bool:
+        return target == page or (target == a.trace and page.startswith(sessions))
+
+    links = [f"**{label}**" if here(label, target) else f"[{label}]({rel(page, target)})" for label, target in items]
     return f"[Agents]({rel(page, site.agents_index)}) › {escape_md(a.name)}: " + " · ".join(links) + "\n{ .halo-agent-bar data-search-exclude }\n"
 
 
