@@ -501,7 +501,7 @@ def test_pull_request_workflow_end_to_end(tmp_path):
     assert "compared with baseline **halo-baseline**" in summary and "Accepted (1)" in summary
     assert "the demo shows a self-initiated execution on purpose" in summary
     assert "## Behaviour diff of agent demo: halo-baseline → main" in summary
-    assert "No finding on HEAD main that BASE halo-baseline does not have." in summary
+    assert "No finding on HEAD main that BASE halo-baseline does not have, in the sessions both ran." in summary
 
     # the sticky comment: created once, then updated in place
     step = steps["Comment on the pull request (one comment, updated in place)"]

@@ -460,7 +460,8 @@ def test_agent_bar_marks_trace_on_session_pages(built):
     out = built["out"]
     bar = re.compile(r'class="halo-agent-bar[^"]*"[^>]*>(.*?)</p>', re.S)
     session = bar.search((out / "agents/demo/trace/day2/index.html").read_text(encoding="utf-8")).group(1)
-    assert "<strong>Trace</strong>" in session and "<strong>Overview</strong>" not in session
+    assert re.search(r'<strong><a href="\.\./index\.html">Trace</a></strong>', session), session
+    assert "<strong>Overview</strong>" not in session
     overview = bar.search((out / "agents/demo/index.html").read_text(encoding="utf-8")).group(1)
     assert "<strong>Overview</strong>" in overview and "<strong>Trace</strong>" not in overview
 

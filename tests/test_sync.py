@@ -175,8 +175,12 @@ def test_a_dead_remote_never_slows_or_fails_an_append(tmp_path):
         assert len(pushing.events("demo")) == 60
         t0 = time.monotonic()
     assert time.monotonic() - t0 < 30  # closing makes one last attempt and returns
+    # Blocking on the remote would cost a push attempt (seconds) per append; the pushes run in
+    # child processes, which on a 2-core machine still compete for CPU with the appends, so the
+    # median is allowed up to 3x the plain one and no single append may wait for a push.
     ratio = statistics.median(with_push) / statistics.median(base)
-    assert ratio < 2, (statistics.median(with_push), statistics.median(base))
+    assert ratio < 3, (statistics.median(with_push), statistics.median(base))
+    assert max(with_push) < 1000, max(with_push)
     state = read_state(tmp_path / "pushing" / "demo.git")["main"]
     assert state.status == "failing" and state.failures >= 2 and state.error
     assert any("retrying in" in x for x in lines)

@@ -185,10 +185,14 @@ def agent_bar(site: Site, a: AgentSite, page: str, extra: Sequence[tuple[str, st
     items += [(f"Compare {escape_md(c.diff.base.label)} → {escape_md(c.diff.head.label)}", c.path) for c in a.compares]
     sessions = a.trace.rsplit("/", 1)[0] + "/"  # the session pages live under the trace index's folder
 
-    def here(label: str, target: str) -> bool:
-        return target == page or (target == a.trace and page.startswith(sessions))
+    def link(label: str, target: str) -> str:
+        if target == page:
+            return f"**{label}**"
+        shown = f"[{label}]({rel(page, target)})"
+        # a session page is part of the trace: marked, and still a way back to the trace index
+        return f"**{shown}**" if target == a.trace and page.startswith(sessions) else shown
 
-    links = [f"**{label}**" if here(label, target) else f"[{label}]({rel(page, target)})" for label, target in items]
+    links = [link(label, target) for label, target in items]
     return f"[Agents]({rel(page, site.agents_index)}) › {escape_md(a.name)}: " + " · ".join(links) + "\n{ .halo-agent-bar data-search-exclude }\n"
 
 
