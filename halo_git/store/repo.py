@@ -36,7 +36,7 @@ from typing import Callable, Iterator
 
 from dulwich.errors import NotGitRepository
 from dulwich.file import FileLocked
-from dulwich.objects import Commit, ShaFile, Tree, parse_tree
+from dulwich.objects import Blob, Commit, ShaFile, Tree, parse_tree
 from dulwich.refs import check_ref_format
 from dulwich.repo import Repo
 
@@ -847,25 +847,7 @@ class AgentRepo:
         ``_proven``), at most ``count``; ``body`` receives the chunks read."""
         repo = self._open(False)
         sha = _read_ref(repo, snapshot.cache_ref(branch))
-        if sha is None:
-            return None
-        try:
-            commit = self._get(repo, sha)
-            tree = self._get(repo, commit.tree) if isinstance(commit, Commit) else None
-            if not isinstance(tree, Tree) or b"format" not in tree or self._get(repo, tree[b"format"][1]).data != snapshot.TRAVEL_FORMAT:
-                return None
-            snap = snapshot.Snapshot([], [], [])
-            for i in range(-(-count // snapshot.CHUNK)):
-                name = snapshot.chunk_name(i)
-                if name not in tree:
-                    break
-                data = self._get(repo, tree[name][1]).data
-                body.append(data)
-                if not snapshot.entries(data.decode("utf-8").splitlines(), snap, limit=count) or len(snap.events) != (i + 1) * snapshot.CHUNK:
-                    break
-        except (KeyError, ValueError, AttributeError, UnicodeDecodeError):
-            return None
-        return snap if snap.events else None
+        return read_travelling(lambda x: self._get(repo, x), sha, count, body) if sha is not None else None
 
     def _publish_due(self, log: EventLog) -> bool:
         """Whether the cache ref lacks a full chunk of ``log`` (one ref and one
@@ -895,8 +877,6 @@ class AgentRepo:
         small pack (only chunks not already stored), then a compare-and-swap
         of the ref. Called on reads, never by an append; failures are ignored
         (it is an optimisation, and a reader checks it anyway)."""
-        from dulwich.objects import Blob
-
         repo = self._open(False)
         ref = snapshot.cache_ref(log.branch)
         full = len(log.events) // snapshot.CHUNK
@@ -969,6 +949,32 @@ def _raw(store, sha: bytes) -> bytes:
         return store.get_raw(sha)[1]
     except KeyError:
         return store.get_raw(sha)[1]
+
+
+def read_travelling(get: Callable[[bytes], ShaFile], sha: bytes, count: int, body: list[bytes] | None = None) -> snapshot.Snapshot | None:
+    """The entries of the cache commit ``sha`` (``refs/halo/cache/<branch>``),
+    at most ``count``, up to the first chunk that is missing or does not
+    continue the entries; None when it is no cache commit. Nothing here is
+    checked against the branch: that is ``snapshot.mismatch``'s job.
+    ``get(hex id)`` returns an object; ``body`` receives the chunks read."""
+    body = body if body is not None else []
+    try:
+        commit = get(sha)
+        tree = get(commit.tree) if isinstance(commit, Commit) else None
+        if not isinstance(tree, Tree) or b"format" not in tree or get(tree[b"format"][1]).data != snapshot.TRAVEL_FORMAT:
+            return None
+        snap = snapshot.Snapshot([], [], [])
+        for i in range(-(-count // snapshot.CHUNK)):
+            name = snapshot.chunk_name(i)
+            if name not in tree:
+                break
+            data = get(tree[name][1]).data
+            body.append(data)
+            if not snapshot.entries(data.decode("utf-8").splitlines(), snap, limit=count) or len(snap.events) != (i + 1) * snapshot.CHUNK:
+                break
+    except (KeyError, ValueError, AttributeError, UnicodeDecodeError):
+        return None
+    return snap if snap.events else None
 
 
 def storage_error(e: OSError, root: Path, outcome: str) -> HaloError:
