@@ -138,3 +138,35 @@ def test_appends_never_write_the_cache_ref(tmp_path):
     with Halo(tmp_path) as h:
         h.events(AGENT)
     assert REF in git(repo, "for-each-ref", "--format=%(refname)").stdout
+
+
+def test_halo_push_clone_and_pull_carry_the_cache_ref(tmp_path):
+    origin = _origin(tmp_path / "a")
+    cache = git(origin, "rev-parse", REF).stdout.strip()
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "--initial-branch=main", str(bare)], check=True)
+    r = run_cli("push", "--agent", AGENT, str(bare), root=tmp_path / "a")
+    assert r.returncode == 0, r.stderr
+    assert git(bare, "rev-parse", REF).stdout.strip() == cache
+    assert git(bare, "fsck", "--strict", "--no-dangling").returncode == 0
+
+    r = run_cli("clone", str(bare), "--agent", AGENT, root=tmp_path / "b")
+    assert r.returncode == 0, r.stderr
+    clone = tmp_path / "b" / f"{AGENT}.git"
+    assert git(clone, "rev-parse", REF).stdout.strip() == cache
+    assert _answers(tmp_path / "b") == _answers(tmp_path / "a")
+    assert len(_cache_file(clone)) == 1 + 2 * snapshot.CHUNK  # read from the ref, not parsed
+
+    # a thousand more events at a, published by a read there, pushed, pulled into b
+    with Halo(tmp_path / "a") as h:
+        h.import_lines(AGENT, [json.dumps({"kind": "observe", "summary": f"more {i}", "time": "2026-01-02T00:00:00Z"}) for i in range(1_000)])
+        h.events(AGENT)
+    newer = git(origin, "rev-parse", REF).stdout.strip()
+    assert newer != cache and "e3000," in git(origin, "log", "-1", "--format=%B", REF).stdout
+    assert run_cli("push", "--agent", AGENT, str(bare), root=tmp_path / "a").returncode == 0
+    assert git(bare, "rev-parse", REF).stdout.strip() == newer
+    r = run_cli("pull", "--agent", AGENT, str(bare), root=tmp_path / "b")
+    assert r.returncode == 0, r.stderr
+    assert git(clone, "rev-parse", REF).stdout.strip() == newer
+    assert git(clone, "fsck", "--strict", "--no-dangling").returncode == 0
+    assert _answers(tmp_path / "b") == _answers(tmp_path / "a")
