@@ -45,6 +45,17 @@ def report(root: Path) -> float:
     return seconds
 
 
+LOAD = "import sys, time; t0 = time.perf_counter(); from halo_git import Halo; h = Halo(sys.argv[1]); n = len(h.events(sys.argv[2])); h.close(); print(time.perf_counter() - t0)"
+
+
+def load(root: Path) -> float:
+    """Seconds for a fresh process to hold every event of the agent (imports included, no diagnosis)."""
+    r = subprocess.run([sys.executable, "-c", LOAD, str(root), common.AGENT], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"load failed in {root}: {r.stderr[-2000:]}")
+    return float(r.stdout)
+
+
 def clone(kind: str, origin: Path, root: Path) -> None:
     subprocess.run(["git", "clone", "--quiet", kind, str(origin), str(root / f"{common.AGENT}.git")], check=True)
 
@@ -60,6 +71,7 @@ def main() -> int:
     warm: list[float] = []
     bare: list[float] = []
     loads: list[float] = []
+    events: dict[str, list[float]] = {"fresh": [], "warm": [], "bare": []}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         common.build(work / "origin", n)
@@ -76,12 +88,20 @@ def main() -> int:
             warm.append(report(work / f"mirror{i}"))
             clone("--bare", origin, work / f"bare{i}")
             bare.append(report(work / f"bare{i}"))
+            clone("--mirror", origin, work / f"load-mirror{i}")
+            events["fresh"].append(load(work / f"load-mirror{i}"))
+            events["warm"].append(load(work / f"load-mirror{i}"))
+            clone("--bare", origin, work / f"load-bare{i}")
+            events["bare"].append(load(work / f"load-bare{i}"))
     f, w, b = (statistics.median(x) for x in (fresh, warm, bare))
     print(f"first `halo-git report` in a fresh clone, {n:,} events, median of {rounds} round(s) (target: fresh <= 3x warm):")
     print(f"  fresh `git clone --mirror` (travelling cache):  {f:6.2f} s")
     print(f"  warm, the same report again in that clone:      {w:6.2f} s   fresh / warm = {f / w:.2f}  ({common.verdict(f <= 3 * w)})")
     print(f"baseline in the same run: fresh `git clone --bare` (no refs/halo/*, no cache at all):")
     print(f"  first report:                                   {b:6.2f} s   = {b / w:.2f}x warm, {b / f:.2f}x the mirror clone's")
+    ef, ew, eb = (statistics.median(events[k]) for k in ("fresh", "warm", "bare"))
+    print(f"the same clones, reading every event in a fresh process (no diagnosis, no rendering: what the cache spares):")
+    print(f"  fresh mirror clone {ef:6.2f} s, warm {ew:6.2f} s: fresh / warm = {ef / ew:.2f}; fresh bare clone (no cache) {eb:6.2f} s = {eb / ew:.2f}x warm")
     print(f"origin: refs {', '.join(refs)}; the read that published the cache took {publish:.2f} s")
     print(f"each round (fresh / warm / bare, s): " + "; ".join(f"{x:.2f} / {y:.2f} / {z:.2f}" for x, y, z in zip(fresh, warm, bare)))
     print(f"machine: {common.machine_note()} (1-minute load at each round's start: {', '.join(f'{x:.1f}' for x in loads)})")
