@@ -170,3 +170,5 @@ def test_halo_push_clone_and_pull_carry_the_cache_ref(tmp_path):
     assert git(clone, "rev-parse", REF).stdout.strip() == newer
     assert git(clone, "fsck", "--strict", "--no-dangling").returncode == 0
     assert _answers(tmp_path / "b") == _answers(tmp_path / "a")
+    # b's cache file held 2,000 events, the pulled ref 3,000: the first read took the ref
+    assert len(_cache_file(clone)) == 1 + 3 * snapshot.CHUNK

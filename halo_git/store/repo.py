@@ -806,24 +806,27 @@ class AgentRepo:
         commit = self._get(repo, head.encode())
         count = self._number_of(commit)
         snap = snapshot.load(self._snapshot_path(branch), branch)
+        local: EventLog | None = None
         if snap is not None:
             self._snapshot_count[branch] = len(snap.events)
-            log = self._proven(branch, snap, commit.tree, count)
-            if log is not None:
+            local = self._proven(branch, snap, commit.tree, count)
+            if local is not None:
                 self._cache_rejected.pop(branch, None)
-                return log
-            self._snapshot_count[branch] = 0
+                if count - len(local.events) < SNAPSHOT_EVERY or self._travel_claim(branch) <= len(local.events) + SNAPSHOT_EVERY:
+                    return local  # (the ref is tried first only when it holds far more, e.g. after a pull)
+            else:
+                self._snapshot_count[branch] = 0
         body: list[bytes] = []
         snap = self._load_travelling(branch, count, body)
         if snap is None:
-            return None
+            return local
         problem = self._cache_rejected.get(branch)
         log = self._proven(branch, snap, commit.tree, count)
         if log is None:
             self._travel_rejected[branch] = self._cache_rejected.pop(branch)
             if problem is not None:
                 self._cache_rejected[branch] = problem
-            return None
+            return local
         self._travel_rejected.pop(branch, None)
         if problem is not None:
             self._cache_rejected[branch] = problem  # the file still needs rewriting: saved below
@@ -841,6 +844,16 @@ class AgentRepo:
         return EventLog(branch, snap.head, snap.events, snap.commits, blobs=snap.blobs, from_git=self._walk_commits)
 
     # -- the travelling cache (refs/halo/cache/<branch>) ------------------------
+
+    def _travel_claim(self, branch: str) -> int:
+        """How many events the branch's cache ref claims to hold (0: none)."""
+        repo = self._open(False)
+        sha = _read_ref(repo, snapshot.cache_ref(branch))
+        try:
+            claim = snapshot.travel_claim(self._get(repo, sha).message) if sha is not None else None
+        except (KeyError, AttributeError):
+            claim = None
+        return claim[0] if claim else 0
 
     def _load_travelling(self, branch: str, count: int, body: list[bytes]) -> snapshot.Snapshot | None:
         """The entries the branch's cache ref claims (unchecked: see
