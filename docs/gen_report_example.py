@@ -17,8 +17,9 @@ import tempfile
 from pathlib import Path
 
 from halo_git import Halo
-from halo_git.diagnosis import RULES
+from halo_git.diagnosis import ADVERSE_WORDS, RULES, diagnose
 from halo_git.markdown import escape_md, md_table
+from halo_git.model import Event, check_call, resolve, trace_line
 from halo_git.report import render_report
 
 PAGE = Path(__file__).with_name("report.md")
@@ -81,6 +82,190 @@ def rule_table() -> str:
     return "\n".join(md_table(["rule", "name", "severity", "fires on", "remedy"], rows)) + "\n"
 
 
+# For each rule: a trace that makes it fire and a near miss that does not, as
+# (session, kind, summary, uses, fields) steps with ids e1, e2, … in order.
+O, M, RC, A, OUT, REV = "observe", "remember", "recall", "act", "outcome", "revise"
+REQ = {"trigger": "request", "form": "communication"}
+SELF_EXEC = {"trigger": "self", "form": "execution"}
+REQ_EXEC = {"trigger": "request", "form": "execution"}
+USER_RULE = {"target": "reminder rule", "made_by": "user", "governance": "approved"}
+RULE_EXAMPLES: dict[str, tuple[list, list, str]] = {
+    "HALO-A1": (
+        [("s", O, "calendar shows the meeting moved", [], {}), ("s", A, "moved the user's reminder", ["e1"], SELF_EXEC),
+         ("s", OUT, "40 minutes of customer latency", [], {"about": "e2"})],
+        [("s", O, "user asked to move the reminder", [], {}), ("s", A, "moved the reminder", ["e1"], REQ_EXEC),
+         ("s", OUT, "user confirmed", [], {"about": "e2"})],
+        "the same change asked for by the user is no self-initiated execution",
+    ),
+    "HALO-A2": (
+        [("s", O, "user asked for the report", [], {}), ("s", A, "sent the report", ["e1"], REQ), ("s", O, "new mail", [], {})],
+        [("s", O, "user asked for the report", [], {}), ("s", A, "sent the report", ["e1"], REQ),
+         ("s", O, "the report shows as delivered", ["e2"], {})],
+        "an observation naming the act closes the loop as an outcome would",
+    ),
+    "HALO-A3": (
+        [("s", A, "sent a weekly summary", [], {"trigger": "self", "form": "communication"}),
+         ("s", OUT, "user read it", [], {"about": "e1"})],
+        [("s", O, "it is Friday 17:00", [], {}), ("s", A, "sent a weekly summary", ["e1"], {"trigger": "self", "form": "communication"}),
+         ("s", OUT, "user read it", [], {"about": "e2"})],
+        "the act names what prompted it",
+    ),
+    "HALO-A4": (
+        [("run1", A, "ran model-written code", [], REQ_EXEC), ("run1", OUT, "done", [], {"about": "e1"}),
+         ("run1", M, "saved the run's responses", ["e1"], {}), ("run2", O, "user asked for a replay", [], {}),
+         ("run2", RC, "loaded the saved responses", ["e3"], {}), ("run2", A, "executed the saved responses", ["e4", "e5"], REQ_EXEC),
+         ("run2", OUT, "replay finished", [], {"about": "e6"})],
+        [("day1", O, "user gave their flat number", [], {}), ("day1", M, "flat number 4B", ["e1"], {}),
+         ("day2", O, "user asked for the delivery address", [], {}), ("day2", RC, "looked up the flat number", ["e2"], {}),
+         ("day2", A, "told the user the address", ["e3", "e4"], REQ), ("day2", OUT, "user said thanks", [], {"about": "e5"})],
+        "reviewed material (it keeps an observation) feeding a message raises nothing",
+    ),
+    "HALO-M1": (
+        [("s", M, "the user likes short messages", [], {}), ("s", O, "user asked for news", [], {}),
+         ("s", A, "sent short news", ["e2", "e1"], REQ), ("s", OUT, "user read it", [], {"about": "e3"})],
+        [("s", O, "user said they like short messages", [], {}), ("s", M, "the user likes short messages", ["e1"], {}),
+         ("s", A, "sent short news", ["e1", "e2"], REQ), ("s", OUT, "user read it", [], {"about": "e3"})],
+        "the memory names what it keeps",
+    ),
+    "HALO-M2": (
+        [("s", O, "user mentioned a dog", [], {}), ("s", M, "user has a dog", ["e1"], {}), ("s", O, "user asked the time", [], {})],
+        [("s", O, "user mentioned a dog", [], {}), ("s", M, "user has a dog", ["e1"], {}),
+         ("s", A, "asked how the dog is", ["e2"], REQ), ("s", OUT, "user replied", [], {"about": "e3"})],
+        "a later act that names the memory directly reads it back",
+    ),
+    "HALO-M3": (
+        [("s", O, "user asked about Tuesday", [], {}), ("s", RC, "looked up Tuesday", ["e1"], {}),
+         ("s", A, "answered about Tuesday", ["e2"], REQ), ("s", OUT, "user said thanks", [], {"about": "e3"})],
+        [("s", O, "user said Tuesday is busy", [], {}), ("s", M, "Tuesday is busy", ["e1"], {}),
+         ("s", RC, "looked up Tuesday", ["e2"], {}), ("s", A, "answered about Tuesday", ["e3"], REQ),
+         ("s", OUT, "user said thanks", [], {"about": "e4"})],
+        "the recall names the memory it retrieved",
+    ),
+    "HALO-M4": (
+        [("s", O, "user set a budget", [], {}), ("s", M, "budget 200", ["e1"], {}), ("s", RC, "looked up the budget", ["e2"], {}),
+         ("s", O, "user asked the weather", [], {})],
+        [("s", O, "user set a budget", [], {}), ("s", M, "budget 200", ["e1"], {}), ("s", RC, "looked up the budget", ["e2"], {}),
+         ("s", A, "warned the order exceeds the budget", ["e3"], REQ), ("s", OUT, "user cancelled the order", [], {"about": "e4"}),
+         ("s", O, "user said thanks", ["e5"], {})],
+        "the recall feeds the warning",
+    ),
+    "HALO-M5": (
+        [("day1", O, "user asked to renew the passport", [], {}), ("day1", M, "renew the passport by May", ["e1"], {}),
+         ("wake1", RC, "looked up open tasks", ["e2"], {}), ("wake2", RC, "looked up open tasks", ["e2"], {}),
+         ("wake2", O, "nothing else due", [], {})],
+        [("day1", O, "user asked to renew the passport", [], {}), ("day1", M, "renew the passport by May", ["e1"], {}),
+         ("wake1", RC, "looked up open tasks", ["e2"], {}), ("wake2", RC, "looked up open tasks", ["e2"], {}),
+         ("wake2", A, "reminded the user to renew the passport", ["e4"], REQ), ("wake2", OUT, "user booked it", [], {"about": "e5"})],
+        "the obligation reaches an act",
+    ),
+    "HALO-M6": (
+        [("s", O, "standup is at 9:30", [], {}), ("s", M, "standup 9:30", ["e1"], {}), ("s", O, "standup moved to 9:45", [], {}),
+         ("s", M, "standup 9:45, replacing 9:30", ["e3", "e2"], {}), ("s", RC, "looked up the standup", ["e2"], {}),
+         ("s", O, "user asked the time", [], {})],
+        [("s", O, "standup is at 9:30", [], {}), ("s", M, "standup 9:30", ["e1"], {}), ("s", O, "standup moved to 9:45", [], {}),
+         ("s", M, "standup 9:45, replacing 9:30", ["e3", "e2"], {}), ("s", RC, "looked up the standup", ["e4"], {}),
+         ("s", A, "reminded at 9:40", ["e5"], REQ), ("s", OUT, "user joined", [], {"about": "e6"})],
+        "the recall retrieves the newer memory",
+    ),
+    "HALO-M7": (
+        [("s", O, "user asked for an import", [], {}), ("s", A, "ran the import", ["e1"], REQ_EXEC),
+         ("s", OUT, "import failed halfway", [], {"about": "e2"}), ("s", M, "kept the import script", ["e2"], {}),
+         ("s", O, "user asked again", [], {})],
+        [("s", O, "user asked for an import", [], {}), ("s", A, "ran the import", ["e1"], REQ_EXEC),
+         ("s", OUT, "import failed halfway", [], {"about": "e2"}), ("s", M, "the import script fails halfway", ["e2", "e3"], {}),
+         ("s", O, "user asked again", [], {})],
+        "the memory keeps the failure with the material",
+    ),
+    "HALO-R1": (
+        [("s", O, "user was late twice", [], {}),
+         ("s", REV, "remind 30 minutes earlier", ["e1"], {"target": "reminder rule", "made_by": "agent", "governance": "none"})],
+        [("s", O, "user was late twice", [], {}),
+         ("s", REV, "remind 30 minutes earlier; the user agreed", ["e1"], {"target": "reminder rule", "made_by": "agent", "governance": "approved"})],
+        "the user approved the change",
+    ),
+    "HALO-R2": (
+        [("s", REV, "remind 30 minutes earlier", [], {"target": "reminder rule", "made_by": "agent", "governance": "approved"})],
+        [("s", O, "user was late twice", [], {}),
+         ("s", REV, "remind 30 minutes earlier", ["e1"], {"target": "reminder rule", "made_by": "agent", "governance": "approved"})],
+        "the revision names what motivated it",
+    ),
+    "HALO-R3": (
+        [("s", O, "user was late", [], {}),
+         ("s", REV, "remind 30 minutes earlier", ["e1"], {"target": "reminder rule", "made_by": "agent", "governance": "none"}),
+         ("s", REV, "remind 10 minutes earlier", ["e1"], {"target": "Reminder rule", "made_by": "user", "governance": "approved"})],
+        [("s", O, "user was late", [], {}), ("s", REV, "remind 30 minutes earlier", ["e1"], USER_RULE),
+         ("s", REV, "remind 10 minutes earlier", ["e1"], {"target": "tone", "made_by": "user", "governance": "approved"})],
+        "different targets (and when the user made or approved every revision of a target, R3 is only info)",
+    ),
+    "HALO-R5": (
+        [("s", O, "user was late", [], {}),
+         ("s", REV, "remind 30 minutes earlier, within the usual limits", ["e1"], {"target": "reminder rule", "made_by": "agent", "governance": "bounded"})],
+        [("s", O, "user said reminders may move by up to an hour", [], {}),
+         ("s", REV, "reminders may move by up to an hour", ["e1"], USER_RULE),
+         ("s", REV, "remind 30 minutes earlier, within the hour the user allowed", ["e2"], {"target": "reminder rule", "made_by": "agent", "governance": "bounded"})],
+        "the bound the user set is upstream",
+    ),
+    "HALO-S1": (
+        [("s", O, "user asked for the digest", [], {}), ("s", A, "sent the digest", ["e1"], REQ),
+         ("s", OUT, "user said the digest was wrong", [], {"about": "e2"}), ("s", O, "user asked for the digest", [], {}),
+         ("s", A, "sent the digest", ["e4"], REQ), ("s", OUT, "user read it", [], {"about": "e5"})],
+        [("s", O, "user asked for the digest", [], {}), ("s", A, "sent the digest", ["e1"], REQ),
+         ("s", OUT, "user said thanks", [], {"about": "e2"}), ("s", O, "user asked for the digest", [], {}),
+         ("s", A, "sent the digest", ["e4"], REQ), ("s", OUT, "user read it", [], {"about": "e5"})],
+        "a courtesy outcome is no feedback that needs building on",
+    ),
+    "HALO-S2": (
+        [("day1", O, "user asked for a daily reminder", [], {}), ("day1", M, "daily reminder at 8", ["e1"], {}),
+         ("wake", RC, "looked up reminders", ["e2"], {}), ("wake", A, "sent the reminder", ["e3"], REQ),
+         ("wake", OUT, "user acknowledged", [], {"about": "e4"})],
+        [("day1", O, "user asked for a daily reminder", [], {}), ("day1", REV, "remind daily at 8", ["e1"], USER_RULE),
+         ("wake", RC, "looked up reminders", ["e2"], {}), ("wake", A, "sent the reminder", ["e3", "e2"], REQ),
+         ("wake", OUT, "user acknowledged", [], {"about": "e4"})],
+        "a scheduled run acting on a rule the user made is not acting blind",
+    ),
+}
+
+
+def _events(steps: list) -> list[Event]:
+    events: list[Event] = []
+    for n, (session, kind, summary, uses, fields) in enumerate(steps, 1):
+        draft = check_call(kind, {"summary": summary, "uses": uses, **fields})
+        events.append(resolve(draft, n, "demo", session, f"2026-12-01T10:{n:02d}:00Z", lambda k: events[k - 1].kind))
+    return events
+
+
+def rule_examples() -> str:
+    """Each rule firing on a small trace and staying silent on a near miss, computed by the diagnosis."""
+    out: list[str] = []
+    for rule_id, rule in RULES.items():
+        if rule_id not in RULE_EXAMPLES:  # observed evidence or a check policy, not the trace alone
+            where = ("It is a policy of `halo-git check`; see [Auditing revisions](auditing.md)."
+                     if rule_id == "HALO-R4" else
+                     "It needs observed evidence beside the trace; see [Interop](interop.md#observed-evidence).")
+            out += [f"#### {rule_id} {rule.name}", "", f"Fires on {escape_md(rule.trigger)}. {where}", ""]
+            continue
+        fires, quiet, why = RULE_EXAMPLES[rule_id]
+        out += [f"#### {rule_id} {rule.name}", "", f"Fires on {escape_md(rule.trigger)}.", "", "```text"]
+        ev = _events(fires)
+        out += [trace_line(e) for e in ev]
+        hits = [f for f in diagnose(ev, agent="demo", branch="main", head=None).findings if f.rule == rule_id]
+        if not hits:
+            raise SystemExit(f"{rule_id}: its example does not fire")
+        for f in hits:
+            out.append(f"→ {f.rule} ({f.severity}) on {', '.join(f.ids)}: {f.message}")
+        out += ["```", "", f"Does not fire when {escape_md(why)}:", "", "```text"]
+        ev = _events(quiet)
+        out += [trace_line(e) for e in ev]
+        if any(f.rule == rule_id and f.severity != "info" for f in diagnose(ev, agent="demo", branch="main", head=None).findings):
+            raise SystemExit(f"{rule_id}: its near miss fires")
+        out += [f"→ no {rule_id} finding", "```", ""]
+    return "\n".join(out)
+
+
+def adverse_words() -> str:
+    return ", ".join(f"`{w}`" for w in ADVERSE_WORDS) + "\n"
+
+
 def _fill(page: str, marker: str, body: str) -> str:
     start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
@@ -91,7 +276,8 @@ def _fill(page: str, marker: str, body: str) -> str:
 
 def render_page(page: str) -> str:
     """``page`` with its generated blocks brought up to date."""
-    return _fill(_fill(page, "rules", rule_table()), "example", example_report())
+    page = _fill(_fill(page, "rules", rule_table()), "example", example_report())
+    return _fill(_fill(page, "rule-examples", rule_examples()), "adverse", adverse_words())
 
 
 def main(argv: list[str] | None = None) -> int:

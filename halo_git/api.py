@@ -4,20 +4,25 @@ The MCP server, the CLI and the site builder are thin shells over ``Halo``;
 scripts and tests use it directly::
 
     from halo_git import Halo
-    h = Halo("/tmp/halo")
-    h.log("demo", "observe", "user asked for a 9:30 reminder", session="day1")
+    with Halo("~/.halo") as h:
+        h.log("demo", "observe", "user asked for a 9:30 reminder", session="day1")
+
+A ``Halo`` that is never closed is closed at the latest when it is garbage
+collected or the interpreter exits (``weakref.finalize``), before the modules
+its open pack files need are torn down.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import weakref
 from typing import Any, Callable, Mapping, Sequence
 
 from . import jsonl, revisions
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
-from .errors import InvalidCall, NotFound
+from .errors import CLI, InvalidCall, NotFound
 from .gate import Gate, evaluate
 from .model import (
     Event,
@@ -39,6 +44,7 @@ from .observed import Observed
 from .report import render_report
 from .screening import Screen, default_screen, load_screen
 from .store import DEFAULT_BRANCH, EventLog, Store
+from .store.sync import AgentStatus, Syncer, status_of
 from .store import signing
 
 
@@ -71,16 +77,30 @@ class Halo:
     ):
         self.store = Store(root, fsync=fsync)
         self.clock = clock
+        self._finalizer = weakref.finalize(self, self.store.close)
         self.branch = branch
         self.session = session or new_session_label()
         self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
+        self._syncer: Syncer | None = None
 
     @property
     def root(self):
         return self.store.root
 
     def close(self) -> None:
-        self.store.close()
+        if self._syncer is not None:  # push what is pending first (bounded by the push timeout)
+            self._syncer.close()
+            self._syncer = None
+        self._finalizer()
+
+    def start_push(self, remote: str, **options: Any) -> Syncer:
+        """Push each agent's branch to ``remote`` in the background from now on
+        (see ``store.sync``: after each session, every N events, at ``close``).
+        ``options``: ``every``, ``idle``, ``timeout``, ``log``."""
+        if self._syncer is not None:
+            raise InvalidCall("this Halo already pushes to a remote; close it first")
+        self._syncer = Syncer(self.root, remote, **{"branch": self.branch, **options})
+        return self._syncer
 
     def __enter__(self) -> "Halo":
         return self
@@ -146,6 +166,8 @@ class Halo:
             return resolve(draft, number, agent, session, fixed or clock_time(reading[0]), kind_of)
 
         committed = repo.append(branch, build, clock=fixed is None)
+        if self._syncer is not None:
+            self._syncer.appended(agent, branch, session)
         reply = logged_reply(committed.event)
         if reading and committed.event.time != reading[0]:
             behind = "1971, the earliest time HALO dates" if committed.event.time == EARLIEST else f"e{committed.event.number - 1}, the event before"
@@ -155,8 +177,14 @@ class Halo:
             )
         return reply
 
-    def import_lines(self, agent: str, lines, branch: str | None = None, session: str = "import") -> list[str]:
-        """Import JSONL events (see ``jsonl``); all or nothing. Returns the new ids."""
+    def import_lines(
+        self, agent: str, lines, branch: str | None = None, session: str = "import", *, allow_duplicates: bool = False,
+    ) -> list[str]:
+        """Import JSONL events (see ``jsonl``); all or nothing. Returns the new ids.
+
+        Refuses a file with lines the branch already holds (same kind,
+        session, summary and time: the file was imported before) unless
+        ``allow_duplicates``."""
         agent = check_agent_name(agent)
         items = jsonl.parse_lines(lines, self.screen, self.clock)
         if not items:
@@ -165,6 +193,10 @@ class Halo:
         branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
             jsonl.plan(items, 1, agent, session, _no_events)
+        elif not allow_duplicates and repo.head(branch) is not None:
+            dup = jsonl.duplicates(items, repo.log(branch).events, session)
+            if dup:
+                raise _already_imported(agent, branch, dup, len(items))
 
         def build(first: int, kind_of) -> list[Event]:
             if first == 1:  # the branch has no commit yet
@@ -172,6 +204,8 @@ class Halo:
             return jsonl.plan(items, first, agent, session, kind_of)
 
         done = repo.append_many(branch, build)
+        if self._syncer is not None and done:
+            self._syncer.appended(agent, branch, session, len(done))
         return [c.event.id for c in done]
 
     def export_lines(self, agent: str, branch: str | None = None):
@@ -183,6 +217,53 @@ class Halo:
     def agents(self) -> list[str]:
         return self.store.agents()
 
+    def agent_statuses(self, branch: str | None = None) -> list[AgentStatus]:
+        """Every agent of the root: events, sessions, last activity, push state."""
+        return [status_of(self.store.repo(a), branch or self.branch) for a in self.store.agents()]
+
+    def require_root(self) -> None:
+        """Raise ``NotFound`` naming the root when the root folder does not exist
+        (a reading command must not answer "no events" for a mistyped root)."""
+        if not self.root.is_dir():
+            raise NotFound(
+                f"no HALO root at {self.root}: the folder does not exist",
+                hints={CLI: "pass --root (or set HALO_ROOT) to the folder that holds the agents' <agent>.git repositories"},
+            )
+
+    def require_agent(self, agent: str) -> str:
+        """The agent's checked name, or ``NotFound`` naming the root and the
+        agents it does hold (for commands that read an existing trace)."""
+        agent = check_agent_name(agent)
+        self.require_root()
+        agents = self.agents()
+        if agent not in agents:
+            shown = ", ".join(agents[:20]) + (f" and {len(agents) - 20} more" if len(agents) > 20 else "")
+            raise NotFound(
+                f"no agent '{agent}' in {self.root} "
+                + (f"(its agents: {shown})" if agents else "(it holds no agents yet)"),
+                hints={CLI: "check --agent and --root"},
+            )
+        return agent
+
+    def require_branch(self, agent: str | None, branch: str | None = None) -> None:
+        """Refuse (``NotFound``) a branch that appends would refuse: the agent's
+        repository holds other branches but not this one. Without an agent,
+        refuse only when the root holds agents and none of them has the branch
+        (a new agent may still start on any branch: pass its name)."""
+        branch = branch or self.branch
+        if agent is not None:
+            repo = self.store.repo(check_agent_name(agent))
+            if repo.exists and repo.head(branch) is None:
+                _refuse_missing_branch(repo, branch)
+            return
+        repos = [self.store.repo(a) for a in self.agents()]
+        if repos and all(r.head(branch) is None for r in repos):
+            shown = ", ".join(r.agent for r in repos[:10])
+            raise NotFound(
+                f"no agent in {self.root} has a branch '{branch}' (agents: {shown}); create it first: "
+                f"halo-git branch --agent {repos[0].agent} {branch} --from main, or name the new agent that starts it with --agent"
+            )
+
     def event_log(self, agent: str, branch: str | None = None) -> EventLog:
         """All events of the agent's branch with their commit ids."""
         repo = self.store.repo(agent)
@@ -193,9 +274,10 @@ class Halo:
     def events(self, agent: str, branch: str | None = None) -> list[Event]:
         return list(self.event_log(agent, branch).events)
 
-    def trace(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None) -> str:
-        """The ``halo_trace`` text: the most recent ``limit`` events, oldest first."""
-        return trace_text(self.recent_events(agent, limit, session, branch), agent, session)
+    def trace(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None, *, interface: str = "mcp") -> str:
+        """The ``halo_trace`` text: the most recent ``limit`` events, oldest first
+        (``interface`` phrases the empty trace's hint for ``"mcp"`` or ``"cli"``)."""
+        return trace_text(self.recent_events(agent, limit, session, branch), agent, session, interface)
 
     def recent_events(self, agent: str, limit: int = 20, session: str = "", branch: str | None = None) -> list[Event]:
         """The events ``halo_trace`` shows: the most recent ``limit``, oldest first."""
@@ -285,23 +367,19 @@ class Halo:
     def allowed_signers(self, explicit: str | os.PathLike[str] | None = None) -> str | None:
         """The allowed-signers file: ``explicit``, else ``HALO_ALLOWED_SIGNERS``,
         else ``<root>/allowed_signers`` when it exists, else None (nothing proven)."""
-        if explicit:
-            return os.fspath(explicit)
-        env = os.environ.get("HALO_ALLOWED_SIGNERS")
-        if env:
-            return env
-        default = self.root / "allowed_signers"
-        return str(default) if default.is_file() else None
+        return self._trust_file(explicit, "HALO_ALLOWED_SIGNERS", "allowed_signers")
 
     def gpg_keyring(self, explicit: str | os.PathLike[str] | None = None) -> str | None:
         """The keyring of allowed GPG keys: ``explicit``, else ``HALO_GPG_KEYRING``,
         else ``<root>/allowed_signers.gpg`` when it exists, else None."""
+        return self._trust_file(explicit, "HALO_GPG_KEYRING", "allowed_signers.gpg")
+
+    def _trust_file(self, explicit: str | os.PathLike[str] | None, variable: str, name: str) -> str | None:
         if explicit:
             return os.fspath(explicit)
-        env = os.environ.get("HALO_GPG_KEYRING")
-        if env:
-            return env
-        default = self.root / "allowed_signers.gpg"
+        if os.environ.get(variable):
+            return os.environ[variable]
+        default = self.root / name
         return str(default) if default.is_file() else None
 
     def signoffs(
@@ -406,6 +484,8 @@ class Halo:
             author=signing.Approver(identity, revision, signer),
             clock=fixed is None,
         )
+        if self._syncer is not None:
+            self._syncer.appended(agent, branch, label)
         reply = logged_reply(committed.event)
         return {**reply, "commit": committed.commit, "author": str(identity), "signed": sign if signer else "no"}
 
@@ -422,6 +502,16 @@ def _refuse_missing_branch(repo, branch: str) -> None:
             f"agent '{repo.agent}' has no branch '{branch}' (its branches: {', '.join(branches)}); "
             f"create it first: {shlex.join(['halo-git', 'branch', '--agent', repo.agent, branch, '--from', start])}"
         )
+
+
+def _already_imported(agent: str, branch: str, dup: list[tuple[int, str]], lines: int) -> InvalidCall:
+    line, held = dup[0]
+    more = f", and so do {len(dup) - 1} more of the file's {lines} lines" if len(dup) > 1 else ""
+    return InvalidCall(
+        f"line {line} repeats {held} of agent '{agent}' on branch '{branch}' (same kind, session, summary and time){more}: "
+        "the file looks imported already; nothing was imported",
+        hints={CLI: "pass --allow-duplicates to import it again", "mcp": "pass allow_duplicates=True to import it again"},
+    )
 
 
 def _no_events(number: int) -> str:

@@ -1,18 +1,22 @@
 """The ``halo-git`` command line: one module per command under ``commands/``.
 
-Each command module defines ``add_parser(subparsers)`` and ``run(args) -> int``.
-This file only assembles them and maps ``HaloError`` to an exit code in one
-place: 2 for a call that breaks the contract, 1 for anything else.
+Each command module defines ``add_parser(subparsers)`` and ``run(args) -> int``;
+its docstring is the command's ``--help`` description. This file only
+assembles them and maps every error to an exit code in one place
+(``EXIT_CODES``, rendered into docs/cli.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
 import sys
 from typing import Sequence
 
-from .errors import HaloError, InvalidCall
+from . import __version__
+from .errors import CLI, HaloError, InvalidCall
 
 COMMANDS = [
     "serve",
@@ -24,6 +28,7 @@ COMMANDS = [
     "push",
     "pull",
     "clone",
+    "agents",
     "check",
     "verify",
     "export",
@@ -34,31 +39,90 @@ COMMANDS = [
     "approve",
 ]
 
+OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
+
+# The one table of exit codes: every command, every error. docs/cli.md shows it.
+EXIT_CODES: list[tuple[int, str]] = [
+    (OK, "success (`check`: no finding at or above `--fail-on`; `verify`: the branch is intact); "
+         "also when the reader of the output went away (`halo-git export` piped into `head`)"),
+    (FAILED, "something was found or refused: `check` findings, a `verify` failure, a root, agent, branch, "
+             "session or revision that does not exist, a push or pull refused as not fast-forward, a busy "
+             "repository, an I/O error"),
+    (USAGE, "usage or bad input: an unknown option or missing argument, a value outside its rule "
+            "(agent name, id, limit, branch name), a refused event, an unreadable or invalid import file"),
+    (INTERRUPTED, "interrupted with Ctrl-C (SIGINT)"),
+]
+
+
+def exit_code(error: BaseException) -> int:
+    """The exit code of an error raised by a command (see ``EXIT_CODES``)."""
+    if isinstance(error, InvalidCall):
+        return USAGE
+    if isinstance(error, KeyboardInterrupt):
+        return INTERRUPTED
+    return FAILED
+
+
+def description(module) -> str:
+    """A command's ``--help`` description: its module docstring, without the
+    ``halo-git NAME``: prefix and reST quoting."""
+    doc = (module.__doc__ or "").strip()
+    doc = re.sub(r"^``halo-git [^`]+``:\s*", "", doc)
+    doc = doc.replace("``", "")
+    return doc[:1].upper() + doc[1:]
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="halo-git",
         description="HALO agent event traces as Git history: serve the MCP tools, read traces and reports, build the review site.",
+        epilog="Exit codes: 0 ok, 1 found or refused (findings, not found, not fast-forward), 2 usage or bad input, "
+        "130 interrupted. Run 'halo-git COMMAND --help' for a command's options.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.add_argument("--version", action="version", version=f"halo-git {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"halo_git.commands.{name}").add_parser(sub)
+        module = importlib.import_module(f"halo_git.commands.{name}")
+        module.add_parser(sub)
+        p = sub.choices[name.rstrip("_")]
+        if not p.description:
+            p.description = description(module)
     return parser
+
+
+def _quiet_stdout() -> None:
+    """The reader of stdout went away: send what is still buffered nowhere, so
+    the interpreter's final flush does not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # bare ``halo-git``
+        parser.print_help()
+        return OK
     try:
-        return int(args.run(args) or 0)
-    except InvalidCall as e:
-        print(f"halo-git: error: {e}", file=sys.stderr)
-        return 2
+        code = int(args.run(args) or 0)
+        sys.stdout.flush()
+        return code
     except HaloError as e:
-        print(f"halo-git: error: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+        print(f"halo-git: error: {e.for_interface(CLI)}", file=sys.stderr)
+        return exit_code(e)
+    except BrokenPipeError:
+        _quiet_stdout()
+        return OK
+    except KeyboardInterrupt as e:
+        print("halo-git: interrupted", file=sys.stderr)
+        return exit_code(e)
+    except OSError as e:  # a file or folder the command could not read or write
+        where = f": {e.filename}" if e.filename else ""
+        print(f"halo-git: error: {e.strerror or e}{where}", file=sys.stderr)
+        return FAILED
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from typing import Mapping
 
 from .api import Halo
 from .errors import HaloError
+from .store import expand_root
 
 AGENT = "demo"
 DEFAULT_ROOT = Path("halo-demo")
@@ -157,7 +158,7 @@ def run_demo(root: str | Path | None = None) -> DemoRun:
     """Run both days through ``halo-git serve`` over stdio; return what was logged."""
     import anyio
 
-    root = Path(root) if root is not None else DEFAULT_ROOT
+    root = expand_root(root) if root is not None else DEFAULT_ROOT
     with Halo(root) as halo:
         first = next_day(halo)
     sessions = [f"day{first + i}" for i in range(len(DAYS))]

@@ -5,30 +5,39 @@ the whole trace or one session, the questions a memory analysis asks of an
 agent: what it retained and from what (write side), what it read back and
 whether that fed anything (read-back), what it did on request and on its own
 (actions), whether it looked at how its actions went (outcomes), how it changed
-itself and under whose authority (mechanism), and which earlier material carried
-authority over its self-initiated acts and its revisions (behavioral-authority
-paths). Problems become ``Finding`` records under stable rule ids (``RULES``).
+itself and under whose authority (mechanism), and which earlier material held
+authority over what it did (behavioral-authority paths). Problems become
+``Finding`` records under stable rule ids (``RULES``); ``issues`` groups them
+into the few a reviewer should read first.
 
-The result is plain dataclasses so that the Markdown report, the review site
-and the branch diff all read the same analysis. Everything is computed in one
-or two passes over the events with dicts keyed by id, so the cost is linear in
-the number of events (authority paths are bounded per act or revision).
+The result is plain dataclasses so that the Markdown report, the review site,
+the CI gate and the branch diff all read the same analysis. Everything is
+computed in a few passes over the events with dicts keyed by id, so the cost is
+linear in the number of events: what lies upstream of an event (kinds, governed
+or ungoverned revisions, the newest memories of up to two sessions) is carried
+forward edge by edge, and the walks that spell out a chain are bounded.
 
 Scope: with ``session`` set, the scope is that session's events; events of
 other sessions still count as evidence when scoped events build on them (a
 recall of an older memory) or build on scoped events (a later recall of a
 memory kept in this session). Such events are cited in ``evidence`` and listed
 in ``outside``.
+
+Outcomes are free text. Only one judgement is made of them: an outcome whose
+summary uses a word of failure or complaint (``ADVERSE_WORDS``) counts as
+*adverse*; severities and the feedback rule use that, nothing else.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
+import re
+from bisect import bisect_left, bisect_right
+from collections import Counter, deque
+from dataclasses import asdict, dataclass, field
 from typing import Iterable, Sequence
 
 from . import observed as _observed
-from .model import CATEGORY_OF_LETTER, ENUMS, KINDS, LETTERS, Event
+from .model import CATEGORY_OF_LETTER, ENUMS, KINDS, LETTERS, Event, one_line
 
 SEVERITIES = ("high", "medium", "low", "info")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -36,13 +45,41 @@ TRIGGERS = ENUMS["trigger"]
 FORMS = ENUMS["form"]
 SOURCE_CATEGORIES = tuple(CATEGORY_OF_LETTER[x] for x in LETTERS) + ("none",)
 
-MAX_PATH_EVENTS = 8  # depth limit: events on one authority path, the act or revision included
-PATHS_PER_SINK = 3  # authority paths kept per self-initiated act or revision
+MAX_PATH_EVENTS = 8  # events shown on one authority chain, the act or revision included
+PATHS_PER_SINK = 1  # one decisive chain per act or revision; near-duplicates are merged
+PATHS_LISTED = 20  # chains listed, most salient first
+QUOTE_CHARS = 90  # a finding quotes this much of its event's summary
+_SEARCH_BUDGET = 256  # events a backward search may visit for one chain
+_MAX_ISSUES = 7
+
+# Words that make an outcome adverse (case ignored, whole words; "no error" and
+# "without errors" are not adverse). A heuristic, documented on the Report page.
+ADVERSE_WORDS = (
+    "fail", "failed", "fails", "failure", "error", "errors", "wrong", "broke", "broken", "crash", "crashed",
+    "complain", "complained", "complaint", "rejected", "reverted", "undo", "undone", "diverged", "divergence",
+    "incorrect", "mistake", "missed", "lost", "late", "latency", "outage", "timeout", "angry", "annoyed",
+    "unhappy", "unwanted", "not needed", "not wanted", "did not want", "didn't want", "cancelled", "canceled",
+    "aborted", "incomplete", "stale", "regression", "too early", "too late", "complaining",
+)
+_ADVERSE_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(ADVERSE_WORDS, key=len, reverse=True)) + r")\b", re.I)
+# A newer memory that names an older one replaces it when it is itself recalled later, or says so.
+_REPLACES_RE = re.compile(r"\b(?:replac\w*|in place of|instead|supersed\w*|withdraw\w*|deleted|no longer|obsolete|"
+                          r"outdated|updated?|correct(?:ed|ion)|revoked|retracted|now)\b", re.I)
+_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
+_NEGATED_RE = re.compile(r"\b(?:no|without|zero|never|0)\s+(?:\w+\s+)?$", re.I)
+
+
+def is_adverse(summary: str) -> bool:
+    """True when an outcome's summary reports a problem (see ``ADVERSE_WORDS``)."""
+    for m in _ADVERSE_RE.finditer(summary):
+        if not _NEGATED_RE.search(summary[max(0, m.start() - 24):m.start()]):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
 class Rule:
-    """A documented check. ``severity`` is what findings of the rule usually get."""
+    """A documented check. ``severity`` is what findings of the rule can get."""
 
     id: str
     name: str
@@ -56,29 +93,42 @@ RULES: dict[str, Rule] = {
     for r in (
         Rule(
             "HALO-A1", "self-initiated-execution", "high / medium",
-            "an act with trigger=self and form=execution: the agent changed something on its own; "
-            "high when no outcome about it was logged, medium otherwise",
-            "Ask the user before executing on your own, or have the user set bounds for such actions; "
-            "always log the outcome.",
+            "an act with trigger=self and form=execution: the agent changed something on its own. High, or "
+            "medium when a rule the user made or approved lies upstream of it and no outcome reports a problem; "
+            "whether an outcome was logged never lowers it",
+            "Ask the user before executing on your own, or have the user set (and log) a rule for such actions; "
+            "log the outcome.",
         ),
         Rule(
             "HALO-A2", "open-loop", "low",
-            "an act (any form but silence) with no outcome about it",
-            "Check how the act went and log halo_outcome with about set to the act's id.",
+            "an act (any form but silence) that nothing checked: no outcome about it, no observation naming it, "
+            "and for a preparation no later event using it; an act HALO-A1 covers is not repeated here",
+            "Check how the act went: log halo_outcome about it, or halo_observe naming it in uses.",
         ),
         Rule(
             "HALO-A3", "act-without-basis", "medium / low",
             "an act whose uses is empty; medium for trigger=self, low for trigger=request",
-            "Name the observation, recall or outcome the act relied on in uses.",
+            "Name the observation, recall, outcome or rule the act relied on in uses.",
         ),
         Rule(
-            "HALO-M1", "memory-without-source", "medium",
-            "a remember whose uses is empty: retained material of unknown provenance",
+            "HALO-A4", "retained-material-drives-act", "high / medium / low / info",
+            "an act whose ancestry holds a memory kept in another session, whatever its trigger. Unreviewed "
+            "material (a memory that keeps only the agent's own acts, recalls or memories, or nothing, rather "
+            "than an observation, an outcome or a rule the user approved): high for an execution, medium for "
+            "other acts when kept two or more sessions earlier, low otherwise; reviewed material driving an "
+            "execution: info",
+            "Have the retained material reviewed before it drives an act (observe or confirm it in this "
+            "session and name that in uses), or stop carrying it across sessions.",
+        ),
+        Rule(
+            "HALO-M1", "memory-without-source", "medium / low",
+            "a remember whose uses is empty: retained material of unknown provenance; medium when an act "
+            "later builds on it, low otherwise",
             "Name what the memory keeps (an observation, act or outcome) in uses so its provenance can be checked.",
         ),
         Rule(
-            "HALO-M2", "memory-never-recalled", "info",
-            "a remember that no recall names, although the trace goes on after it",
+            "HALO-M2", "memory-never-read-back", "info",
+            "a remember that no later event names (neither a recall nor a direct use), although the trace goes on",
             "Recall the memory when it is relevant, or stop retaining this kind of material.",
         ),
         Rule(
@@ -88,25 +138,48 @@ RULES: dict[str, Rule] = {
         ),
         Rule(
             "HALO-M4", "recall-unused", "low",
-            "a recall that no later event names, although the trace goes on after it",
+            "a recall that no later event names, although the trace goes on (a recall HALO-M5 covers is not "
+            "repeated here)",
             "Name the recall in uses of the step it informed, or skip recalls that inform nothing.",
         ),
         Rule(
-            "HALO-R1", "ungoverned-self-revision", "high",
+            "HALO-M5", "dropped-obligation", "medium",
+            "a memory recalled two or more times from which no act ever follows (no act anywhere downstream "
+            "of the memory or its recalls), although the trace goes on after the last recall",
+            "Act on the recalled obligation, or close it: log that it no longer applies (a remember naming it) "
+            "and stop recalling it.",
+        ),
+        Rule(
+            "HALO-M6", "superseded-memory-recalled", "medium / low",
+            "a memory that a newer remember names (directly, or through a recall that retrieved it), recalled "
+            "again after that newer memory was kept; medium when an act follows from the stale recall",
+            "Recall the newer memory instead, and mark the old one as replaced so it stops being retrieved.",
+        ),
+        Rule(
+            "HALO-M7", "failed-material-retained", "medium / low",
+            "a remember that keeps an act whose outcome is adverse without keeping that outcome: the failed "
+            "material is retained as if it had worked; medium when the memory is read back after the outcome",
+            "Keep the outcome with the material (name it in uses), or drop the material of failed acts.",
+        ),
+        Rule(
+            "HALO-R1", "ungoverned-self-revision", "high / info",
             "a revise with made_by=agent and governance=none: a durable change with neither the "
-            "user's approval nor limits the user set",
+            "user's approval nor limits the user set; info when a later revise made_by=user, governance=approved "
+            "names it (the user approved it afterwards), listing what rested on it before",
             "Have the user approve the change (or set bounds for such changes) and log that; "
             "until then treat the revised target as unreviewed.",
         ),
         Rule(
-            "HALO-R2", "revision-without-evidence", "medium",
-            "a revise whose uses is empty",
+            "HALO-R2", "revision-without-evidence", "medium / low",
+            "a revise whose uses is empty; medium when the agent made it, low when the user did",
             "Name the observations, outcomes or memories that motivated the change in uses.",
         ),
         Rule(
-            "HALO-R3", "repeated-revision", "medium",
+            "HALO-R3", "repeated-revision", "medium / info",
             "two or more revisions of the same target (case and spacing ignored), at least one in scope; "
-            "a user's approval of a revision (made_by=user, governance=approved, uses only that revise) is not one",
+            "a user's approval of a revision (made_by=user, governance=approved, uses that one revise and any "
+            "evidence) is not one; "
+            "info when the user made or approved every one of them",
             "Review why earlier revisions of the target did not hold, and settle it once with the user.",
         ),
         Rule(
@@ -118,18 +191,34 @@ RULES: dict[str, Rule] = {
             "allowed-signers file.",
         ),
         Rule(
-            "HALO-S1", "outcome-ignored", "low",
-            "an outcome that no later event names, although the trace goes on after it",
-            "Build on outcomes: name them in uses of later acts, memories or revisions, above all after a failure.",
+            "HALO-R5", "bounded-without-bound", "high / medium",
+            "a revise with governance=bounded whose ancestry holds no revision of the same target that the "
+            "user made or approved: the bound it claims is nowhere in the trace; high when later events "
+            "build on it",
+            "Log the bound the user set (a halo_revise of the target with made_by=user or governance=approved) "
+            "and name it in uses, or log the change as governance=none.",
+        ),
+        Rule(
+            "HALO-S1", "adverse-outcome-ignored", "medium / low",
+            "an adverse outcome (one reporting a problem) that no later event names, although the trace goes "
+            "on; medium when the agent later repeats the same kind of act (same trigger and form). Courtesy "
+            "and success outcomes are not feedback that needs building on",
+            "Build on the outcome: name it in uses of the next act of that kind, of a memory or of a revision.",
         ),
         Rule(
             "HALO-S2", "acts-without-observation", "medium",
-            "a session with at least one act and no observe event",
+            "a session with acts and no observe event, counting only acts that rest on no rule the user made "
+            "or approved (a scheduled run acting on such a rule is not acting blind)",
             "Observe the current situation with halo_observe before acting, and name it in the act's uses.",
         ),
     )
 }
 RULES.update({spec[0]: Rule(*spec) for spec in _observed.RULE_SPECS})  # observed evidence: halo_git/observed.py
+# Importance among rules of the same severity, for the Summary (first = most important).
+_RULE_ORDER = ("HALO-A4", "HALO-O1", "HALO-A1", "HALO-R1", "HALO-R4", "HALO-R5", "HALO-O2", "HALO-M7", "HALO-M6", "HALO-M5",
+               "HALO-S1", "HALO-R3", "HALO-R2", "HALO-S2", "HALO-M1", "HALO-A3", "HALO-A2", "HALO-M4", "HALO-M3",
+               "HALO-M2")
+RULE_WEIGHT = {r: i for i, r in enumerate(_RULE_ORDER)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,17 +238,32 @@ class Ratio:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One problem the trace shows. ``ids``: the event it is about first, then related evidence."""
+    """One problem the trace shows. ``ids``: the event it is about first, then related evidence.
+
+    ``message`` says what happened, ``quote`` is the first event's own summary
+    (shortened, not escaped: renderers escape it), ``why`` why it matters in
+    this trace and ``next_step`` one concrete step for the team running the
+    agent; ``remedy`` is the rule's general advice.
+    """
 
     rule: str
     severity: str
     ids: tuple[str, ...]
     message: str
     remedy: str
+    quote: str = ""
+    why: str = ""
+    next_step: str = ""
 
     @property
     def name(self) -> str:
         return RULES[self.rule].name
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["ids"] = list(self.ids)
+        d["name"] = self.name
+        return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +281,7 @@ class Metrics:
     """The loop metrics, each a share with counts."""
 
     outcome_coverage: Ratio  # acts other than silence with an outcome / such acts
-    memories_recalled: Ratio  # memories some recall names / memories
+    memories_recalled: Ratio  # memories some later event reads back (recall or direct use) / memories
     outcomes_used: Ratio  # outcomes a later event names / outcomes
     revisions_governed: Ratio  # revisions with governance approved or bounded / revisions
     self_initiated: Ratio  # acts with trigger=self / acts
@@ -189,6 +293,8 @@ class Memory:
     sources: tuple[str, ...]
     categories: tuple[str, ...]  # categories of the sources, in LETTERS order
     recalled_by: tuple[str, ...]
+    used_by: tuple[str, ...] = ()  # later events naming the memory directly (not recalls)
+    reviewed: bool = False  # keeps an observation, an outcome or a rule the user made or approved
 
 
 @dataclass
@@ -210,10 +316,11 @@ class Recall:
 @dataclass
 class ReadBack:
     recalls: list[Recall]
-    never_recalled: list[str]
+    never_recalled: list[str]  # memories no later event names at all
     unused: list[str]
     without_memory: list[str]
     cross_session: list[tuple[str, str]]  # (recall, memory of another session)
+    direct: list[str] = field(default_factory=list)  # memories read back only by direct use, no recall
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +330,7 @@ class Act:
     form: str
     basis: tuple[str, ...]
     outcomes: tuple[str, ...]
+    observed_by: tuple[str, ...] = ()  # observations naming the act in uses
 
 
 @dataclass
@@ -239,14 +347,16 @@ class OutcomeInfo:
     about: str
     uses: tuple[str, ...]
     used_by: tuple[str, ...]
+    adverse: bool = False
 
 
 @dataclass
 class Outcomes:
     coverage: Ratio
     outcomes: list[OutcomeInfo]
-    open_loops: list[str]
-    ignored: list[str]
+    open_loops: list[str]  # acts nothing checked (no outcome, no observation naming them)
+    ignored: list[str]  # adverse outcomes nothing later used
+    observed: list[str] = field(default_factory=list)  # acts checked by an observation instead of an outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,29 +385,51 @@ class Mechanism:
     ungoverned: list[str]
     no_evidence: list[str]
     repeated: list[RepeatedTarget]
+    unbounded: list[str] = field(default_factory=list)  # governance=bounded with no user bound upstream
 
 
 @dataclass(frozen=True, slots=True)
 class AuthorityPath:
-    """A backward chain over uses/about ending at a self-initiated act or a revision."""
+    """A backward chain over uses/about ending at an act or revision that holds authority."""
 
     sink: str
     ids: tuple[str, ...]  # oldest first; the last id is the sink
-    truncated: bool  # the depth limit cut it: earlier events fed its first event
+    truncated: bool  # earlier events fed its first event (the chain stops at a depth limit)
     carriers: tuple[str, ...]  # kinds on the path before the sink, in KINDS order
+    salience: tuple[str, ...] = ()  # why the chain matters, most salient first
+    also: tuple[str, ...] = ()  # other acts or revisions fed by a chain of the same shape from the same event
+    score: int = 0
 
 
 @dataclass
 class Authority:
-    paths: list[AuthorityPath]  # longest first
-    sinks: int  # self-initiated acts and revisions in scope
-    sinks_with_more: int  # sinks that had more than ``per_sink`` paths
+    paths: list[AuthorityPath]  # most salient first, then shortest, then earliest
+    sinks: int  # acts and revisions in scope that hold authority paths
+    sinks_with_more: int  # sinks whose chain is not listed (beyond ``listed``, or merged into another)
     # For each sink, every kind anywhere upstream of it (no depth limit), in KINDS order.
     upstream: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Sinks with an ungoverned self-revision upstream, in id order.
     ungoverned_upstream: list[str] = field(default_factory=list)
     max_events: int = MAX_PATH_EVENTS
     per_sink: int = PATHS_PER_SINK
+    # Sinks by class (one sink can be in several): execution, self, revise, cross-session.
+    classes: dict[str, int] = field(default_factory=dict)
+    cross_session: list[str] = field(default_factory=list)  # sinks fed by memory kept in another session
+    listed: int = PATHS_LISTED
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One entry of the Summary: a group of findings of one rule, with related findings on its chain."""
+
+    rule: str
+    severity: str
+    findings: tuple[Finding, ...]
+    related: tuple[Finding, ...] = ()  # findings of other rules about events on the first finding's chain
+
+    @property
+    def first(self) -> Finding:
+        return self.findings[0]
 
 
 @dataclass
@@ -335,6 +467,9 @@ class Diagnosis:
         ev = self.evidence.get(event_id)
         return bool(self.session) and ev is not None and ev.session != self.session
 
+    def issues(self, limit: int = _MAX_ISSUES) -> list[Issue]:
+        return issues(self.findings, limit)
+
 
 def severity_counts(findings: Iterable[Finding]) -> dict[str, int]:
     """Findings per severity, every severity present, high first."""
@@ -348,8 +483,53 @@ def at_or_above(findings: Iterable[Finding], threshold: str) -> list[Finding]:
     return [f for f in findings if SEVERITY_RANK[f.severity] <= limit]
 
 
+def group_findings(findings: Iterable[Finding]) -> list[tuple[str, str, list[Finding]]]:
+    """(rule, severity, findings) groups in the findings' own order (severity, rule, first id)."""
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.rule, f.severity), []).append(f)
+    return [(r, s, fs) for (r, s), fs in groups.items()]
+
+
+def issues(findings: Sequence[Finding], limit: int = _MAX_ISSUES) -> list[Issue]:
+    """The Summary: up to ``limit`` groups, most important first.
+
+    Findings are grouped by rule (a group's severity is its worst finding's,
+    and its worst finding comes first); groups are ranked by severity,
+    then by the rule's importance (``RULE_WEIGHT``), then by size. A group whose
+    first finding is about an event on the chain of a higher-ranked group's
+    first finding is folded into that group as related (one causal chain, one
+    issue). Info groups are shown only while fewer than three issues exist.
+    """
+    by_rule: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_rule.setdefault(f.rule, []).append(f)
+    groups = []
+    for rule, fs in by_rule.items():
+        fs = sorted(fs, key=lambda f: (SEVERITY_RANK[f.severity], _first(f)))
+        groups.append((rule, fs[0].severity, fs))
+    groups.sort(key=lambda g: (SEVERITY_RANK[g[1]], RULE_WEIGHT.get(g[0], 99), -len(g[2]), _first(g[2][0])))
+    out: list[tuple[str, str, list[Finding], list[Finding]]] = []
+    for rule, severity, fs in groups:
+        if severity == "info" and len(out) >= 3:
+            break
+        subject = fs[0].ids[0] if fs[0].ids else None
+        host = next((o for o in out if subject in o[2][0].ids and o[0] != rule), None) if len(fs) == 1 and subject else None
+        if host is not None:
+            host[3].append(fs[0])
+            continue
+        if len(out) < limit:
+            out.append((rule, severity, fs, []))
+    return [Issue(r, s, tuple(fs), tuple(rel)) for r, s, fs, rel in out]
+
+
 def _num(event_id: str) -> int:
     return int(event_id[1:])
+
+
+def _first(f: Finding) -> int:
+    """The number of the event a finding is about (0 for a finding about no logged event)."""
+    return _num(f.ids[0]) if f.ids else 0
 
 
 def _time_key(iso: str) -> tuple[str, float]:
@@ -364,18 +544,265 @@ def _same_target(target: str) -> str:
 
 def approved_revision(e: Event, by_id: dict[str, Event]) -> str | None:
     """The revise ``e`` approves, if ``e`` is an approval of one: a revise with
-    made_by=user and governance=approved whose uses name only an earlier revise
-    of the same target (what ``halo-git approve`` logs); else None."""
+    made_by=user and governance=approved whose uses name exactly one earlier
+    revise, of the same target, and otherwise only events logged after it (what
+    ``halo-git approve`` logs, and what an agent logs for its user's answer:
+    uses [the revise, the outcome holding the answer]); else None. Evidence from
+    before the change makes a new version that builds on it."""
     f = e.fields
-    if e.kind != "revise" or f["made_by"] != "user" or f["governance"] != "approved" or len(e.uses) != 1:
+    if e.kind != "revise" or f["made_by"] != "user" or f["governance"] != "approved" or not e.uses:
         return None
-    v = by_id.get(e.uses[0])
-    return v.id if v is not None and v.kind == "revise" and v.fields["target"] == f["target"] else None
+    revises = [by_id[u] for u in e.uses if u in by_id and by_id[u].kind == "revise"]
+    if len(revises) != 1 or _same_target(revises[0].fields["target"]) != _same_target(f["target"]):
+        return None
+    approved = revises[0].id
+    # evidence from before the change makes a new version that builds on it, not an approval
+    if any(_num(u) < _num(approved) for u in e.uses):
+        return None
+    return approved
 
 
-def _finding(rule: str, ids: Sequence[str], message: str, severity: str | None = None) -> Finding:
+def quote(summary: str, limit: int = QUOTE_CHARS) -> str:
+    """A summary on one line, shortened to ``limit`` characters with an ellipsis."""
+    text = one_line(summary) if any(c in summary for c in _BREAKS) else summary
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def _ids_text(ids: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+_KIND_BIT = {k: 1 << i for i, k in enumerate(KINDS)}
+_UNGOVERNED_BIT = 1 << len(KINDS)
+_GOVERNED_BIT = 1 << (len(KINDS) + 1)  # a revision the user made or approved
+_MEMORY_BITS = _KIND_BIT["remember"] | _KIND_BIT["recall"]
+_ALL_KINDS = (1 << len(KINDS)) - 1
+_FAR = 1 << 30
+
+
+def _own_bit(e: Event) -> int:
+    """The bit of an event's kind, plus the ungoverned or governed bit of a revision."""
+    b = _KIND_BIT[e.kind]
+    if e.kind == "revise":
+        f = e.fields
+        if f["made_by"] == "agent" and f["governance"] == "none":
+            b |= _UNGOVERNED_BIT
+        elif f["made_by"] == "user" or f["governance"] == "approved":
+            b |= _GOVERNED_BIT
+    return b
+
+
+class _Graph:
+    """The branch as a graph over uses/about, with what lies upstream of each event.
+
+    ``up[i]`` is a bit set of the kinds (and governed/ungoverned revisions)
+    anywhere upstream of ``i``. ``mem[i]`` is ``(near_u, near_r, far_u)``:
+    the newest unreviewed and reviewed memories upstream of ``i`` of up to two
+    sessions each (the newest one, and the newest of another session), enough
+    to find the newest memory kept in any session other than the event's own,
+    and the lowest session ordinal of an unreviewed memory upstream. All are
+    filled in commit order, because every edge points to an earlier event; an
+    event with one source shares that source's tuples.
+    """
+
+    def __init__(self, events: Sequence[Event], sources: dict[str, tuple[str, ...]], by_id: dict[str, Event],
+                 pos: dict[str, int]):
+        self.by_id, self.sources, self.pos = by_id, sources, pos
+        order: dict[str, int] = {}
+        for e in events:
+            if e.session not in order:
+                order[e.session] = len(order)
+        self.order = order
+        own: dict[str, int] = {}
+        up: dict[str, int] = {}
+        thru: dict[str, int] = {}  # up | own: what an event passes on to the events that name it
+        mem: dict[str, tuple[tuple[str, ...], tuple[str, ...], int]] = {}  # (near_u, near_r, far_u)
+        reviewed: dict[str, bool] = {}
+        kbit = _KIND_BIT
+        none = ((), (), _FAR)
+        push = self._push
+        for e in events:
+            i = e.id
+            kind = e.kind
+            if kind == "revise":
+                b = own[i] = _own_bit(e)
+            else:
+                b = kbit[kind]
+            srcs = sources[i]
+            if not srcs:
+                u = 0
+                thru[i] = b
+                mem[i] = none
+            elif len(srcs) == 1:
+                s = srcs[0]
+                u = thru[s]
+                thru[i] = u | b
+                rv = reviewed.get(s)
+                if rv is None:
+                    mem[i] = mem[s]
+                else:
+                    nu, nr, lo = mem[s]
+                    if rv:
+                        mem[i] = (nu, push(s, nr), lo)
+                    else:
+                        o = order[by_id[s].session]
+                        mem[i] = (push(s, nu), nr, lo if lo < o else o)
+            else:
+                mask, lo = 0, _FAR
+                cu: list[str] = []
+                cr: list[str] = []
+                fu = fr = None
+                mixed = False
+                for s in srcs:
+                    mask |= thru[s]
+                    a, r, f = mem[s]
+                    if a:
+                        if fu is None:
+                            fu = a
+                        elif a is not fu and a != fu:
+                            mixed = True
+                        cu += a
+                    if r:
+                        if fr is None:
+                            fr = r
+                        elif r is not fr and r != fr:
+                            mixed = True
+                        cr += r
+                    if f < lo:
+                        lo = f
+                    rv = reviewed.get(s)
+                    if rv is not None:
+                        mixed = True
+                        if rv:
+                            cr.append(s)
+                        else:
+                            cu.append(s)
+                            lo = min(lo, order[by_id[s].session])
+                u = mask
+                thru[i] = mask | b
+                if mixed:
+                    mem[i] = (self._top(cu), self._top(cr), lo)
+                else:
+                    mem[i] = (fu or (), fr or (), lo)
+            if kind == "act" or kind == "revise":
+                up[i] = u
+            elif kind == "remember":
+                reviewed[i] = any(
+                    by_id[s].kind in ("observe", "outcome") or own.get(s, 0) & _GOVERNED_BIT for s in srcs
+                )
+        # up: acts and revisions only; own: revisions only (other kinds carry just their kind bit)
+        self.own, self.up, self.thru, self.mem, self.reviewed = own, up, thru, mem, reviewed
+        self.revision_positions = [pos[e.id] for e in events if e.kind == "revise"]
+
+    def _push(self, m: str, upstream: tuple[str, ...]) -> tuple[str, ...]:
+        """``m`` (newer than everything upstream of it) and the newest memory of another session."""
+        sess = self.by_id[m].session
+        for x in upstream:
+            if self.by_id[x].session != sess:
+                return (m, x)
+        return (m,)
+
+    def _top(self, cands: list[str]) -> tuple[str, ...]:
+        if not cands:
+            return ()
+        pos = self.pos
+        first = max(cands, key=pos.__getitem__)
+        sess = self.by_id[first].session
+        other = [x for x in cands if self.by_id[x].session != sess]
+        return (first, max(other, key=pos.__getitem__)) if other else (first,)
+
+    def cross_memory(self, e: Event) -> tuple[str | None, bool]:
+        """The newest memory upstream of ``e`` kept in another session, unreviewed ones first."""
+        by_id, sess = self.by_id, e.session
+        nu, nr, _ = self.mem[e.id]
+        for m in nu:
+            if by_id[m].session != sess:
+                return m, True
+        for m in nr:
+            if by_id[m].session != sess:
+                return m, False
+        return None, False
+
+    def walk_to(self, sink: str, target: str) -> tuple[str, ...]:
+        """A chain from ``target`` (a memory upstream of ``sink``) to ``sink``, oldest first."""
+        chain = [sink]
+        cur = sink
+        sources, mem = self.sources, self.mem
+        for _ in range(64):
+            srcs = sources[cur]
+            if target in srcs:
+                chain.append(target)
+                break
+            nxt = next((s for s in srcs if target in sources[s]), None)
+            if nxt is None:
+                nxt = next((s for s in srcs if target in mem[s][0] or target in mem[s][1]), None)
+            if nxt is None:  # cannot happen on a consistent graph; stop rather than loop
+                break
+            chain.append(nxt)
+            cur = nxt
+        return tuple(reversed(chain))
+
+    def search(self, sink: str, hit) -> tuple[tuple[str, ...], bool] | None:
+        """The shortest chain (at most MAX_PATH_EVENTS events) from an event ``hit`` accepts to ``sink``."""
+        parent: dict[str, str | None] = {sink: None}
+        queue = deque([(sink, 1)])
+        sources, by_id = self.sources, self.by_id
+        while queue and len(parent) < _SEARCH_BUDGET:
+            cur, depth = queue.popleft()
+            if depth >= MAX_PATH_EVENTS:
+                continue
+            for s in sources[cur]:
+                if s in parent:
+                    continue
+                parent[s] = cur
+                if hit(by_id[s]):
+                    chain = [s]
+                    while parent[chain[-1]] is not None:
+                        chain.append(parent[chain[-1]])
+                    return tuple(chain), False
+                queue.append((s, depth + 1))
+        return None
+
+    def root_walk(self, sink: str) -> tuple[tuple[str, ...], bool]:
+        """Back along the newest source until nothing is named or the depth limit is reached."""
+        chain = [sink]
+        sources = self.sources
+        while sources[chain[-1]] and len(chain) < MAX_PATH_EVENTS:
+            chain.append(max(sources[chain[-1]], key=self.pos.__getitem__))
+        return tuple(reversed(chain)), bool(sources[chain[-1]])
+
+    def reaches(self, events: Sequence[Event], used_by: dict[str, list[str]]) -> set[str]:
+        """Events from which some later act follows (an act anywhere downstream)."""
+        reach: set[str] = set()
+        by_id = self.by_id
+        for e in reversed(events):
+            for u in used_by.get(e.id, ()):
+                if u in reach or by_id[u].kind == "act":
+                    reach.add(e.id)
+                    break
+        return reach
+
+
+_OBSERVED_WHY = {
+    "HALO-O1": "The observed evidence shows a tool call the agent's own account leaves out, so the trace "
+               "under-reports what the agent did.",
+    "HALO-O2": "The trace claims an execution the observed evidence does not show: either the claim is wrong or "
+               "the evidence is incomplete.",
+}
+
+
+def _finding(rule: str, ids: Sequence[str], message: str, severity: str | None = None, subject: Event | None = None,
+             why: str = "", next_step: str = "") -> Finding:
+    """A finding of ``rule``; ``subject`` is the event it quotes (callers outside this module may leave the
+    context out: renderers then fall back to the rule's remedy)."""
     r = RULES[rule]
-    return Finding(rule, severity or r.severity, tuple(ids), message, r.remedy)
+    return Finding(rule, severity or r.severity, tuple(ids), message, r.remedy,
+                   quote(subject.summary) if subject is not None else "", why, next_step)
 
 
 def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "",
@@ -394,6 +821,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     used_by: dict[str, list[str]] = {}
     outcomes_of: dict[str, list[str]] = {}
     recalled_by: dict[str, list[str]] = {}
+    observed_by: dict[str, list[str]] = {}
     dangling: list[str] = []
     scoped: list[Event] = []
     of_kind: dict[str, list[Event]] = {k: [] for k in KINDS}
@@ -417,26 +845,43 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
                 used_by[s] = [e.id]
             else:
                 lst.append(e.id)
-        if e.kind == "outcome":
+        kind = e.kind
+        if kind == "outcome":
             about = e.fields.get("about")
             if about in valid and by_id[about].kind == "act":
                 outcomes_of.setdefault(about, []).append(e.id)
-        elif e.kind == "recall":
+        elif kind == "recall":
             for s in valid:
                 if by_id[s].kind == "remember":
                     recalled_by.setdefault(s, []).append(e.id)
+        elif kind == "observe":
+            for s in valid:
+                if by_id[s].kind == "act":
+                    observed_by.setdefault(s, []).append(e.id)
 
     # Only a session scope can cite events outside it; the whole trace skips the bookkeeping.
     cited: set[str] = set()
 
     def cite(ids: Iterable[str]) -> tuple[str, ...]:
         ids = tuple(ids)
-        if session:
-            cited.update(ids)
+        cited.update(ids)
         return ids
+
+    if not session:
+        cite = tuple  # type: ignore[assignment]  # the whole trace cites nothing outside it
 
     def later(e: Event) -> tuple[str, ...]:
         return cite(used_by.get(e.id, ()))
+
+    g = _Graph(events, sources, by_id, pos)
+    reach = g.reaches(events, used_by)
+    adverse: dict[str, bool] = {}
+
+    def is_bad(outcome_id: str) -> bool:
+        v = adverse.get(outcome_id)
+        if v is None:
+            v = adverse[outcome_id] = is_adverse(by_id[outcome_id].summary)
+        return v
 
     # -- boundary ------------------------------------------------------------
     sess: dict[str, list] = {}
@@ -476,7 +921,8 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
             by_source[c] += 1
         if not src:
             unsourced.append(e.id)
-        memories.append(Memory(e.id, src, cats, cite(recalled_by.get(e.id, ()))))
+        direct = tuple(u for u in used_by.get(e.id, ()) if by_id[u].kind != "recall")
+        memories.append(Memory(e.id, src, cats, cite(recalled_by.get(e.id, ())), cite(direct), g.reviewed[e.id]))
     write = WriteSide(memories, by_source, unsourced)
 
     # -- read-back ---------------------------------------------------------------
@@ -489,10 +935,11 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         recalls.append(Recall(e.id, retrieved, other, cross, later(e)))
     read = ReadBack(
         recalls=recalls,
-        never_recalled=[m.id for m in memories if not m.recalled_by and pos[m.id] < last],
+        never_recalled=[m.id for m in memories if not m.recalled_by and not m.used_by and pos[m.id] < last],
         unused=[r.id for r in recalls if not r.used_by and pos[r.id] < last],
         without_memory=[r.id for r in recalls if not r.retrieved],
         cross_session=[(r.id, m) for r in recalls for m in r.cross_session],
+        direct=[m.id for m in memories if not m.recalled_by and m.used_by],
     )
 
     # -- actions and outcomes ------------------------------------------------------
@@ -501,7 +948,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     for e in of_kind["act"]:
         t, f = e.fields["trigger"], e.fields["form"]
         matrix[(t, f)] = matrix.get((t, f), 0) + 1
-        acts.append(Act(e.id, t, f, cite(sources[e.id]), cite(outcomes_of.get(e.id, ()))))
+        acts.append(Act(e.id, t, f, cite(sources[e.id]), cite(outcomes_of.get(e.id, ())), cite(observed_by.get(e.id, ()))))
     actions = Actions(
         acts=acts,
         matrix=matrix,
@@ -514,12 +961,17 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     for e in of_kind["outcome"]:
         src = cite(sources[e.id])
         about = e.fields["about"]
-        outcome_infos.append(OutcomeInfo(e.id, about, tuple(s for s in src if s != about), later(e)))
+        outcome_infos.append(OutcomeInfo(e.id, about, tuple(s for s in src if s != about), later(e), is_bad(e.id)))
+
+    def unchecked(a: Act) -> bool:
+        return not a.outcomes and not a.observed_by and not (a.form == "preparation" and used_by.get(a.id))
+
     outcomes = Outcomes(
         coverage=coverage,
         outcomes=outcome_infos,
-        open_loops=[a.id for a in expecting if not a.outcomes],
-        ignored=[o.id for o in outcome_infos if not o.used_by and pos[o.id] < last],
+        open_loops=[a.id for a in expecting if unchecked(a)],
+        ignored=[o.id for o in outcome_infos if o.adverse and not o.used_by and pos[o.id] < last],
+        observed=[a.id for a in expecting if not a.outcomes and a.observed_by],
     )
 
     # -- mechanism --------------------------------------------------------------------
@@ -537,35 +989,43 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         if len(group) > 1 and in_scope:
             repeated.append(RepeatedTarget(in_scope[0].fields["target"], cite(e.id for e in group)))
     repeated.sort(key=lambda r: _num(r.ids[0]))
+    unbounded = [r.id for r in revisions if r.governance == "bounded" and not _bound_upstream(g, r.id, _same_target(r.target))]
     mechanism = Mechanism(
         revisions=revisions,
         ungoverned=[r.id for r in revisions if r.ungoverned],
         no_evidence=[r.id for r in revisions if not r.basis],
         repeated=repeated,
+        unbounded=unbounded,
     )
 
     # -- behavioral-authority paths ------------------------------------------------------
-    sinks = [e for e in scoped if e.kind == "revise" or (e.kind == "act" and e.fields["trigger"] == "self")]
-    authority = _authority(sinks, sources, by_id, pos)
+    authority, cross_of = _authority(scoped, g)
     for p in authority.paths:
         cite(p.ids)
+        cite(p.also)
 
     # -- metrics -------------------------------------------------------------------------------
     metrics = Metrics(
         outcome_coverage=coverage,
-        memories_recalled=Ratio(sum(1 for m in memories if m.recalled_by), len(memories)),
+        memories_recalled=Ratio(sum(1 for m in memories if m.recalled_by or m.used_by), len(memories)),
         outcomes_used=Ratio(sum(1 for o in outcome_infos if o.used_by), len(outcome_infos)),
         revisions_governed=Ratio(sum(1 for r in revisions if r.governance != "none"), len(revisions)),
         self_initiated=Ratio(len(actions.self_initiated), len(acts)),
     )
 
-    findings = _findings(scoped, by_id, write=write, read=read, actions=actions, outcomes=outcomes, mechanism=mechanism)
+    ctx = _Context(events, scoped, by_id, pos, last, g, used_by, recalled_by, reach, is_bad, cross_of, session)
+    findings = _findings(ctx, write=write, read=read, actions=actions, outcomes=outcomes, mechanism=mechanism)
+    for f in findings:
+        cite(f.ids)
 
     # -- observed evidence (halo_git/observed.py) ------------------------------------------
     alignment = _observed.align(observed, scoped, session=session) if observed is not None else None
     if alignment is not None:
-        extra = [_finding(f.rule, f.ids, f.message, f.severity) for f in alignment.findings]
+        extra = [Finding(f.rule, f.severity, tuple(f.ids), f.message, RULES[f.rule].remedy, "", _OBSERVED_WHY[f.rule],
+                         RULES[f.rule].remedy) for f in alignment.findings]
         findings = sorted(findings + extra, key=lambda f: (SEVERITY_RANK[f.severity], f.rule, _num(f.ids[0]) if f.ids else 0))
+        for f in extra:
+            cite(f.ids)
 
     evidence = {e.id: e for e in scoped}
     outside = sorted((i for i in cited if i not in evidence), key=_num)
@@ -597,130 +1057,515 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     )
 
 
-def _authority(
-    sinks: list[Event],
-    sources: dict[str, tuple[str, ...]],
-    by_id: dict[str, Event],
-    pos: dict[str, int],
-) -> Authority:
-    """Backward chains from each sink, longest first, at most ``PATHS_PER_SINK`` each.
+def _bound_upstream(g: _Graph, rev: str, target: str) -> bool:
+    """Whether the ancestry of ``rev`` holds a user-made or approved revision of ``target``."""
+    if not g.up[rev] & _GOVERNED_BIT:
+        return False
+    seen = {rev}
+    stack = list(g.sources[rev])
+    by_id = g.by_id
+    while stack and len(seen) < 20 * _SEARCH_BUDGET:
+        s = stack.pop()
+        if s in seen:
+            continue
+        seen.add(s)
+        e = by_id[s]
+        if e.kind == "revise" and g.own[s] & _GOVERNED_BIT and _same_target(e.fields["target"]) == target:
+            return True
+        if g.thru[s] & _GOVERNED_BIT:
+            stack.extend(g.sources[s])
+    return False
 
-    ``height[i]`` is the number of events on the longest chain ending at ``i``
-    (capped at the depth limit) and ``up[i]`` a bit set of the kinds anywhere
-    upstream of ``i``; both are filled in commit order because every edge
-    points to an earlier event, so the graph has no cycles to loop on. The
-    walk from a sink then tries predecessors tallest first, which makes its
-    first complete path a longest one and bounds the work per sink.
+
+# -- authority paths ---------------------------------------------------------------------------
+
+
+def _sink_classes(e: Event, cross: bool) -> tuple[str, ...]:
+    out = []
+    if e.kind == "act":
+        if e.fields["form"] == "execution":
+            out.append("execution")
+        if e.fields["trigger"] == "self":
+            out.append("self")
+    else:
+        out.append("revise")
+    if cross:
+        out.append("cross-session")
+    return tuple(out)
+
+
+def _authority(scoped: list[Event], g: _Graph) -> tuple[Authority, dict[str, tuple[str, bool]]]:
+    """Sinks, their upstream summary, and the most salient decisive chains (see ``Authority``).
+
+    A sink is every execution (any trigger), every self-initiated act, every
+    revision and every act whose ancestry holds memory kept in another session.
+    Sinks are ranked by what lies upstream (memory of another session,
+    ungoverned revision, retained memory, outcomes, revisions) and by what the
+    sink is (execution, self-initiated, revision); the top ones get their
+    decisive chain: the shortest one back to the most salient event upstream.
+    Chains of the same shape from the same event are merged.
     """
-    if not sinks:
-        return Authority([], 0, 0)
-    limit = max(pos[s.id] for s in sinks)
-    height: dict[str, int] = {}
-    up: dict[str, int] = {}
-    for h in by_id:  # commit order
-        if pos[h] > limit:
-            break
-        best = mask = 0
-        for s in sources[h]:
-            if height[s] > best:
-                best = height[s]
-            mask |= up[s] | _bit(by_id[s])
-        height[h] = best + 1 if best < MAX_PATH_EVENTS else MAX_PATH_EVENTS
-        up[h] = mask
-
-    paths: list[AuthorityPath] = []
-    sinks_with_more = 0
-    for sink in sinks:
-        found: list[tuple[tuple[str, ...], bool]] = []
-        stack: list[tuple[str, ...]] = [(sink.id,)]  # each entry: a chain, newest first
-        while stack and len(found) <= PATHS_PER_SINK:
-            chain = stack.pop()
-            preds = sources[chain[-1]]
-            if not preds or len(chain) == MAX_PATH_EVENTS:
-                found.append((chain[::-1], bool(preds)))
-                continue
-            # push shortest first so the tallest predecessor is explored next
-            for p in sorted(preds, key=lambda s: (height[s], pos[s])):
-                stack.append(chain + (p,))
-        if len(found) > PATHS_PER_SINK:
-            sinks_with_more += 1
-            found = found[:PATHS_PER_SINK]
-        for ids, truncated in found:
-            kinds = {by_id[i].kind for i in ids[:-1]}
-            paths.append(AuthorityPath(sink.id, ids, truncated, tuple(k for k in KINDS if k in kinds)))
-    paths.sort(key=lambda p: (-len(p.ids), _num(p.sink), [_num(i) for i in p.ids]))
-    upstream = {s.id: tuple(k for k in KINDS if up[s.id] & _KIND_BIT[k]) for s in sinks}
-    ungoverned = [s.id for s in sinks if up[s.id] & _UNGOVERNED_BIT]
-    return Authority(paths, len(sinks), sinks_with_more, upstream=upstream, ungoverned_upstream=ungoverned)
-
-
-_KIND_BIT = {k: 1 << i for i, k in enumerate(KINDS)}
-_UNGOVERNED_BIT = 1 << len(KINDS)
-
-
-def _bit(e: Event) -> int:
-    """The bit of an event's kind, plus the ungoverned bit for an ungoverned self-revision."""
-    if e.kind == "revise" and e.fields["made_by"] == "agent" and e.fields["governance"] == "none":
-        return _KIND_BIT["revise"] | _UNGOVERNED_BIT
-    return _KIND_BIT[e.kind]
-
-
-def _findings(
-    scoped: list[Event],
-    by_id: dict[str, Event],
-    *,
-    write: WriteSide,
-    read: ReadBack,
-    actions: Actions,
-    outcomes: Outcomes,
-    mechanism: Mechanism,
-) -> list[Finding]:
-    """Apply every rule in ``RULES``; sorted by severity, rule id, then first event id."""
-    out: list[Finding] = []
-    for i in write.unsourced:
-        out.append(_finding("HALO-M1", [i], "Memory kept with nothing in uses: its provenance cannot be checked."))
-    for i in read.never_recalled:
-        out.append(_finding("HALO-M2", [i], "No recall ever named this memory, although the trace went on."))
-    for i in read.without_memory:
-        out.append(_finding("HALO-M3", [i], "Recall names no remember event it retrieved."))
-    for i in read.unused:
-        out.append(_finding("HALO-M4", [i], "No later event used this recall."))
-    for a in actions.acts:
-        if a.trigger == "self" and a.form == "execution":
-            if a.outcomes:
-                out.append(_finding("HALO-A1", [a.id, *a.outcomes], "Self-initiated execution; its outcome was logged.", "medium"))
-            else:
-                out.append(_finding("HALO-A1", [a.id], "Self-initiated execution with no outcome logged.", "high"))
-        if not a.basis:
-            out.append(_finding(
-                "HALO-A3", [a.id], f"Act (trigger={a.trigger}, form={a.form}) names no basis in uses.",
-                "medium" if a.trigger == "self" else "low",
-            ))
-    for i in outcomes.open_loops:
-        f = by_id[i].fields
-        out.append(_finding("HALO-A2", [i], f"Act (trigger={f['trigger']}, form={f['form']}) has no outcome: the loop is open."))
-    for i in outcomes.ignored:
-        out.append(_finding("HALO-S1", [i], "No later event used this outcome: the feedback was ignored."))
-    per_session: dict[str, list[str]] = {}
-    observed: set[str] = set()
+    sinks: list[Event] = []
+    cross_of: dict[str, tuple[str, bool]] = {}
+    classes = dict.fromkeys(("execution", "self", "revise", "cross-session"), 0)
+    score: dict[str, int] = {}
     for e in scoped:
         if e.kind == "act":
-            per_session.setdefault(e.session, []).append(e.id)
+            m, unreviewed = g.cross_memory(e)
+            if m is not None:
+                cross_of[e.id] = (m, unreviewed)
+            if m is None and e.fields["form"] != "execution" and e.fields["trigger"] != "self":
+                continue
+        elif e.kind != "revise":
+            continue
+        else:
+            m = None
+        sinks.append(e)
+        for c in _sink_classes(e, m is not None):
+            classes[c] += 1
+        up = g.up[e.id]
+        s = (16 + (4 if cross_of[e.id][1] else 0)) if m is not None else 0
+        s += 8 if up & _UNGOVERNED_BIT else 0
+        s += 4 if up & _MEMORY_BITS else 0
+        s += 2 if up & _KIND_BIT["outcome"] else 0
+        s += 2 if up & _KIND_BIT["revise"] else 0
+        if e.kind == "act":
+            s += 3 if e.fields["form"] == "execution" else 0
+            s += 1 if e.fields["trigger"] == "self" else 0
+        else:
+            s += 2
+        score[e.id] = s
+    if not sinks:
+        return Authority([], 0, 0, classes=classes), cross_of
+    pos = g.pos
+    ranked = sorted(sinks, key=lambda e: (-score[e.id], pos[e.id]))
+    chains: list[AuthorityPath] = []
+    for e in ranked[: PATHS_LISTED * 4]:
+        chains.append(_decisive(e, g, cross_of.get(e.id), score[e.id]))
+    merged: dict[tuple, AuthorityPath] = {}
+    for p in chains:
+        sink = g.by_id[p.sink]
+        shape = (p.ids[0], tuple(g.by_id[i].kind for i in p.ids), sink.kind, sink.fields.get("form"), sink.fields.get("trigger"))
+        if shape in merged and len(p.ids) > 1:
+            q = merged[shape]
+            merged[shape] = AuthorityPath(q.sink, q.ids, q.truncated, q.carriers, q.salience, q.also + (p.sink,), q.score)
+        else:
+            merged[shape if len(p.ids) > 1 else (p.sink,)] = p
+    paths = sorted(merged.values(), key=lambda p: (-p.score, len(p.ids), pos[p.sink]))[:PATHS_LISTED]
+    listed = sum(1 + len(p.also) for p in paths)
+    kinds_of: dict[int, tuple[str, ...]] = {}  # one tuple per distinct bit set
+    for e in sinks:
+        b = g.up[e.id] & _ALL_KINDS
+        if b not in kinds_of:
+            kinds_of[b] = tuple(k for k in KINDS if b & _KIND_BIT[k])
+    upstream = {e.id: kinds_of[g.up[e.id] & _ALL_KINDS] for e in sinks}
+    ungoverned = [e.id for e in sinks if g.up[e.id] & _UNGOVERNED_BIT]
+    auth = Authority(
+        paths, len(sinks), len(sinks) - listed, upstream=upstream, ungoverned_upstream=ungoverned,
+        classes=classes, cross_session=[e.id for e in sinks if e.id in cross_of],
+    )
+    return auth, cross_of
+
+
+def _decisive(e: Event, g: _Graph, cross: tuple[str, bool] | None, score: int) -> AuthorityPath:
+    up = g.up[e.id]
+    found: tuple[tuple[str, ...], bool] | None = None
+    if cross is not None:
+        found = (g.walk_to(e.id, cross[0]), False)
+    else:
+        for bit, hit in (
+            (_UNGOVERNED_BIT, lambda x: x.kind == "revise" and bool(g.own[x.id] & _UNGOVERNED_BIT)),
+            (_KIND_BIT["remember"], lambda x: x.kind == "remember"),
+            (_KIND_BIT["recall"], lambda x: x.kind == "recall"),
+            (_KIND_BIT["outcome"], lambda x: x.kind == "outcome"),
+            (_KIND_BIT["revise"], lambda x: x.kind == "revise"),
+        ):
+            if up & bit:
+                r = g.search(e.id, hit)
+                if r is not None:
+                    found = (r[0], False)
+                    break
+    if found is None:
+        found = g.root_walk(e.id)
+    ids, truncated = found
+    by_id = g.by_id
+    kinds = {by_id[i].kind for i in ids[:-1]}
+    salience: list[str] = []
+    if cross is not None:
+        m = by_id[cross[0]]
+        salience.append(f"memory kept in session {m.session}" + (" from the agent's own output" if cross[1] else ""))
+    for i in ids[:-1]:
+        if g.own.get(i, 0) & _UNGOVERNED_BIT:
+            salience.append(f"ungoverned self-revision {i}")
+            break
+    if cross is None and kinds & {"remember", "recall"}:
+        salience.append("retained memory")
+    if "outcome" in kinds:
+        salience.append("outcome")
+    if "revise" in kinds and not any(s.startswith("ungoverned") for s in salience):
+        salience.append("earlier revision")
+    carriers = tuple(k for k in KINDS if k in kinds)
+    return AuthorityPath(e.id, ids, truncated, carriers, tuple(salience), (), score)
+
+
+@dataclass
+class _Context:
+    events: Sequence[Event]
+    scoped: list[Event]
+    by_id: dict[str, Event]
+    pos: dict[str, int]
+    last: int
+    g: _Graph
+    used_by: dict[str, list[str]]
+    recalled_by: dict[str, list[str]]
+    reach: set[str]
+    is_bad: object
+    cross_of: dict[str, tuple[str, bool]]
+    session: str
+
+
+def _what_kept(g: _Graph, m: str) -> str:
+    srcs = g.sources[m]
+    if not srcs:
+        return "nothing named in uses"
+    by_id = g.by_id
+    present = {by_id[s].kind for s in srcs}
+    return ", ".join(k for k in KINDS if k in present)
+
+
+def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actions, outcomes: Outcomes,
+              mechanism: Mechanism) -> list[Finding]:
+    """Apply every rule in ``RULES``; sorted by severity, rule id, then first event id."""
+    g, by_id, pos, last, used_by = ctx.g, ctx.by_id, ctx.pos, ctx.last, ctx.used_by
+    is_bad = ctx.is_bad
+    out: list[Finding] = []
+    add = out.append
+
+    def after(i: str) -> int:
+        return last - pos[i]
+
+    # -- memory -------------------------------------------------------------------------
+    for i in write.unsourced:
+        acted = i in ctx.reach
+        add(_finding(
+            "HALO-M1", [i], "Kept with nothing in uses: its provenance cannot be checked.",
+            "medium" if acted else "low", by_id[i],
+            "An act later builds on it, so material of unknown origin carries authority over what the agent does."
+            if acted else "Nothing acts on it yet, but what it holds cannot be traced to where it came from.",
+            f"Have the agent name what {i} keeps (the observation, act or outcome) in its uses.",
+        ))
+    for i in read.never_recalled:
+        add(_finding(
+            "HALO-M2", [i], "No later event names it, neither a recall nor a direct use.", "info", by_id[i],
+            f"The trace went on for {_plural(after(i), 'more event')} without reading it back: the agent keeps "
+            "material it never uses, or forgets to look it up.",
+            "Recall it where it is relevant, or stop retaining this kind of material.",
+        ))
+    for i in read.without_memory:
+        add(_finding(
+            "HALO-M3", [i], "Names no remember event it retrieved.", "low", by_id[i],
+            "The read-back cannot be tied to what was kept, so the memory's influence on later steps is invisible.",
+            f"Have the agent name the remember events {i} retrieved in its uses.",
+        ))
+    dropped: set[str] = set()
+    for m in write.memories:
+        recs = ctx.recalled_by.get(m.id, ())
+        if len(recs) < 2 or m.id in ctx.reach or pos[recs[-1]] >= last:
+            continue
+        dropped.update(recs)
+        n_sess = len({by_id[r].session for r in recs})
+        add(_finding(
+            "HALO-M5", [m.id, *recs],
+            f"Recalled {len(recs)} times ({_ids_text(recs)}) in {_plural(n_sess, 'session')}; no act ever follows from it.",
+            "medium", by_id[m.id],
+            "The agent keeps looking this up and never acts on it: an obligation it carries is being dropped, "
+            "and nothing tells the user.",
+            f"Have the agent act on {m.id} or log that it no longer applies, and stop recalling it.",
+        ))
+    for r in read.recalls:
+        if r.used_by or pos[r.id] >= last or r.id in dropped:
+            continue
+        got = f" (it retrieved {_ids_text(r.retrieved)})" if r.retrieved else ""
+        add(_finding(
+            "HALO-M4", [r.id], f"No later event names this recall{got}.", "low", by_id[r.id],
+            "The material was looked up and then nothing used it: it either informed a step that does not say so, "
+            "or the lookup was wasted.",
+            f"Have the agent name {r.id} in the uses of the step it informed.",
+        ))
+    # superseded memories recalled again
+    superseded: dict[str, str] = {}
+    for e in ctx.events:
+        if e.kind != "remember":
+            continue
+        for s in g.sources[e.id]:
+            olds = (s,) if by_id[s].kind == "remember" else (
+                tuple(x for x in g.sources[s] if by_id[x].kind == "remember") if by_id[s].kind == "recall" else ())
+            for old in olds:
+                superseded.setdefault(old, e.id)
+    for m in write.memories:
+        new = superseded.get(m.id)
+        if new is None or not (ctx.recalled_by.get(new) or _REPLACES_RE.search(by_id[new].summary)):
+            continue
+        stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new]]
+        if not stale:
+            continue
+        acted = any(r in ctx.reach for r in stale)
+        both = " (alongside the newer one)" if all(new in g.sources[r] for r in stale) else ""
+        add(_finding(
+            "HALO-M6", [m.id, new, *stale],
+            f"{new} remember replaced it, yet {_ids_text(stale)} recalled it afterwards{both}.",
+            "medium" if acted else "low", by_id[m.id],
+            "The stale recall feeds an act, so superseded material still drives behaviour." if acted else
+            "The superseded version keeps reaching the agent's context and can win over the newer one.",
+            f"Have the agent retrieve {new} instead of {m.id}, and mark {m.id} as replaced so it is no longer recalled.",
+        ))
+    for m in write.memories:
+        for a in m.sources:
+            if by_id[a].kind != "act":
+                continue
+            bad = [o for o in _outcomes_about(ctx, a) if is_bad(o) and o not in m.sources]
+            if not bad:
+                continue
+            o = bad[0]
+            readers = [u for u in used_by.get(m.id, ()) if pos[u] > pos[o]]
+            add(_finding(
+                "HALO-M7", [m.id, a, o],
+                f"Keeps {a} act, whose outcome {o} reports a problem, without keeping that outcome.",
+                "medium" if readers else "low", by_id[m.id],
+                f"{readers[0]} {by_id[readers[0]].kind} reads it back after the failure was known, so failed material "
+                "is passed on as if it had worked." if readers else
+                "The failure is not stored with the material: whatever reads it later will not know it failed.",
+                f"Name {o} in the uses of {m.id} (keep the failure with the material), or drop material from failed acts.",
+            ))
+            break
+
+    # -- actions ----------------------------------------------------------------------------
+    a1: set[str] = set()
+    for a in actions.acts:
+        e = by_id[a.id]
+        if a.trigger == "self" and a.form == "execution":
+            a1.add(a.id)
+            bad = [o for o in a.outcomes if is_bad(o)]
+            ruled = bool(g.up[a.id] & _GOVERNED_BIT)
+            if bad:
+                state, tail = f"; its outcome {bad[0]} reports a problem", f" {bad[0]} reports a problem, so the change already cost something."
+            elif a.outcomes:
+                state, tail = f"; its outcome {a.outcomes[0]} was logged", ""
+            else:
+                state, tail = "; no outcome was logged", " No outcome was logged, so nobody can tell how it went."
+            add(_finding(
+                "HALO-A1", [a.id, *a.outcomes], f"Executed on its own (trigger=self){state}.",
+                "medium" if ruled and not bad else "high", e,
+                "Nothing the user asked or scheduled started this change to the world"
+                + (", though a rule the user made or approved lies upstream of it." if ruled else
+                   ", and no rule the user made or approved lies upstream of it.") + tail,
+                f"Check that the user's rule upstream really covers {a.id}, and log how it went." if ruled and not bad else
+                f"Decide with the user whether the agent may do what {a.id} did on its own; if so log that rule "
+                "(halo_revise, made_by=user) and name it in uses, if not make the agent ask first.",
+            ))
+        if not a.basis:
+            add(_finding(
+                "HALO-A3", [a.id], f"Names no basis in uses (trigger={a.trigger}, form={a.form}).",
+                "medium" if a.trigger == "self" else "low", e,
+                "A self-initiated act with no logged basis: nobody can tell what prompted it."
+                if a.trigger == "self" else "The request it answers is not in the trace, so its authority cannot be traced.",
+                f"Have the agent name the observation, recall or rule behind {a.id} in its uses.",
+            ))
+        cross = ctx.cross_of.get(a.id)
+        if cross is not None and a.form != "silence":
+            f = _a4(ctx, a, e, *cross)
+            if f is not None:
+                add(f)
+    for i in outcomes.open_loops:
+        if i in a1:
+            continue
+        f = by_id[i].fields
+        n = len(used_by.get(i, ()))
+        add(_finding(
+            "HALO-A2", [i], f"No outcome about it and no observation naming it (trigger={f['trigger']}, form={f['form']}).",
+            "low", by_id[i],
+            f"{_plural(n, 'later event')} build{'s' if n == 1 else ''} on it without knowing how it went." if n else
+            "Nothing in the trace shows whether it worked.",
+            f"Have the agent log halo_outcome with about={i}, or halo_observe naming {i} in uses, once it sees how it went.",
+        ))
+
+    # -- sensing --------------------------------------------------------------------------------
+    repeats: dict[tuple[str, str], list[int]] = {}
+    for e in ctx.events:
+        if e.kind == "act":
+            repeats.setdefault((e.fields["trigger"], e.fields["form"]), []).append(pos[e.id])
+    for i in outcomes.ignored:
+        about = by_id[i].fields["about"]
+        af = by_id[about].fields
+        lst = repeats.get((af["trigger"], af["form"]), [])
+        k = bisect_right(lst, pos[i])
+        rep = ctx.events[lst[k]].id if k < len(lst) else None
+        add(_finding(
+            "HALO-S1", [i, about, *([rep] if rep else [])],
+            f"Reports a problem with {about}, and no later event names it"
+            + (f"; {rep} repeats the same kind of act (trigger={af['trigger']}, form={af['form']}) without it." if rep else "."),
+            "medium" if rep else "low", by_id[i],
+            "The agent did the same kind of thing again without building on the failure, so the problem can recur."
+            if rep else "The failure left no trace in what the agent did next: no memory, revision or act builds on it.",
+            f"Have the agent name {i} in the uses of its next {af['form']} act, or keep it in a memory or a revision.",
+        ))
+    per_session: dict[str, list[str]] = {}
+    observed: set[str] = set()
+    for e in ctx.scoped:
+        if e.kind == "act":
+            if not g.up[e.id] & _GOVERNED_BIT:
+                per_session.setdefault(e.session, []).append(e.id)
         elif e.kind == "observe":
             observed.add(e.session)
     for name, ids in per_session.items():
         if name not in observed:
             n = len(ids)
-            out.append(_finding("HALO-S2", ids, f"Session “{name}” has {n} act{'s' if n != 1 else ''} but no observation."))
+            add(_finding(
+                "HALO-S2", ids, f"Session “{name}” has {_plural(n, 'act')} but no observation.", "medium", by_id[ids[0]],
+                f"{'These acts rest' if n != 1 else 'The act rests'} on no observation of the current situation and "
+                "on no rule the user made or approved.",
+                f"Have the agent log what it takes in during session “{name}” (halo_observe) and name it in the acts' uses.",
+            ))
+
+    # -- mechanism --------------------------------------------------------------------------------
+    unbounded = set(mechanism.unbounded)
     for r in mechanism.revisions:
-        if r.ungoverned:
-            n = len(r.used_by)
-            tail = f" {n} later event{'s' if n != 1 else ''} build{'s' if n == 1 else ''} on it." if n else ""
-            out.append(_finding("HALO-R1", [r.id, *r.used_by], f"The agent revised “{r.target}” on its own with governance=none.{tail}"))
+        e = by_id[r.id]
+        n = len(r.used_by)
+        builds = f" {_plural(n, 'later event')} build{'s' if n == 1 else ''} on it." if n else ""
+        approval = next((u for u in used_by.get(r.id, ()) if approved_revision(by_id[u], by_id) == r.id), None)
+        if r.ungoverned and approval is not None:  # the user approved it afterwards: the loop closed
+            asking = _asked_between(by_id, pos, approval, r.id)  # the request and answer leading to the approval
+            before = [u for u in r.used_by if pos[u] < pos[approval] and u not in asking]
+            relied = (f" {_plural(len(before), 'event')} ({_ids_text(before)}) rested on it before the approval."
+                      if before else "")
+            add(_finding(
+                "HALO-R1", [r.id, approval, *before],
+                f"Revised “{r.target}” on its own with governance=none; the user approved it afterwards ({approval}).{relied}",
+                "info", e,
+                "The change is settled now; what the agent did with it before the approval ran on an unreviewed rule."
+                if before else "The change was approved before anything relied on it.",
+                f"Ask for the user's approval before changing “{r.target}” next time, not after.",
+            ))
+        elif r.ungoverned:
+            add(_finding(
+                "HALO-R1", [r.id, *r.used_by], f"Revised “{r.target}” on its own with governance=none.{builds}", "high", e,
+                "A durable change to how the agent works, with neither the user's approval nor a bound the user set"
+                + (f"; {_plural(n, 'later event')} already rest{'s' if n == 1 else ''} on it." if n else "."),
+                f"Have the user approve or undo the change to “{r.target}” and log the decision (halo_revise with made_by=user "
+                "or governance=approved).",
+            ))
+        if r.id in unbounded:
+            add(_finding(
+                "HALO-R5", [r.id, *r.used_by],
+                f"Claims governance=bounded for “{r.target}”, but no revision of that target made or approved by the "
+                f"user lies upstream.{builds}", "high" if n else "medium", e,
+                "The bound it claims is nowhere in the trace, so the change is as unreviewed as governance=none.",
+                f"Log the bound the user set for “{r.target}” and name it in the uses of {r.id}, or log the change "
+                "as governance=none.",
+            ))
         if not r.basis:
-            out.append(_finding("HALO-R2", [r.id], f"Revision of “{r.target}” names no evidence in uses."))
+            add(_finding(
+                "HALO-R2", [r.id], f"Revision of “{r.target}” names no evidence in uses.",
+                "medium" if r.made_by == "agent" else "low", e,
+                "Nobody can tell what the change answers to, or check that it was warranted." if r.made_by == "agent"
+                else "The user's change is logged, but not what prompted it.",
+                f"Name the observations, outcomes or memories behind {r.id} in its uses.",
+            ))
     for rep in mechanism.repeated:
-        out.append(_finding("HALO-R3", rep.ids, f"“{rep.target}” was revised {len(rep.ids)} times."))
+        governed = all(g.own[i] & _GOVERNED_BIT for i in rep.ids)
+        add(_finding(
+            "HALO-R3", rep.ids, f"“{rep.target}” was revised {len(rep.ids)} times ({_ids_text(rep.ids)}).",
+            "info" if governed else "medium", by_id[rep.ids[0]],
+            "The user adjusted this target several times; every change was theirs or approved." if governed else
+            "The target keeps changing, and not always with the user's approval: earlier changes did not hold.",
+            f"Review why earlier revisions of “{rep.target}” did not hold, and settle it once with the user.",
+        ))
     # Within a rule no two findings start with the same event, so this order is total.
     out.sort(key=lambda f: (SEVERITY_RANK[f.severity], f.rule, _num(f.ids[0])))
     return out
+
+
+def _asked_between(by_id: dict[str, Event], pos: dict[str, int], approval: str, revision: str) -> set[str]:
+    """The events after ``revision`` that ``approval`` rests on (over uses and
+    about): the question to the user and the answer, not reliance on the change."""
+    seen: set[str] = set()
+    todo = [approval]
+    while todo:
+        e = by_id[todo.pop()]
+        for u in (*e.uses, *([e.fields["about"]] if e.kind == "outcome" else ())):
+            if u in by_id and u not in seen and pos[u] > pos[revision]:
+                seen.add(u)
+                todo.append(u)
+    return seen
+
+
+def _outcomes_about(ctx: _Context, act: str) -> list[str]:
+    return [u for u in ctx.used_by.get(act, ()) if ctx.by_id[u].kind == "outcome" and ctx.by_id[u].fields["about"] == act]
+
+
+def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | None:
+    g, by_id = ctx.g, ctx.by_id
+    order = g.order
+    mem = by_id[m]
+    back = abs(order[e.session] - order[mem.session])
+    far = back
+    lowest = g.mem[a.id][2]
+    if unreviewed and lowest < order[e.session]:
+        far = max(far, order[e.session] - lowest)
+    execution = a.form == "execution"
+    if unreviewed:
+        severity = "high" if execution else ("medium" if far >= 2 else "low")
+    elif execution:
+        severity = "info"
+    else:
+        return None
+    chain = g.walk_to(a.id, m)
+    middle = [i for i in chain[1:-1]]
+    via = f" through {', '.join(f'{i} {by_id[i].kind}' for i in middle[:3])}" + (" …" if len(middle) > 3 else "") if middle else ""
+    sessions = "session" if back == 1 else "sessions"
+    when = f"{back} {sessions} earlier" if pos_earlier(ctx, m, a.id) else "in another session"
+    message = (f"Rests on {m} remember, kept in session “{mem.session}” {when}{via}; "
+               f"the memory keeps {_what_kept(g, m)}.")
+    if unreviewed:
+        what = "from its own output" if g.sources[m] else "with no source named"
+        why = (f"Material the agent retained {what} in an earlier session drives "
+               + ("an execution" if execution else f"this {a.form}") +
+               ": nothing reviewed it in between, so whatever it got wrong then is carried into action now.")
+        confirm = [s for s in a.basis if by_id[s].kind == "observe" and by_id[s].session == e.session] if execution else []
+        if confirm:
+            why += (f" The observation it names, {confirm[0]}, shows the request or the user's go-ahead, "
+                    "not a review of the retained content.")
+        if far > back:
+            why += f" The oldest unreviewed material on its ancestry was kept {far} sessions earlier."
+    else:
+        why = (f"The memory keeps what the agent observed, but it is {back} {sessions} old when it drives this "
+               "execution; nothing in this session confirms it still holds.")
+    revs = _revisions_between(ctx, m, a.id, set(chain)) if execution else []
+    if revs:
+        r = by_id[revs[-1]]
+        why += (f" Since {m} was kept, {r.id} revised “{r.fields['target']}”, and the chain does not name that "
+                "revision, so the material may predate the current rule.")
+    step = (f"Have {m} reviewed before it drives {a.id} (an observation or confirmation in session “{e.session}” "
+            "named in its uses), or stop carrying it across sessions." if unreviewed else
+            f"Confirm that {m} still holds before executing on it, and name that observation in {a.id}'s uses.")
+    return _finding("HALO-A4", [a.id, *chain[:-1]], message, severity, e, why, step)
+
+
+def pos_earlier(ctx: _Context, a: str, b: str) -> bool:
+    return ctx.g.order[ctx.by_id[a].session] < ctx.g.order[ctx.by_id[b].session]
+
+
+def _revisions_between(ctx: _Context, m: str, act: str, chain: set[str]) -> list[str]:
+    """The newest revision logged after memory ``m`` and before ``act`` that the chain does not name."""
+    lo, hi = ctx.pos[m], ctx.pos[act]
+    revs = ctx.g.revision_positions
+    k = bisect_left(revs, hi) - 1
+    steps = 0
+    while k >= 0 and revs[k] > lo and steps < 50:
+        i = ctx.events[revs[k]].id
+        if i not in chain:
+            return [i]
+        k -= 1
+        steps += 1
+    return []

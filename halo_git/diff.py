@@ -18,8 +18,14 @@ Two scopes, chosen so deltas mean something:
 Findings are matched across sides by rule, severity and the content of the
 event each finding is about (kind, summary and the kind's own fields; not the
 id, which can collide, nor the session label or time, which differ between
-runs), counted as multisets. A finding on HEAD with no match on BASE is new; a
-finding on BASE with no match on HEAD is resolved.
+runs), counted as multisets.
+
+Sessions are matched across sides by label, so like is compared with like: a
+branch that simply did not run a session has not resolved that session's
+findings. An unmatched finding whose session both sides ran is *new* (on HEAD)
+or *resolved* (on BASE); an unmatched finding of a session only BASE ran is
+*not run on HEAD*, and one of a session only HEAD ran is *only on HEAD*. A
+finding's session is the session of the event it is about.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ MAX_RUNS = 12  # id runs (e3–e7) cited per cell in Markdown
 METRICS: dict[str, str] = {
     "outcome_coverage": "outcome coverage (acts other than silence with an outcome)",
     "self_initiated": "self-initiated share (acts with trigger=self)",
-    "memories_recalled": "memories recalled (remember events a recall names)",
+    "memories_recalled": "memories read back (remember events a later recall or step names)",
     "revisions_governed": "governed revisions (governance approved or bounded)",
 }
 
@@ -83,8 +89,13 @@ class BehaviourDiff:
     head: Side
     common: int  # events shared (e1..e<common>)
     merge_base: str | None  # commit of e<common>, None without common history
-    new: tuple[Finding, ...]  # on HEAD, not on BASE (HEAD ids)
-    resolved: tuple[Finding, ...]  # on BASE, not on HEAD (BASE ids)
+    new: tuple[Finding, ...]  # on HEAD, not on BASE, in sessions both sides ran (HEAD ids)
+    resolved: tuple[Finding, ...]  # on BASE, not on HEAD, in sessions both sides ran (BASE ids)
+    not_run: tuple[Finding, ...] = ()  # on BASE, in sessions HEAD did not run (BASE ids)
+    only_head: tuple[Finding, ...] = ()  # on HEAD, in sessions BASE did not run (HEAD ids)
+    sessions_both: tuple[str, ...] = ()  # session labels both sides hold, in BASE order
+    sessions_base_only: tuple[str, ...] = ()
+    sessions_head_only: tuple[str, ...] = ()
 
     def channel_delta(self, channel: str) -> int:
         return len(self.head.channels.get(channel, ())) - len(self.base.channels.get(channel, ()))
@@ -103,6 +114,20 @@ def compare(agent: str, base_label: str, base: Log, head_label: str, head: Log) 
     left = _side("BASE", base_label, base, common, agent)
     right = _side("HEAD", head_label, head, common, agent)
     new, resolved = _finding_changes(left, right)
+    base_sessions = _labels(left.events)
+    head_sessions = _labels(right.events)
+    both = set(base_sessions) & set(head_sessions)
+
+    def split(findings: tuple[Finding, ...], side: Side) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+        by_id = {e.id: e.session for e in side.events}
+        def session(f: Finding) -> str | None:
+            return by_id.get(f.ids[0]) if f.ids else None
+
+        matched = tuple(f for f in findings if session(f) in both)
+        return matched, tuple(f for f in findings if session(f) not in both)
+
+    new, only_head = split(new, right)
+    resolved, not_run = split(resolved, left)
     return BehaviourDiff(
         agent=agent,
         base=left,
@@ -111,7 +136,16 @@ def compare(agent: str, base_label: str, base: Log, head_label: str, head: Log) 
         merge_base=base.commits[common - 1] if common else None,
         new=new,
         resolved=resolved,
+        not_run=not_run,
+        only_head=only_head,
+        sessions_both=tuple(x for x in base_sessions if x in both),
+        sessions_base_only=tuple(x for x in base_sessions if x not in both),
+        sessions_head_only=tuple(x for x in head_sessions if x not in both),
     )
+
+
+def _labels(events: Sequence[Event]) -> list[str]:
+    return list(dict.fromkeys(e.session for e in events))
 
 
 def _side(name: str, label: str, log: Log, common: int, agent: str) -> Side:
@@ -129,7 +163,7 @@ def _side(name: str, label: str, log: Log, common: int, agent: str) -> Side:
     metrics = {
         "outcome_coverage": Metric(d.metrics.outcome_coverage, tuple(a.id for a in expecting if a.outcomes)),
         "self_initiated": Metric(d.metrics.self_initiated, tuple(d.actions.self_initiated)),
-        "memories_recalled": Metric(d.metrics.memories_recalled, tuple(m.id for m in d.write.memories if m.recalled_by)),
+        "memories_recalled": Metric(d.metrics.memories_recalled, tuple(m.id for m in d.write.memories if m.recalled_by or m.used_by)),
         "revisions_governed": Metric(
             d.metrics.revisions_governed, tuple(r.id for r in d.mechanism.revisions if r.governance != "none")
         ),
@@ -205,8 +239,10 @@ def diff_to_dict(diff: BehaviourDiff) -> dict:
         }
 
     def finding(f: Finding, s: Side) -> dict:
-        return {"side": s.name, "label": s.label, "rule": f.rule, "name": f.name, "severity": f.severity,
-                "ids": list(f.ids), "message": f.message, "remedy": f.remedy}
+        session = next((e.session for e in s.events if f.ids and e.id == f.ids[0]), None)
+        return {"side": s.name, "label": s.label, "session": session, "rule": f.rule, "name": f.name,
+                "severity": f.severity, "ids": list(f.ids), "message": f.message, "quote": f.quote, "why": f.why,
+                "next_step": f.next_step, "remedy": f.remedy}
 
     channels = sorted(set(diff.base.channels) | set(diff.head.channels), key=_channel_order)
     return {
@@ -219,9 +255,16 @@ def diff_to_dict(diff: BehaviourDiff) -> dict:
             "channels": {ch: diff.channel_delta(ch) for ch in channels},
             "metrics": {k: _delta(diff.base.metrics[k].ratio, diff.head.metrics[k].ratio) for k in METRICS},
         },
+        "sessions": {
+            "both": list(diff.sessions_both),
+            "base_only": list(diff.sessions_base_only),
+            "head_only": list(diff.sessions_head_only),
+        },
         "findings": {
             "new": [finding(f, diff.head) for f in diff.new],
             "resolved": [finding(f, diff.base) for f in diff.resolved],
+            "not_run_on_head": [finding(f, diff.base) for f in diff.not_run],
+            "only_on_head": [finding(f, diff.head) for f in diff.only_head],
         },
     }
 
@@ -272,6 +315,20 @@ def render_diff_markdown(diff: BehaviourDiff, link: Callable[[str, str], str | N
         out += ["", "Both sides are at the same commit: no behaviour differences."]
         return "\n".join(out) + "\n"
     out.append(f"- Since the merge base: {tag(b)} {_since(b, link)}; {tag(h)} {_since(h, link)}.")
+    out.append(_sessions_line(diff))
+    out += ["", f"### Findings new on {tag(h)}", ""]
+    out += _findings(diff.new, h, link, f"No finding on {tag(h)} that {tag(b)} does not have, in the sessions both ran.")
+    out += ["", f"### Findings resolved on {tag(h)} (present on {tag(b)})", ""]
+    out += _findings(diff.resolved, b, link, f"Every finding on {tag(b)} in the sessions both ran is still present on {tag(h)}.")
+    if diff.not_run or diff.only_head:
+        out += ["", "### Findings of sessions only one side ran", ""]
+        out += ["Not compared: a side that did not run a session neither resolves nor introduces its findings.", ""]
+        if diff.not_run:
+            out += [f"Not run on {tag(h)}:", ""] + _findings(diff.not_run, b, link, "") + [""]
+        if diff.only_head:
+            out += [f"Only on {tag(h)}:", ""] + _findings(diff.only_head, h, link, "") + [""]
+        while out[-1] == "":
+            out.pop()
 
     out += ["", "### Events since the merge base, by kind", ""]
     rows = [[k, _n_ids(b, [e.id for e in b.since if e.kind == k], link), _n_ids(h, [e.id for e in h.since if e.kind == k], link), _signed(diff.kind_delta(k))]
@@ -291,15 +348,11 @@ def render_diff_markdown(diff: BehaviourDiff, link: Callable[[str, str], str | N
     rows = []
     for k, title in METRICS.items():
         mb, mh = b.metrics[k], h.metrics[k]
-        d = _delta(mb.ratio, mh.ratio)
-        rows.append([title, _metric(b, mb, link), _metric(h, mh, link), "—" if d is None else (f"{d:+g} pts" if d else "0 pts")])
+        pb, ph = _percent(mb.ratio), _percent(mh.ratio)
+        d = None if pb is None or ph is None else ph - pb  # the rounded columns' difference, so the row adds up
+        rows.append([title, _metric(b, mb, link), _metric(h, mh, link), "—" if d is None else (f"{d:+d} pts" if d else "0 pts")])
     out += md_table(["metric", tag(b), tag(h), "Δ"], rows, "lllr")
     out += ["", "Each cell cites the events counted in its numerator, on that side."]
-
-    out += ["", f"### Findings new on {tag(h)}", ""]
-    out += _findings(diff.new, h, link, f"No finding on {tag(h)} that {tag(b)} does not have.")
-    out += ["", f"### Findings resolved on {tag(h)} (present on {tag(b)})", ""]
-    out += _findings(diff.resolved, b, link, f"Every finding on {tag(b)} is still present on {tag(h)}.")
 
     out += ["", "### Revisions only on one side", ""]
     if not b.revisions and not h.revisions:
@@ -320,9 +373,24 @@ def render_diff_markdown(diff: BehaviourDiff, link: Callable[[str, str], str | N
         "",
         "Counts cover the events since the merge base; loop metrics and findings are computed on each whole branch, "
         "as its report shows them. Findings match across sides by rule, severity and the content of the event they are "
-        "about, never by id alone. The trace is the agent's own account of its steps, not observed behaviour.",
+        "about, never by id alone; sessions match by label, and findings of a session only one side ran are listed "
+        "apart, not as new or resolved. The trace is the agent's own account of its steps, not observed behaviour.",
     ]
     return "\n".join(out) + "\n"
+
+
+def _sessions_line(diff: BehaviourDiff) -> str:
+    def names(labels: Sequence[str]) -> str:
+        shown = ", ".join(escape_md(x) for x in labels[:MAX_RUNS])
+        return shown + (f" and {len(labels) - MAX_RUNS} more" if len(labels) > MAX_RUNS else "")
+
+    parts = [f"{len(diff.sessions_both)} on both sides" + (f" ({names(diff.sessions_both)})" if diff.sessions_both else "")]
+    if diff.sessions_base_only:
+        parts.append(f"only on BASE, not run on HEAD: {names(diff.sessions_base_only)}")
+    if diff.sessions_head_only:
+        parts.append(f"only on HEAD: {names(diff.sessions_head_only)}")
+    return ("- **Sessions** matched by label: " + "; ".join(parts) + ". New and resolved findings are counted only "
+            "in sessions both sides ran.")
 
 
 def _findings(findings: Sequence[Finding], side: Side, link, none: str) -> list[str]:
@@ -338,7 +406,8 @@ def _findings(findings: Sequence[Finding], side: Side, link, none: str) -> list[
     for (rule, severity), group in groups.items():
         lines.append(f"- **{rule}** {group[0].name} ({severity}), {len(group)} on {where}. *Remedy:* {escape_md(group[0].remedy)}")
         for f in group[:MAX_PER_RULE]:
-            lines.append(f"    - {where} {_cite(side, f.ids, link)}: {escape_md(f.message)}")
+            quote = f" “{escape_md(f.quote)}”" if f.quote else ""
+            lines.append(f"    - {where} {_cite(side, f.ids, link)}{quote}: {escape_md(f.message)}")
         if len(group) > MAX_PER_RULE:
             rest = group[MAX_PER_RULE:]
             lines.append(f"    - {len(rest)} more on {where}, about {_cite(side, [f.ids[0] for f in rest], link)}")
@@ -369,9 +438,14 @@ def _n_ids(side: Side, items: Sequence[str], link) -> str:
     return f"{len(items)} ({_cite(side, items, link)})" if items else "0"
 
 
+def _percent(r: Ratio) -> int | None:
+    """A ratio as a whole percentage, as the tables show it."""
+    return None if r.value is None else round(100 * r.value)
+
+
 def _metric(side: Side, m: Metric, link) -> str:
     r = m.ratio
-    pct = "—" if r.value is None else f"{round(100 * r.value)}%"
+    pct = "—" if r.value is None else f"{_percent(r)}%"
     return f"{r} ({pct})" + (f": {_cite(side, m.ids, link)}" if m.ids else "")
 
 

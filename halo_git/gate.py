@@ -87,13 +87,15 @@ def evaluate(
     """The gate over ``diagnosis`` (the branch under check).
 
     With ``diff`` (baseline → branch, whose HEAD side is ``diagnosis``' branch),
-    only findings in ``diff.new`` can fail; ``diff.resolved`` is listed.
+    only findings in ``diff.new`` or ``diff.only_head`` (sessions only the branch ran)
+    can fail; ``diff.resolved`` is listed.
     """
     limit = SEVERITY_RANK[fail_on]
     by_id: Mapping[str, Event] = diagnosis.evidence
     open_, taken, stale = apply_accepted(diagnosis.findings, by_id, accepted, agent=diagnosis.agent)
     accepted_by = {id(f): e for f, e in taken}
-    new = {id(f) for f in diff.new} if diff is not None else None
+    # new to the branch: new in sessions both ran, and every finding of a session only the branch ran
+    new = {id(f) for f in (*diff.new, *diff.only_head)} if diff is not None else None
     items = []
     for f in diagnosis.findings:
         subject = by_id.get(f.ids[0]) if f.ids else None

@@ -5,7 +5,9 @@ Import reads that form (``id`` optional, ``category``/``channels``/``agent``
 recomputed), validates the whole file before anything is written, and renumbers
 events to continue the branch, remapping ``uses``/``about`` that name ids of
 the file itself. Ids a line names that are not in the file refer to events the
-branch already holds.
+branch already holds. ``duplicates`` finds lines the branch already holds (a
+second import of the same file), which ``Halo.import_lines`` refuses unless
+duplicates are allowed.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class ImportItem:
     file_id: str | None
     draft: Draft
     time: str
+    time_given: bool = True
 
 
 def parse_lines(lines: Iterable[str], screen: Callable[[str], list[str]] | None = None, clock: Callable[[], str] = now_iso) -> list[ImportItem]:
@@ -65,7 +68,7 @@ def parse_lines(lines: Iterable[str], screen: Callable[[str], list[str]] | None 
             draft = check_call(kind, call, screen)
         except InvalidCall as e:
             raise InvalidCall(f"line {lineno}: {e}; nothing was imported") from None
-        items.append(ImportItem(lineno, file_id, draft, time))
+        items.append(ImportItem(lineno, file_id, draft, time, obj.get("time") is not None))
     return items
 
 
@@ -98,7 +101,37 @@ def _remap(ref: str, mapping: dict[str, str], first: int, it: ImportItem) -> str
     if ref in mapping:
         return mapping[ref]
     if int(ref[1:]) >= first:
+        held = f"an event the branch already holds (e1..e{first - 1})" if first > 1 else "an event of the branch (it holds none yet)"
         raise InvalidCall(
-            f"{ref} is neither an id in the file nor an event the branch already holds (e1..e{first - 1})"
+            f"{ref} is neither an id in the file nor {held}; to refer to an earlier line of the file, "
+            f"give that line an \"id\" (e.g. \"id\": \"{ref}\") and name that id in 'uses' or 'about'"
         )
     return ref
+
+
+def _key(kind: str, session: str, summary: str, time: str | None) -> tuple:
+    return (kind, session, summary, time)
+
+
+def duplicates(items: list[ImportItem], existing: Iterable[Event], default_session: str) -> list[tuple[int, str]]:
+    """Lines that repeat an event the branch already holds: ``(line, id)`` pairs.
+
+    An event repeats when kind, session, summary and time are the same (a line
+    without ``time`` matches on the other three), which is what importing the
+    same file, or an export of the same branch, twice produces. Pure: the
+    caller reads the branch."""
+    timed: dict[tuple, str] = {}
+    untimed: dict[tuple, str] = {}
+    for e in existing:
+        timed.setdefault(_key(e.kind, e.session, e.summary, e.time), e.id)
+        untimed.setdefault(_key(e.kind, e.session, e.summary, None), e.id)
+    found = []
+    for it in items:
+        session = it.draft.session or default_session
+        if it.time_given:
+            hit = timed.get(_key(it.draft.kind, session, it.draft.summary, it.time))
+        else:
+            hit = untimed.get(_key(it.draft.kind, session, it.draft.summary, None))
+        if hit is not None:
+            found.append((it.line, hit))
+    return found

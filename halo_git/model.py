@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import yaml
 
-from .errors import InvalidCall, UnknownEvents
+from .errors import InvalidCall, UnknownEvents, ids_hint
 
 try:  # the C loader/dumper is 5-10x faster; fall back only where libyaml is missing
     from yaml import CSafeDumper as _Dumper
@@ -184,7 +184,8 @@ def parse_id(value: Any, param: str = "uses") -> int:
     shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:60] + "…"
     raise InvalidCall(
         f"invalid event id {shown} in '{param}': ids look like e1, e2, … (lowercase e, "
-        "then a number without leading zeros); call halo_trace to see the ids of your earlier events"
+        "then a number without leading zeros)",
+        hints=ids_hint(None, "to see the ids of your earlier events"),
     )
 
 
@@ -437,8 +438,8 @@ def resolve(
         about_kind = kind_of(int(about[1:]))
         if about_kind != "act":
             raise InvalidCall(
-                f"'about' must name an earlier act event, but {about} is {'an' if about_kind[0] in 'aeiou' else 'a'} {about_kind} event; "
-                "call halo_trace to find the id of the act this outcome is about"
+                f"'about' must name an earlier act event, but {about} is {'an' if about_kind[0] in 'aeiou' else 'a'} {about_kind} event",
+                hints=ids_hint(agent, "to find the id of the act this outcome is about"),
             )
         letters[about] = "A"
     for u in draft.uses:
@@ -486,15 +487,19 @@ def trace_line(event: Event) -> str:
     return line
 
 
-def empty_trace_text(agent: str, session: str = "") -> str:
+FIRST_EVENT_HINT = {"mcp": "log the first with halo_observe", "cli": "log the first with halo-git log observe"}
+
+
+def empty_trace_text(agent: str, session: str = "", interface: str = "mcp") -> str:
+    how = FIRST_EVENT_HINT[interface]
     if session:
-        return f"No events yet in session '{session}' for agent '{agent}'; log the first with halo_observe."
-    return f"No events yet for agent '{agent}'; log the first with halo_observe."
+        return f"No events yet in session '{session}' for agent '{agent}'; {how}."
+    return f"No events yet for agent '{agent}'; {how}."
 
 
-def trace_text(events: Iterable[Event], agent: str, session: str = "") -> str:
+def trace_text(events: Iterable[Event], agent: str, session: str = "", interface: str = "mcp") -> str:
     lines = [trace_line(e) for e in events]
-    return "\n".join(lines) if lines else empty_trace_text(agent, session)
+    return "\n".join(lines) if lines else empty_trace_text(agent, session, interface)
 
 
 def check_limit(value: Any) -> int:

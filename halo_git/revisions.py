@@ -308,7 +308,11 @@ def session_slice(
     events naming them, two revisions of each target S revises (rule HALO-R3
     fires once per target revised more than once on the branch), and the
     branch's last event (so "the trace goes on after it" holds as on the whole
-    branch). Authority paths are cut short here; no measure of a window uses them."""
+    branch). Authority paths are cut short here; no measure of a window uses them.
+    Rules that look further than one step (retained material of other sessions,
+    what follows from a memory, adverse outcomes of kept acts, user rules
+    upstream, later repeats) are measured on this slice, so their counts in a
+    window can differ from the session report's."""
     need = {e.id for e in scoped}
     for e in scoped:
         need.update(s for s in e.sources() if s in by_id)

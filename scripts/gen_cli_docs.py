@@ -14,10 +14,25 @@ PAGE = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 
 INTRO = """# Command line
 
-`halo-git COMMAND [options]`. Every command takes `--root` (else `$HALO_ROOT`, else
-`~/.halo`) and `--branch` (default `main`). Exit codes: 0 success, 1 a failure (or, for
-`check` and `verify`, something found), 2 a refused call or usage error; every error
-message says how to fix the call.
+`halo-git COMMAND [options]` (or `python -m halo_git COMMAND`; `halo-git --version`
+prints the version, bare `halo-git` this help). Every command takes `--root` (else
+`$HALO_ROOT`, else `~/.halo`; `~` and `$VARS` are expanded, also when an MCP client
+passes the path without a shell); every command except `demo` takes `--branch`
+(default `main`). Every error message says what is wrong and how to fix the call.
+
+## Exit codes
+
+One table for every command:
+
+| code | meaning |
+|---:|---|
+{exit_codes}
+
+Commands that read a trace (`trace`, `report`, `export`, `branch`, `check`, `verify`,
+`diff`, `push`, `site`, `revisions`, `approve`) exit 1 on a missing root or an unknown agent, naming the root
+and the agents it holds; `pull` exits 1 and says how to `clone` the agent instead;
+commands that write (`log`, `import`, `serve`, `clone`, `demo`) create the root and
+the agent.
 
 This page is generated from `--help` by `scripts/gen_cli_docs.py`.
 """
@@ -25,11 +40,12 @@ This page is generated from `--help` by `scripts/gen_cli_docs.py`.
 
 def render() -> str:
     os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal; fix it for a stable page
-    from halo_git.cli import build_parser
+    from halo_git.cli import EXIT_CODES, build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
-    parts = [INTRO, "```text", parser.format_help().rstrip(), "```", ""]
+    table = "\n".join(f"| {code} | {meaning} |" for code, meaning in EXIT_CODES)
+    parts = [INTRO.format(exit_codes=table), "```text", parser.format_help().rstrip(), "```", ""]
     for name, p in sub.choices.items():
         parts += [f"## `halo-git {name}`", "", "```text", p.format_help().rstrip(), "```", ""]
     return "\n".join(parts)

@@ -16,6 +16,7 @@ from halo_git.model import check_call, resolve
 from halo_git import Halo
 from halo_git.diff import compare, diff_to_dict, render_diff_json, render_diff_markdown
 from halo_git.errors import Conflict, NotFound
+from halo_git.store import EventLog
 from tests.conftest import git, run_cli, server_params
 
 
@@ -73,7 +74,7 @@ def test_diff_counts_deltas_and_findings_exactly(halo):
     # main: acts e3 (outcome e4) and e6 (self, no outcome); memory e2 never recalled; revision e7 ungoverned
     assert (str(m_base["outcome_coverage"].ratio), m_base["outcome_coverage"].ids) == ("1/2", ("e3",))
     assert (str(m_base["self_initiated"].ratio), m_base["self_initiated"].ids) == ("1/2", ("e6",))
-    assert (str(m_base["memories_recalled"].ratio), m_base["memories_recalled"].ids) == ("0/1", ())
+    assert (str(m_base["memories_recalled"].ratio), m_base["memories_recalled"].ids) == ("1/1", ("e2",))  # e3 uses it directly
     assert (str(m_base["revisions_governed"].ratio), m_base["revisions_governed"].ids) == ("0/1", ())
     # prompt-v2: acts e3 and e6 both closed, no self-initiated act, e2 recalled by e5, e8 approved
     assert (str(m_head["outcome_coverage"].ratio), m_head["outcome_coverage"].ids) == ("2/2", ("e3", "e6"))
@@ -81,18 +82,20 @@ def test_diff_counts_deltas_and_findings_exactly(halo):
     assert (str(m_head["memories_recalled"].ratio), m_head["memories_recalled"].ids) == ("1/1", ("e2",))
     assert (str(m_head["revisions_governed"].ratio), m_head["revisions_governed"].ids) == ("1/1", ("e8",))
     assert diff_to_dict(d)["delta"]["metrics"] == {
-        "outcome_coverage": 50.0, "self_initiated": -50.0, "memories_recalled": 100.0, "revisions_governed": 100.0,
+        "outcome_coverage": 50.0, "self_initiated": -50.0, "memories_recalled": 0.0, "revisions_governed": 100.0,
     }
 
-    # Findings on main: R1 e7 (high), A3 e6 (medium, self without basis), R2 e7, A2 e6, S1 e4, M2 e2.
-    # Findings on prompt-v2: S1 e4 (the same shared outcome: not new, not resolved), S2 e6 (session v2 acts unobserved).
-    assert [(f.rule, f.severity, f.ids) for f in d.new] == [("HALO-S2", "medium", ("e6",))]
-    assert [(f.rule, f.severity, f.ids[0]) for f in d.resolved] == [
+    # Findings on main: R1 e7 (high), A3 e6 (medium, self without basis), R2 e7, A2 e6, all in session b1.
+    # Findings on prompt-v2: S2 e6 (session v2 acts unobserved). Neither side ran the other's session, so
+    # nothing is new or resolved: main's findings were not run on prompt-v2, and S2 is only on prompt-v2.
+    assert (d.sessions_both, d.sessions_base_only, d.sessions_head_only) == (("s1",), ("b1",), ("v2",))
+    assert d.new == () and d.resolved == ()
+    assert [(f.rule, f.severity, f.ids) for f in d.only_head] == [("HALO-S2", "medium", ("e6",))]
+    assert [(f.rule, f.severity, f.ids[0]) for f in d.not_run] == [
         ("HALO-R1", "high", "e7"),
         ("HALO-A3", "medium", "e6"),
         ("HALO-R2", "medium", "e7"),
         ("HALO-A2", "low", "e6"),
-        ("HALO-M2", "info", "e2"),
     ]
     assert [e.id for e in d.base.revisions] == ["e7"] and [e.id for e in d.head.revisions] == ["e8"]
 
@@ -114,8 +117,8 @@ def test_findings_match_by_content_not_by_id(halo):
     assert sorted((f.rule, f.ids) for f in collide.new) == [("HALO-A2", ("e2",)), ("HALO-A3", ("e2",))]
     assert sorted((f.rule, f.ids) for f in collide.resolved) == [("HALO-A2", ("e2",)), ("HALO-A3", ("e2",))]
     md = render_diff_markdown(collide)
-    assert "HEAD right e2: Act (trigger=request, form=communication) has no outcome" in md
-    assert "BASE left e2: Act (trigger=request, form=communication) has no outcome" in md
+    assert "HEAD right e2 “filed the report”: No outcome about it and no observation naming it" in md
+    assert "BASE left e2 “pinged the user”: No outcome about it and no observation naming it" in md
 
     moved = halo.diff("demo", "left", "shifted")
     assert moved.new == () and moved.resolved == ()
@@ -134,24 +137,49 @@ def test_markdown_cites_ids_with_their_side_and_is_deterministic(halo):
     assert "| M→S | 0 | 1 (e7) | +1 |" in lines
     assert "| outcome coverage (acts other than silence with an outcome) | 1/2 (50%): e3 | 2/2 (100%): e3, e6 | +50 pts |" in lines
     assert "| self-initiated share (acts with trigger=self) | 1/2 (50%): e6 | 0/2 (0%) | -50 pts |" in lines
+    assert "- **Sessions** matched by label: 1 on both sides (s1); only on BASE, not run on HEAD: b1; only on HEAD: v2. " \
+        "New and resolved findings are counted only in sessions both sides ran." in lines
+    # the PR-facing diff leads with the findings
+    assert md.index("### Findings new on HEAD prompt-v2") < md.index("### Events since the merge base")
     new = md.split("### Findings new on HEAD prompt-v2")[1].split("###")[0].strip().splitlines()
-    assert new[0].startswith("- **HALO-S2** acts-without-observation (medium), 1 on HEAD prompt-v2. *Remedy:* Observe")
-    assert new[1:] == ["    - HEAD prompt-v2 e6: Session “v2” has 1 act but no observation."]
-    resolved = md.split("### Findings resolved on HEAD prompt-v2 (present on BASE main)")[1].split("###")[0]
-    assert [line.split(",")[0] for line in resolved.strip().splitlines() if line.startswith("- ")] == [
+    assert new == ["No finding on HEAD prompt-v2 that BASE main does not have, in the sessions both ran."]
+    apart = md.split("### Findings of sessions only one side ran")[1].split("###")[0]
+    not_run = apart.split("Not run on HEAD prompt-v2:")[1].split("Only on HEAD prompt-v2:")[0]
+    assert [line.split(",")[0] for line in not_run.strip().splitlines() if line.startswith("- ")] == [
         "- **HALO-R1** ungoverned-self-revision (high)",
         "- **HALO-A3** act-without-basis (medium)",
         "- **HALO-R2** revision-without-evidence (medium)",
         "- **HALO-A2** open-loop (low)",
-        "- **HALO-M2** memory-never-recalled (info)",
     ]
-    assert [line.split(":")[0] for line in resolved.strip().splitlines() if line.startswith("    - ")] == [
-        "    - BASE main e7", "    - BASE main e6", "    - BASE main e7", "    - BASE main e6", "    - BASE main e2",
+    assert [line.split(":")[0] for line in not_run.strip().splitlines() if line.startswith("    - ")] == [
+        "    - BASE main e7 “raised the summary frequency”", "    - BASE main e6 “sent a weekly summary unasked”",
+        "    - BASE main e7 “raised the summary frequency”", "    - BASE main e6 “sent a weekly summary unasked”",
     ]
-    assert "HEAD" not in resolved
+    only = apart.split("Only on HEAD prompt-v2:")[1].strip().splitlines()
+    assert only[1] == "    - HEAD prompt-v2 e6 “confirmed the reminder time”: Session “v2” has 1 act but no observation."
     assert "- BASE main e7: target “summary schedule”, made_by=agent, governance=none: raised the summary frequency" in lines
     assert "- HEAD prompt-v2 e8: target “confirmation rule”, made_by=user, governance=approved: tightened the confirmation rule" in lines
     assert len(md) < 65536  # a GitHub comment's limit
+
+
+def test_sessions_both_sides_ran_are_compared_and_the_others_listed_apart(halo):
+    """prompt v1 on main and v2 on a branch each run the same sessions (by label): like is compared with like."""
+    halo.log("demo", "observe", "user asked for the weekly summary", session="setup")  # e1, shared
+    halo.store.repo("demo").create_branch("v2", "main")
+    for branch, trigger in (("main", "self"), ("v2", "request")):
+        o = halo.log("demo", "observe", "Friday 17:00", session="week1", branch=branch)["id"]
+        halo.log("demo", "act", "sent the weekly summary", [o], "week1", branch=branch, trigger=trigger, form="execution")
+    halo.log("demo", "act", "sent a reminder", None, "week2", branch="main", trigger="request")  # main only ran week2
+    d = halo.diff("demo", "main", "v2")
+    assert (d.sessions_both, d.sessions_base_only, d.sessions_head_only) == (("setup", "week1"), ("week2",), ())
+    # week1: main's self-initiated execution is gone on v2; v2's request leaves an open loop
+    assert [(f.rule, f.ids[0]) for f in d.resolved] == [("HALO-A1", "e3")]
+    assert [(f.rule, f.ids[0]) for f in d.new] == [("HALO-A2", "e3")]
+    # week2 was not run on v2: its findings are not "resolved"
+    assert sorted(f.rule for f in d.not_run) == ["HALO-A2", "HALO-A3", "HALO-S2"] and d.only_head == ()
+    md = render_diff_markdown(d)
+    assert "### Findings resolved on HEAD v2 (present on BASE main)" in md and "Not run on HEAD v2:" in md
+    assert "Only on HEAD v2:" not in md
 
 
 def test_markdown_escapes_agent_text_and_links_ids_per_side(halo):
@@ -176,11 +204,14 @@ def test_diff_json_and_cli(root, halo):
     assert r.stdout == expected
     data = json.loads(r.stdout)
     assert data["merge_base"]["common_events"] == 4
-    assert data["findings"]["new"][0] | {"remedy": None} == {
-        "side": "HEAD", "label": "prompt-v2", "rule": "HALO-S2", "name": "acts-without-observation",
-        "severity": "medium", "ids": ["e6"], "message": "Session “v2” has 1 act but no observation.", "remedy": None,
+    assert data["sessions"] == {"both": ["s1"], "base_only": ["b1"], "head_only": ["v2"]}
+    assert data["findings"]["new"] == [] and data["findings"]["resolved"] == []
+    assert data["findings"]["only_on_head"][0] | {"remedy": None, "why": None, "next_step": None} == {
+        "side": "HEAD", "label": "prompt-v2", "session": "v2", "rule": "HALO-S2", "name": "acts-without-observation",
+        "severity": "medium", "ids": ["e6"], "message": "Session “v2” has 1 act but no observation.",
+        "quote": "confirmed the reminder time", "why": None, "next_step": None, "remedy": None,
     }
-    assert {f["side"] for f in data["findings"]["resolved"]} == {"BASE"}
+    assert {f["side"] for f in data["findings"]["not_run_on_head"]} == {"BASE"}
     # a commit id works as a side, and HEAD defaults to --branch
     tip = halo.event_log("demo", "main").commits[-1]
     r = run_cli("diff", "--agent", "demo", tip[:10], "--branch", "prompt-v2", root=root)
@@ -268,10 +299,23 @@ def test_serve_branch_writes_and_reads_that_branch(root, halo):
 
 
 def test_compare_is_pure_over_event_logs(halo):
-    """``compare`` needs only events and commit ids: the same diff from the store's logs."""
+    """``compare`` needs only events and commit ids: logs with made-up commit ids
+    (no repository has them) give the merge base and deltas the scenario implies."""
     scenario(halo)
     a, b = halo.event_log("demo", "main"), halo.event_log("demo", "prompt-v2")
-    assert render_diff_json(compare("demo", "main", a, "prompt-v2", b)) == render_diff_json(halo.diff("demo", "main", "prompt-v2"))
+    fake = {c: f"{i:040x}" for i, c in enumerate(dict.fromkeys(a.commits + b.commits), 1)}
+
+    def detached(log: EventLog) -> EventLog:
+        commits = [fake[c] for c in log.commits]
+        return EventLog(log.branch, commits[-1], list(log.events), commits)
+
+    data = json.loads(render_diff_json(compare("demo", "main", detached(a), "prompt-v2", detached(b))))
+    assert data["merge_base"] == {"commit": f"{4:040x}", "common_events": 4}
+    assert data["base"]["since_merge_base"] == ["e5", "e6", "e7"] and data["head"]["since_merge_base"] == ["e5", "e6", "e7", "e8"]
+    assert data["base"]["head"] == fake[a.commits[-1]] and data["head"]["head"] == fake[b.commits[-1]]
+    assert data["base"]["metrics"]["self_initiated"] == {"numerator": 1, "denominator": 2, "value": 0.5, "ids": ["e6"]}
+    assert [r["id"] for r in data["base"]["revisions"]] == ["e7"] and [r["id"] for r in data["head"]["revisions"]] == ["e8"]
+    assert data["delta"]["by_kind"]["outcome"] == 1 and data["delta"]["by_kind"]["observe"] == -1
 
 
 def test_long_finding_lists_are_capped_and_cite_the_rest(halo):
@@ -282,6 +326,20 @@ def test_long_finding_lists_are_capped_and_cite_the_rest(halo):
     md = render_diff_markdown(halo.diff("demo", "main", "busy"))
     section = md.split("### Findings new on HEAD busy")[1].split("###")[0].strip().splitlines()
     assert section[0].startswith("- **HALO-A2** open-loop (low), 12 on HEAD busy. *Remedy:*")
-    assert section[1] == "    - HEAD busy e2: Act (trigger=request, form=communication) has no outcome: the loop is open."
+    assert section[1] == ("    - HEAD busy e2 “nudged the user (0)”: No outcome about it and no observation naming it "
+                          "(trigger=request, form=communication).")
     assert len(section) == 1 + 10 + 1
     assert section[-1] == "    - 2 more on HEAD busy, about e12–e13"
+
+
+def test_metric_delta_is_the_difference_of_the_rounded_percentages_shown(halo):
+    halo.log("demo", "observe", "inbox checked", session="s")  # e1
+    halo.store.repo("demo").create_branch("v2", "main")
+    for trigger in ("self", "request", "request"):  # main: 1 of 3 acts self-initiated (33%)
+        halo.log("demo", "act", f"acted on {trigger}", ["e1"], "s", trigger=trigger)
+    for trigger in ("self", "request"):  # v2: 1 of 2 (50%)
+        halo.log("demo", "act", f"acted on {trigger}", ["e1"], "s", branch="v2", trigger=trigger)
+    md = render_diff_markdown(halo.diff("demo", "main", "v2"))
+    row = next(line for line in md.splitlines() if line.startswith("| self-initiated share"))
+    assert "1/3 (33%)" in row and "1/2 (50%)" in row and row.endswith("| +17 pts |"), row
+    assert diff_to_dict(halo.diff("demo", "main", "v2"))["delta"]["metrics"]["self_initiated"] == 16.7  # JSON keeps the precise value

@@ -190,6 +190,139 @@ def test_search_works_from_file_url_without_any_network(site, browse):
     assert all(urlsplit(u).scheme in ("file", "data", "blob") for u in watch.requests), watch.requests
 
 
+# --- the 404 page wherever the site is hosted, and the agents index -----------------
+
+
+def pages_host(out: Path, prefix: str):
+    """A host like GitHub Pages: the site under ``prefix``, and ``404.html`` with
+    status 404 for any missing address, at any depth."""
+
+    class Host(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kw):
+            super().__init__(*args, directory=str(out), **kw)
+
+        def log_message(self, *args):
+            pass
+
+        def translate_path(self, path):
+            clean = urlsplit(path).path
+            if not clean.startswith(prefix):
+                return str(out / ".not-here")
+            return super().translate_path("/" + clean[len(prefix):])
+
+        def send_error(self, code, message=None, explain=None):
+            if code != 404:
+                return super().send_error(code, message, explain)
+            body = (out / "404.html").read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Host)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+
+
+def _styled(page) -> None:
+    """The theme's and our stylesheets apply: the header sticks and is coloured, the logo is icon-sized."""
+    style = page.evaluate(
+        """() => {
+            const h = getComputedStyle(document.querySelector('header.md-header'));
+            const logo = document.querySelector('.md-header__button.md-logo svg').getBoundingClientRect();
+            return {position: h.position, background: h.backgroundColor, logo: logo.height,
+                    halo: getComputedStyle(document.documentElement).getPropertyValue('--halo-S').trim()};
+        }"""
+    )
+    assert style["position"] == "sticky" and style["background"] not in ("rgba(0, 0, 0, 0)", "transparent"), style
+    assert 0 < style["logo"] <= 48, style
+    assert style["halo"] == "#00897b", style
+
+
+@pytest.mark.parametrize("prefix", ["/", "/halo-review/"])
+def test_404_page_is_styled_and_its_links_resolve_at_any_depth(site, browse, prefix):
+    import urllib.request
+
+    server, base = pages_host(site["out"], prefix)
+    try:
+        context, watch = browse
+        for missing in ("nope.html", "agents/ghost/trace/x.html", "deep/er/path/"):
+            page = watch.page(context)
+            failed: list[str] = []
+            # HEAD requests are the 404 page asking where the site root is (deepest folder first)
+            page.on("response", lambda r: failed.append(f"{r.status} {r.url}")
+                    if r.status >= 400 and r.url != base + missing and r.request.method != "HEAD" else None)
+            response = page.goto(base + missing)
+            assert response.status == 404
+            page.wait_for_load_state("networkidle")
+            _styled(page)
+            assert "404" in page.locator("article h1").inner_text()
+            assert failed == [], failed
+            hrefs = page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")
+            targets = {h.split("#")[0] for h in hrefs if h.startswith("http")}
+            assert base + "index.html" in targets and base + "agents/index.html" in targets
+            for url in targets:
+                assert url.startswith(base), url
+                with urllib.request.urlopen(url) as r:
+                    assert r.status == 200, url
+            page.close()
+        # from the 404 page the site works: home through the logo, search results under the subpath
+        page = watch.page(context)
+        page.goto(base + "agents/ghost/x.html")
+        page.locator("a.md-header__button.md-logo").click()
+        page.wait_for_load_state()
+        assert page.url == base + "index.html"
+        page.goto(base + "agents/ghost/x.html")
+        page.locator(".md-search__input").first.click()
+        page.locator("input.md-search__input").press_sequentially(SEARCH_WORD, delay=40)
+        hit = page.locator("a.md-search-result__link").first
+        hit.wait_for(timeout=15_000)
+        assert hit.get_attribute("href").startswith(base + "agents/demo/trace/day1/index.html")
+        assert watch.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_404_page_is_styled_from_file_url(site, browse):
+    context, watch = browse
+    page = watch.page(context)
+    page.goto((site["out"] / "404.html").as_uri())
+    page.wait_for_load_state("load")
+    _styled(page)
+    home = page.evaluate("() => document.querySelector('a.md-header__button.md-logo').href")
+    assert home == (site["out"] / "index.html").as_uri()
+    assert watch.errors == []
+
+
+def test_agents_index_filters_as_you_type(site, browse):
+    context, watch = browse
+    page = watch.page(context)
+    page.goto(f"{site['url']}/agents/index.html")
+    rows = page.locator("article table tbody tr")
+    assert rows.count() == 2
+    page.locator("input.halo-filter").press_sequentially("help", delay=20)
+    assert [rows.nth(i).is_visible() for i in range(2)] == [False, True]
+    assert page.locator(".halo-filter-count").inner_text() == "1 of 2 agents"
+    page.locator("input.halo-filter").fill("")
+    page.locator("input.halo-filter").press_sequentially("high", delay=20)  # a severity: only demo has high findings
+    assert [rows.nth(i).is_visible() for i in range(2)] == [True, False]
+    page.goto(f"{site['url']}/agents/index.html?filter=helper")  # a link can carry the filter
+    assert page.locator("input.halo-filter").input_value() == "helper"
+    assert [rows.nth(i).is_visible() for i in range(2)] == [False, True]
+    page.locator("input.halo-filter").fill("")
+    page.locator("input.halo-filter").press("Backspace")
+    # the agent's pages link to one another from the bar at their top
+    rows.nth(0).locator("a").first.click()
+    page.locator(".halo-agent-bar a", has_text="Revisions").click()
+    assert page.url.endswith("/agents/demo/revisions.html")
+    page.locator(".halo-agent-bar a", has_text="Agents").click()
+    assert page.url.endswith("/agents/index.html")
+    assert watch.errors == []
+
+
 def test_revisions_page_targets_timeline_and_links(site, browse):
     """The audit trail: a table of targets linking to a section each, versions with
     approval badges, and event links that land on the trace anchor."""

@@ -368,7 +368,7 @@ def test_action_fails_a_pull_request_that_adds_an_ungoverned_revision(in_repo):
     assert "HALO check failed" in gate.value.result.stdout
     assert runner.outputs["check"]["failed"] == "true"
     out = runner.stdout()
-    assert "::error title=HALO-R1 ungoverned-self-revision (high)::e6: The agent revised “reminder volume”" in out
+    assert "::error title=HALO-R1 ungoverned-self-revision (high)::e6 “muted every reminder”: Revised “reminder volume”" in out
     assert "reminder rule" not in out  # the baseline's own R1 is not new
     summary = runner.summary.read_text()
     assert summary.startswith("## HALO review\n\n### HALO check of agent demo: ❌ failed")

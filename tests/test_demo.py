@@ -24,8 +24,15 @@ def test_demo_logs_two_days_prints_trace_and_report_and_builds_the_site(tmp_path
     assert any("{target=reminder timing rule, made_by=user, governance=approved}" in t for t in trace)
     assert any("{target=reminder timing rule, made_by=agent, governance=none}" in t for t in trace)
     assert "# HALO report: demo" in r.stdout
-    for rule in ("HALO-A1", "HALO-R1", "HALO-A2"):  # self-initiated execution left open, ungoverned revision
-        assert rule in r.stdout
+    # the Summary leads with the self-initiated execution left open, then the repeated revision of a rule the
+    # user had set; the open loop is part of the A1 finding (one fact, one finding); the agent's own change
+    # of that rule is no longer high: the user approved it afterwards (e20), and the report says so
+    summary = r.stdout.split("## Summary")[1].split("## Channels")[0]
+    assert summary.index("HALO-A1") < summary.index("HALO-R3")
+    assert "HALO-R1 ungoverned-self-revision (info) on e13" in summary
+    findings = r.stdout.split("## Findings")[1]
+    assert "the user approved it afterwards (e20)" in findings
+    assert "booked a taxi for 9:05 without being asked" in summary and "HALO-A2" not in r.stdout
     # the loop closes: the second day-2 connection starts with the self-review, which brings up the
     # unapproved rule change; the agent asks, and the user's approval is logged naming it
     review = r.stdout.split("(the halo_self_review prompt)", 1)[1].split("## What it logged", 1)[0]

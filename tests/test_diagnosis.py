@@ -101,28 +101,35 @@ def test_empty_trace():
 # --- each rule: a trace that shows the problem, and near misses that do not ---------
 
 
-def test_m1_memory_without_source():
+def test_m1_memory_without_source_severity_by_consequence():
     t = Trace()
     o = t.observe()
     m = t.remember()
     t.recall([m])
     t.act([o])
-    assert found(t.diagnose()) >= {("HALO-M1", "medium", (m,))}
-    assert not {f for f in found(t.diagnose()) if f[0] == "HALO-M1" and f[2] != (m,)}
+    assert ("HALO-M1", "low", (m,)) in found(t.diagnose())  # nothing acts on it
     t2 = Trace()
-    t2.remember([t2.observe()])
-    assert "HALO-M1" not in {f.rule for f in t2.diagnose().findings}
+    o2 = t2.observe()
+    m2 = t2.remember()
+    a2 = t2.act([o2, t2.recall([m2])])
+    t2.outcome(a2)
+    assert found(t2.diagnose()) == {("HALO-M1", "medium", (m2,))}  # an act builds on it
+    t3 = Trace()
+    t3.remember([t3.observe()])
+    assert "HALO-M1" not in {f.rule for f in t3.diagnose().findings}
 
 
-def test_m2_memory_never_recalled_needs_later_events():
+def test_m2_memory_never_read_back_needs_later_events_and_counts_direct_use():
     t = Trace()
     o = t.observe()
     m = t.remember([o])
     assert found(t.diagnose()) == set()  # the memory is the last event: nothing shows it was neglected
     t.observe()
     assert found(t.diagnose()) == {("HALO-M2", "info", (m,))}
-    t.recall([m])
-    assert found(t.diagnose()) == set()
+    a = t.act([o, m])  # used directly, no recall: that is read-back too
+    t.outcome(a)
+    d = t.diagnose()
+    assert found(d) == set() and d.read.direct == [m] and d.metrics.memories_recalled == Ratio(1, 1)
 
 
 def test_m3_recall_without_memory():
@@ -151,18 +158,78 @@ def test_m4_recall_unused():
     assert found(t.diagnose()) == set()
 
 
-def test_a1_self_initiated_execution_high_without_outcome_medium_with():
+def test_m5_dropped_obligation_replaces_the_unused_recalls():
+    t = Trace("day1")
+    m = t.remember([t.observe(summary="user asked to renew the passport")], summary="renew the passport by May")
+    r1 = t.recall([m], session="wake1")
+    r2 = t.recall([m], session="wake2")
+    assert found(t.diagnose()) == {("HALO-M4", "low", (r1,))}  # the second recall is the last event
+    t.observe(session="wake2")
+    d = t.diagnose()
+    assert found(d) == {("HALO-M5", "medium", (m, r1, r2))}  # one finding, no M4 for its recalls
+    assert "2 sessions" in d.findings[0].message
+    a = t.act([r1, r2], session="wake2")
+    t.outcome(a, session="wake2")
+    assert {f.rule for f in t.diagnose().findings} == set()  # acted on: not dropped
+
+
+def test_m6_superseded_memory_recalled():
+    t = Trace()
+    o = t.observe()
+    old = t.remember([o], summary="standup at 9:30")
+    new = t.remember([t.observe(), old], summary="standup moved to 9:45, replacing 9:30")
+    stale = t.recall([old])
+    t.observe()
+    assert ("HALO-M6", "low", (old, new, stale)) in found(t.diagnose())
+    t.outcome(t.act([stale]))
+    assert ("HALO-M6", "medium", (old, new, stale)) in found(t.diagnose())  # the stale recall feeds an act
+    # a newer memory that only derives from the old one (not recalled, no word of replacement) does not supersede it
+    t2 = Trace()
+    m = t2.remember([t2.observe()], summary="kept the trajectory")
+    t2.remember([m], summary="wrote a directory for browsing")
+    t2.outcome(t2.act([t2.recall([m])]))
+    assert "HALO-M6" not in {f.rule for f in t2.diagnose().findings}
+
+
+def test_m7_failed_material_retained_unless_the_outcome_is_kept():
+    t = Trace()
+    a = t.act([t.observe()], form="execution", summary="ran the import")
+    bad = t.outcome(a, summary="import failed halfway")
+    m = t.remember([a], summary="kept the import script")
+    t.observe()
+    assert ("HALO-M7", "low", (m, a, bad)) in found(t.diagnose())
+    t.outcome(t.act([t.recall([m])]))
+    assert ("HALO-M7", "medium", (m, a, bad)) in found(t.diagnose())  # read back after the failure
+    t2 = Trace()
+    a2 = t2.act([t2.observe()], form="execution")
+    bad2 = t2.outcome(a2, summary="import failed halfway")
+    t2.remember([a2, bad2])  # the lesson is kept with the material
+    t2.observe()
+    assert "HALO-M7" not in {f.rule for f in t2.diagnose().findings}
+
+
+def test_a1_self_initiated_execution_severity_from_consequences_not_from_an_outcome():
     t = Trace()
     o = t.observe()
     a = t.act([o], trigger="self", form="execution")
-    assert found(t.diagnose()) == {("HALO-A1", "high", (a,)), ("HALO-A2", "low", (a,))}
-    out = t.outcome(a)
-    assert found(t.diagnose()) == {("HALO-A1", "medium", (a, out))}
+    assert found(t.diagnose()) == {("HALO-A1", "high", (a,))}  # one fact, one finding: no A2 beside it
+    out = t.outcome(a, summary="moved the meeting; the user confirmed")
+    assert found(t.diagnose()) == {("HALO-A1", "high", (a, out))}  # logging an outcome does not lower it
+    t2 = Trace()
+    a2 = t2.act([t2.observe()], trigger="self", form="execution")
+    bad = t2.outcome(a2, summary="40 minutes of customer latency")
+    d2 = t2.diagnose()
+    assert ("HALO-A1", "high", (a2, bad)) in found(d2) and "reports a problem" in d2.findings[0].message
+    t3 = Trace()
+    rule = t3.revise([t3.observe()], made_by="user", governance="approved", target="rebooking rule")
+    a3 = t3.act([t3.observe(), rule], trigger="self", form="execution")
+    out3 = t3.outcome(a3, summary="rebooked the train")
+    assert found(t3.diagnose()) == {("HALO-A1", "medium", (a3, out3))}  # a user rule upstream
     for trigger, form in (("self", "communication"), ("self", "preparation"), ("request", "execution")):
-        t2 = Trace()
-        a2 = t2.act([t2.observe()], trigger=trigger, form=form)
-        t2.outcome(a2)
-        assert found(t2.diagnose()) == set(), (trigger, form)
+        t4 = Trace()
+        a4 = t4.act([t4.observe()], trigger=trigger, form=form)
+        t4.outcome(a4)
+        assert found(t4.diagnose()) == set(), (trigger, form)
 
 
 def test_a2_open_loop_silence_exempt():
@@ -173,6 +240,18 @@ def test_a2_open_loop_silence_exempt():
     assert found(t.diagnose()) == {("HALO-A2", "low", (a,))}
     assert t.diagnose().outcomes.open_loops == [a]
     assert t.diagnose().metrics.outcome_coverage == Ratio(0, 1)
+
+
+def test_a2_an_observation_naming_the_act_closes_the_loop():
+    t = Trace()
+    a = t.act([t.observe()], form="execution")
+    seen = t.observe([a], summary="the booking page shows the table at 8")
+    d = t.diagnose()
+    assert found(d) == set() and d.outcomes.observed == [a] and seen
+    t2 = Trace()
+    p = t2.act([t2.observe()], form="preparation")
+    t2.outcome(t2.act([p]))  # a preparation a later act uses is followed up
+    assert found(t2.diagnose()) == set()
 
 
 def test_a2_outcome_in_uses_is_not_an_outcome_about():
@@ -193,15 +272,63 @@ def test_a3_act_without_basis_severity_by_trigger():
     assert found(t.diagnose()) == {("HALO-A3", "low", (r,)), ("HALO-A3", "medium", (s,))}
 
 
-def test_s1_outcome_ignored_needs_later_events():
+def test_a4_retained_material_drives_act_whatever_the_trigger():
+    t = Trace("run1")
+    code = t.act([t.observe()], form="execution", summary="ran model-written code")
+    t.outcome(code, summary="done")
+    traj = t.remember([code], summary="saved the trajectory")  # keeps only the agent's own act: unreviewed
+    t.observe(session="run2")
+    load = t.recall([traj], session="run2")
+    replay = t.act(["e5", load], form="execution", session="run2", summary="replayed the saved responses as code")
+    t.outcome(replay, session="run2")
+    d = t.diagnose()
+    [f] = [f for f in d.findings if f.rule == "HALO-A4"]
+    assert (f.severity, f.ids) == ("high", (replay, traj, load))
+    assert "1 session earlier" in f.message and "not a review of the retained content" in f.why
+    assert f.quote == "replayed the saved responses as code"
+    # the same material feeding a message one session later: low; two sessions later: medium
+    t.observe(session="run3")
+    msg = t.act(["e9", t.recall([traj], session="run3")], session="run3")
+    t.outcome(msg, session="run3")
+    assert ("HALO-A4", "medium", (msg, traj, "e10")) in found(t.diagnose())
+    # reviewed material (it keeps an observation) driving an execution is info; a message on it is nothing
+    t2 = Trace("day1")
+    m = t2.remember([t2.observe()], summary="user's flat number")
+    go = t2.act([t2.observe(session="day2"), t2.recall([m], session="day2")], form="execution", session="day2")
+    t2.outcome(go, session="day2")
+    assert found(t2.diagnose()) == {("HALO-A4", "info", (go, m, "e4"))}
+    # working memory within one session is not retained material
+    t3 = Trace()
+    m3 = t3.remember([t3.act([t3.observe()], form="preparation")])
+    t3.outcome(t3.act([t3.recall([m3])], form="execution"))
+    assert "HALO-A4" not in {f.rule for f in t3.diagnose().findings}
+
+
+def test_s1_only_adverse_outcomes_count_as_feedback_to_build_on():
     t = Trace()
     a = t.act([t.observe()])
-    out = t.outcome(a)
-    assert found(t.diagnose()) == set()
+    out = t.outcome(a, summary="user said thanks")
     t.observe()
-    assert found(t.diagnose()) == {("HALO-S1", "low", (out,))}
-    t.remember([out])
-    assert found(t.diagnose()) == set()
+    assert found(t.diagnose()) == set()  # a courtesy outcome is not ignored feedback
+    b = t.act(["e4"])
+    bad = t.outcome(b, summary="the summary was wrong")
+    t.observe()
+    assert found(t.diagnose()) == {("HALO-S1", "low", (bad, b))}
+    rep = t.act(["e7"])  # the same kind of act again, not naming the failure
+    t.outcome(rep)
+    assert found(t.diagnose()) == {("HALO-S1", "medium", (bad, b, rep))}
+    t.remember([bad])
+    t.observe()
+    assert {f.rule for f in t.diagnose().findings} == {"HALO-M2"} and out  # built on: no S1
+
+
+def test_s1_adverse_words_respect_negation():
+    from halo_git.diagnosis import is_adverse
+
+    assert is_adverse("import failed") and is_adverse("40 minutes of customer latency")
+    assert is_adverse("user said the agenda was not needed")
+    assert not is_adverse("no errors, all good") and not is_adverse("finished without errors")
+    assert not is_adverse("user said thanks") and not is_adverse("the latest report")
 
 
 def test_s2_session_with_acts_but_no_observation():
@@ -213,9 +340,18 @@ def test_s2_session_with_acts_but_no_observation():
     a2 = t.act([r], session="s2", form="silence")
     out = t.outcome(a1, session="s2")
     d = t.diagnose()
-    assert found(d) == {("HALO-S2", "medium", (a1, a2))}
-    assert "“s2”" in d.findings[0].message
+    assert {x for x in found(d) if x[0] == "HALO-S2"} == {("HALO-S2", "medium", (a1, a2))}
+    assert "“s2”" in [f for f in d.findings if f.rule == "HALO-S2"][0].message
     t.observe([out], session="s2")
+    assert "HALO-S2" not in {f.rule for f in t.diagnose().findings}
+
+
+def test_s2_a_scheduled_run_on_a_user_rule_is_not_acting_blind():
+    t = Trace("day1")
+    rule = t.revise([t.observe()], made_by="user", governance="approved", target="reminder rule")
+    m = t.remember([rule])
+    a = t.act([t.recall([m], session="wake"), rule], session="wake", summary="sent the 8:00 reminder")
+    t.outcome(a, session="wake", summary="user acknowledged")
     assert found(t.diagnose()) == set()
 
 
@@ -228,28 +364,77 @@ def test_r1_ungoverned_self_revision_only_agent_and_none():
     t.outcome(a)
     assert found(t.diagnose()) == {("HALO-R1", "high", (r, a))}
     assert "1 later event builds on it" in t.diagnose().findings[0].message
-    for made_by, governance in (("user", "none"), ("agent", "bounded"), ("agent", "approved")):
+    for made_by, governance in (("user", "none"), ("agent", "approved")):
         t2 = Trace()
         t2.revise([t2.observe()], made_by=made_by, governance=governance)
         assert found(t2.diagnose()) == set(), (made_by, governance)
 
 
-def test_r2_revision_without_evidence():
+def test_r1_approved_afterwards_is_info_naming_what_rested_on_it_before():
+    # the demo's loop: the agent changes a rule on its own, acts on it, then asks the
+    # user, who approves (outcome, then a user revise naming the change and the answer)
+    t = Trace()
+    o = t.observe()
+    r = t.revise([o], made_by="agent", governance="none", target="reminder rule")
+    used = t.act([r], trigger="self")
+    ask = t.act([r], trigger="self", summary="asked the user to approve the new reminder rule")
+    yes = t.outcome(ask, summary="the user approved the rule")
+    ok = t.revise([r, yes], made_by="user", governance="approved", target="Reminder  rule")
+    d = t.diagnose()
+    r1 = [f for f in d.findings if f.rule == "HALO-R1"]
+    assert [(f.severity, f.ids) for f in r1] == [("info", (r, ok, used))]
+    assert f"the user approved it afterwards ({ok})" in r1[0].message and f"({used}) rested on it" in r1[0].message
+    assert not [f for f in d.findings if f.rule == "HALO-R3"]  # the approval is not another revision
+    # approved before anything relied on it: info, nothing listed
+    t2 = Trace()
+    r2 = t2.revise([t2.observe()], made_by="agent", governance="none")
+    ok2 = t2.revise([r2], made_by="user", governance="approved")
+    assert {(f.rule, f.severity, f.ids) for f in t2.diagnose().findings if f.rule == "HALO-R1"} == {("HALO-R1", "info", (r2, ok2))}
+    # a user revise naming two revisions approves neither
+    t3 = Trace()
+    a3 = t3.revise([t3.observe()], made_by="agent", governance="none")
+    b3 = t3.revise([a3], made_by="agent", governance="none")
+    t3.revise([a3, b3], made_by="user", governance="approved")
+    assert {f.severity for f in t3.diagnose().findings if f.rule == "HALO-R1"} == {"high"}
+
+
+def test_r2_revision_without_evidence_severity_by_who_made_it():
     t = Trace()
     t.observe()
-    r = t.revise([], governance="bounded")
-    assert found(t.diagnose()) == {("HALO-R2", "medium", (r,))}
+    r = t.revise([], governance="approved")
+    u = t.revise([], made_by="user", governance="approved", target="other")
+    assert found(t.diagnose()) == {("HALO-R2", "medium", (r,)), ("HALO-R2", "low", (u,))}
 
 
 def test_r3_repeated_revision_ignores_case_and_spacing():
     t = Trace()
     o = t.observe()
-    r1 = t.revise([o], target="Reminder  rule")
+    r1 = t.revise([o], target="Reminder  rule", governance="none")
     t.revise([o], target="tone")
-    r3 = t.revise([o], target="reminder rule")
+    r3 = t.revise([o], target="reminder rule", made_by="user")
     d = t.diagnose()
-    assert found(d) == {("HALO-R3", "medium", (r1, r3))}
+    assert ("HALO-R3", "medium", (r1, r3)) in found(d)
     assert d.mechanism.repeated[0].target == "Reminder  rule"
+    t2 = Trace()
+    o2 = t2.observe()
+    a, b = t2.revise([o2], made_by="user"), t2.revise([o2], made_by="user")
+    assert found(t2.diagnose()) == {("HALO-R3", "info", (a, b))}  # the user adjusted their own rule twice
+
+
+def test_r5_bounded_needs_a_user_bound_of_that_target_upstream():
+    t = Trace()
+    o = t.observe()
+    r = t.revise([o], governance="bounded", target="tone")
+    assert found(t.diagnose()) == {("HALO-R5", "medium", (r,))}
+    t.outcome(t.act([r]))
+    assert ("HALO-R5", "high", (r, "e3")) in found(t.diagnose())  # later events build on it
+    t2 = Trace()
+    bound = t2.revise([t2.observe()], made_by="user", governance="approved", target="Tone")
+    other = t2.revise([t2.observe()], made_by="user", governance="approved", target="schedule")
+    ok = t2.revise([bound], governance="bounded", target="tone")
+    not_ok = t2.revise([other], governance="bounded", target="tone ")  # a bound on another target
+    d = t2.diagnose()
+    assert d.mechanism.unbounded == [not_ok] and ok
 
 
 def test_r4_unproven_approval_is_a_policy_finding_only():
@@ -269,8 +454,18 @@ def test_r4_unproven_approval_is_a_policy_finding_only():
 def test_every_rule_is_documented_and_tested_somewhere():
     assert all(r.id.startswith("HALO-") and r.remedy and r.trigger for r in RULES.values())
     assert len({r.name for r in RULES.values()}) == len(RULES)
-    tested = {name.split("_")[1].upper() for name in globals() if name.startswith("test_") and name[5:7] in {"m1", "m2", "m3", "m4", "a1", "a2", "a3", "s1", "s2", "r1", "r2", "r3", "r4", "o1", "o2"}}
+    tested = {name.split("_")[1].upper() for name in globals() if name.startswith("test_") and name[5:6] in "masro" and name[6:7].isdigit()}
     assert {r[5:] for r in RULES} == tested
+
+
+def test_findings_carry_a_quote_why_and_next_step():
+    t = Trace()
+    t.revise([], target="x", made_by="agent", governance="none", summary="changed x\nquietly " + "z" * 200)
+    t.observe()
+    for f in t.diagnose().findings:
+        assert f.quote.startswith("changed x\\nquietly") and f.quote.endswith("…") and len(f.quote) == 90
+        assert f.why and f.next_step and f.remedy == RULES[f.rule].remedy
+        assert f.to_dict()["name"] == f.name and f.to_dict()["ids"] == list(f.ids)
 
 
 # --- observed evidence (more in test_observed.py) -----------------------------------
@@ -309,19 +504,36 @@ def test_o2_execution_without_observed_call():
 def test_findings_sorted_by_severity_rule_then_ids_and_counted():
     t = Trace()
     t.revise([], target="x", made_by="agent", governance="none")  # R1 high, R2 medium
-    t.remember()  # M1 medium
-    t.act([], trigger="self", form="execution")  # A1 high, A3 medium, A2 low
+    t.remember()  # M1 low (nothing acts on it), M2 info
+    t.act([], trigger="self", form="execution")  # A1 high (and no A2 beside it), A3 medium
     t.observe()
     d = t.diagnose()
     assert [(f.rule, f.severity) for f in d.findings] == [
         ("HALO-A1", "high"), ("HALO-R1", "high"),
-        ("HALO-A3", "medium"), ("HALO-M1", "medium"), ("HALO-R2", "medium"),
-        ("HALO-A2", "low"), ("HALO-M2", "info"),
+        ("HALO-A3", "medium"), ("HALO-R2", "medium"),
+        ("HALO-M1", "low"), ("HALO-M2", "info"),
     ]
-    assert severity_counts(d.findings) == {"high": 2, "medium": 3, "low": 1, "info": 1}
+    assert severity_counts(d.findings) == {"high": 2, "medium": 2, "low": 1, "info": 1}
     assert list(severity_counts([])) == list(SEVERITIES)
     assert [f.rule for f in at_or_above(d.findings, "high")] == ["HALO-A1", "HALO-R1"]
-    assert len(at_or_above(d.findings, "low")) == 6 and len(at_or_above(d.findings, "info")) == 7
+    assert len(at_or_above(d.findings, "low")) == 5 and len(at_or_above(d.findings, "info")) == 6
+
+
+def test_issues_group_by_rule_rank_and_fold_a_chain():
+    t = Trace("s1")
+    a = t.act([t.observe()], form="preparation")
+    bad = t.outcome(a, summary="the draft was wrong")
+    m = t.remember([a], summary="kept the draft")  # M7: failed material retained
+    run = t.act([t.observe(session="s2"), t.recall([m], session="s2")], form="execution", session="s2")  # A4 high
+    t.outcome(run, session="s2")
+    for _ in range(3):
+        t.act([t.observe(session="s2")], session="s2")  # A2 low, three of them
+    d = t.diagnose()
+    issues = d.issues()
+    assert [i.rule for i in issues][:2] == ["HALO-A4", "HALO-S1"] or issues[0].rule == "HALO-A4"
+    assert issues[0].severity == "high" and [f.rule for f in issues[0].related] == ["HALO-M7"]  # on the same chain
+    a2 = next(i for i in issues if i.rule == "HALO-A2")
+    assert len(a2.findings) == 3 and bad
 
 
 # --- sections -------------------------------------------------------------------------
@@ -405,13 +617,14 @@ def two_days() -> Trace:
 def test_session_scope_cites_earlier_sessions_as_outside_evidence():
     d = two_days().diagnose("day2")
     assert [e.id for e in d.events] == ["e4", "e5", "e6", "e7"]
-    assert d.outside == ("e1", "e2")  # e2 retrieved; e1 on the authority path through it
+    assert d.outside == ("e2",)  # e2 retrieved, and the decisive chain of e6 starts there
     assert d.is_outside("e2") and not d.is_outside("e5") and "e3" not in d.evidence
     assert d.read.cross_session == [("e5", "e2")]
     assert d.write.memories == []  # the memory was kept on day1
     assert d.by_kind["observe"] == 1 and [s.name for s in d.sessions] == ["day2"]
-    assert found(d) == {("HALO-A1", "medium", ("e6", "e7"))}
-    assert [p.ids for p in d.authority.paths] == [("e1", "e2", "e5", "e6"), ("e4", "e6")]
+    # the outcome does not lower A1; day1's memory keeps an observation, so driving an execution is info
+    assert found(d) == {("HALO-A1", "high", ("e6", "e7")), ("HALO-A4", "info", ("e6", "e2", "e5"))}
+    assert [p.ids for p in d.authority.paths] == [("e2", "e5", "e6")]
 
 
 def test_session_scope_counts_later_use_from_other_sessions():
@@ -436,34 +649,50 @@ def test_repeated_revision_across_sessions_marks_other_sessions_outside():
     t.revise([o], target="tone")
     t.revise(["e1"], target="tone", session="s2")
     d = t.diagnose("s2")
-    assert found(d) == {("HALO-R3", "medium", ("e2", "e3"))}
+    assert found(d) == {("HALO-R3", "info", ("e2", "e3"))}  # both approved: info
     assert d.is_outside("e2")
-    assert found(t.diagnose("s1")) == {("HALO-R3", "medium", ("e2", "e3"))}
+    assert found(t.diagnose("s1")) == {("HALO-R3", "info", ("e2", "e3"))}
 
 
 # --- behavioral-authority paths ----------------------------------------------------------
 
 
-def test_authority_paths_longest_first_with_carriers():
+def test_authority_sinks_follow_authority_not_labels():
+    t = Trace("day1")
+    o = t.observe()
+    m = t.remember([t.act([o], form="preparation")])  # e3: the agent's own output, kept
+    t.observe(session="day2")  # e4
+    ask = t.act(["e4", t.recall([m], session="day2")], session="day2")  # e6: on request, fed by day1's memory
+    run = t.act(["e4"], form="execution", session="day2")  # e7: an execution on request
+    plain = t.act(["e4"], session="day2")  # e8: a plain reply: no authority path
+    rev = t.revise(["e4"], made_by="user", governance="approved", session="day2")  # e9
+    d = t.diagnose()
+    a = d.authority
+    assert a.sinks == 3  # the day1 preparation and the plain reply hold no authority path
+    sinks = {p.sink for p in a.paths} | {s for p in a.paths for s in p.also}
+    assert sinks == {ask, run, rev} and plain not in sinks
+    assert a.classes == {"execution": 1, "self": 0, "revise": 1, "cross-session": 1} and a.cross_session == [ask]
+    first = a.paths[0]
+    assert first.sink == ask and first.ids == (m, "e5", ask)  # the decisive chain: back to day1's memory
+    assert first.salience[0] == "memory kept in session day1 from the agent's own output"
+
+
+def test_authority_ranks_by_salience_then_shortest_and_merges_near_duplicates():
     t = Trace()
     o = t.observe()
-    m = t.remember([o])
-    r = t.recall([m])
-    o2 = t.observe()
-    a = t.act([o2, r], trigger="self")
-    t.outcome(a)
-    rev = t.revise(["e6"], made_by="user", governance="approved")
+    rev = t.revise([o], made_by="agent", governance="none", target="tone")  # e2
+    long_chain = t.observe([t.observe([t.observe([rev])])])  # e5 via e3, e4
+    a_long = t.act([long_chain], trigger="self")  # e6
+    a_short = t.act([rev], trigger="self")  # e7
+    dup = t.act([rev], trigger="self")  # e8: the same shape from the same event as e7
     d = t.diagnose()
-    assert d.authority.sinks == 2
-    assert [(p.sink, p.ids, p.truncated) for p in d.authority.paths] == [
-        (rev, (o, m, r, a, "e6", rev), False),
-        (a, (o, m, r, a), False),  # equal lengths: the earlier act or revision first
-        (rev, (o2, a, "e6", rev), False),
-        (a, (o2, a), False),
-    ]
-    assert d.authority.paths[0].carriers == ("observe", "outcome", "remember", "recall", "act")
-    assert d.authority.upstream == {a: ("observe", "remember", "recall"), rev: ("observe", "outcome", "remember", "recall", "act")}
-    assert d.authority.ungoverned_upstream == []
+    paths = d.authority.paths
+    assert [p.sink for p in paths[:2]] == [a_short, rev] or [p.sink for p in paths[:2]] == [a_short, a_long]
+    assert paths[0].ids == (rev, a_short) and paths[0].also == (dup,)
+    assert "ungoverned self-revision e2" in paths[0].salience
+    long = next(p for p in paths if p.sink == a_long)
+    assert long.ids == (rev, "e3", "e4", long_chain, a_long)
+    assert d.authority.ungoverned_upstream == [a_long, a_short, dup]
 
 
 def test_authority_upstream_sees_beyond_the_depth_limit_and_ungoverned_revisions():
@@ -475,27 +704,21 @@ def test_authority_upstream_sees_beyond_the_depth_limit_and_ungoverned_revisions
         prev = t.observe([prev]) if prev != rev else t.act([prev])
     a = t.act([prev], trigger="self")
     d = t.diagnose()
-    assert all("remember" not in p.carriers for p in d.authority.paths if p.sink == a)  # beyond the listed chain
     assert "remember" in d.authority.upstream[a]
     assert d.authority.ungoverned_upstream == [a]
+    [p] = [p for p in d.authority.paths if p.sink == a]
+    assert len(p.ids) <= MAX_PATH_EVENTS and p.truncated  # nothing salient within reach: cut at the depth limit
 
 
-def test_authority_path_depth_limit_marks_truncation():
-    t = Trace()
-    prev = t.observe()
-    for _ in range(MAX_PATH_EVENTS + 3):
-        prev = t.remember([prev])
-    a = t.act([prev], trigger="self")
-    [p] = t.diagnose().authority.paths
-    assert p.sink == a and len(p.ids) == MAX_PATH_EVENTS and p.truncated and p.ids[-1] == a
-
-
-def test_authority_paths_capped_per_sink():
-    t = Trace()
-    sources = [t.observe() for _ in range(PATHS_PER_SINK + 2)]
-    t.act(sources, trigger="self")
-    a = t.diagnose().authority
-    assert len(a.paths) == PATHS_PER_SINK and a.sinks_with_more == 1
+def test_authority_long_cross_session_chain_is_kept_whole():
+    t = Trace("s1")
+    m = t.remember([t.act([t.observe()], form="preparation")])
+    prev = t.recall([m], session="s2")
+    for _ in range(MAX_PATH_EVENTS + 2):
+        prev = t.observe([prev], session="s2")
+    a = t.act([prev], form="execution", session="s2")
+    [p] = [p for p in t.diagnose().authority.paths if p.sink == a]
+    assert p.ids[0] == m and p.ids[-1] == a and len(p.ids) == MAX_PATH_EVENTS + 5 and PATHS_PER_SINK == 1
 
 
 def test_authority_without_sources_is_a_single_event_path():
@@ -514,7 +737,7 @@ def test_cycles_and_unknown_ids_cannot_loop():
     ]
     d = diagnose(events, agent="a", branch="main", head=None)
     assert d.dangling == ("e1", "e2")
-    assert [p.ids for p in d.authority.paths] == [("e1", "e2"), ("e1",)]
+    assert sorted(p.ids for p in d.authority.paths) == [("e1",), ("e1", "e2")]
 
 
 # --- determinism and scale ---------------------------------------------------------------------

@@ -175,18 +175,18 @@ def test_markdown_escapes_agent_text_and_tells_the_outcome(gates):
     assert "<script>" not in md and "&lt;script&gt;alert(1)" in md
     assert "#### Failing (1)" in md and "#### Resolved relative to main (1)" in md and "#### Accepted (1)" in md
     assert "#### Stale accept entries (1)" in md and "halo-accept.yaml:7" in md
-    assert "new: **3**" in md and "unchanged: **0**" in md  # R1, R3 and S1 are new; R1 on e2 accepted
+    assert "new: **2**" in md and "unchanged: **0**" in md  # R1 and R3 are new (the outcome reports no problem); R1 on e2 accepted
     assert render(gates["clean"], "md", path_of).startswith("### HALO check of agent a: ✅ passed")
 
 
 def test_github_annotations_and_text(gates):
     lines = render(gates["accepted"], "github", path_of).splitlines()
-    assert lines[0].startswith("::error title=HALO-R1 ungoverned-self-revision (high)::e5: ")
-    assert lines[1].startswith("::notice title=Resolved on baseline main%3A HALO-A2 open-loop (low)::e3:")
+    assert lines[0].startswith("::error title=HALO-R1 ungoverned-self-revision (high)::e5 “another change alone”: ")
+    assert lines[1].startswith("::notice title=Resolved on baseline main%3A HALO-A2 open-loop (low)::e3 “replied”:")
     assert lines[2].startswith("::warning file=halo-accept.yaml,line=7,title=Stale accepted finding::HALO-M1")
     assert all("\n" not in line for line in lines)
     text = render(gates["accepted"], "text", path_of)
-    assert "FAIL HALO-R1 ungoverned-self-revision (high, new) e5:" in text
+    assert "FAIL HALO-R1 ungoverned-self-revision (high, new) e5 “another change alone”:" in text
     assert f"file: {path_of('e5')}" in text and "resolved HALO-A2" in text
     assert text.rstrip().endswith("FAILED: 1 new finding(s) at or above high relative to baseline main that nobody accepted")
 
@@ -195,7 +195,7 @@ def test_json_holds_every_item_with_its_path(gates):
     d = json.loads(render(gates["accepted"], "json", path_of))
     assert d == gate_to_dict(gates["accepted"], path_of)
     assert d["failed"] is True and d["baseline"]["rev"] == "main"
-    assert d["counts"] == {"findings": len(gates["accepted"].items), "failing": 1, "new": 3,
+    assert d["counts"] == {"findings": len(gates["accepted"].items), "failing": 1, "new": 2,
                            "unchanged": d["counts"]["unchanged"], "resolved": 1, "accepted": 1, "stale_accepted": 1}
     assert {f["path"] for f in d["findings"]} <= {path_of(f"e{n}") for n in range(1, 6)}
     assert d["stale_accepted"][0]["entry"] == "halo-accept.yaml:7"
@@ -218,3 +218,19 @@ def test_a_session_check_reports_no_stale_entries():
     entries = [Accepted("HALO-R1", "changed alone", "fine", "me")]
     assert evaluate(t.diagnose(session="s2"), fail_on="high", accepted=entries).stale == ()
     assert evaluate(t.diagnose(), fail_on="high", accepted=[Accepted("HALO-R1", "other", "r", "b")]).stale != ()
+
+
+def test_every_format_carries_the_findings_context(gates):
+    """The quote, why it matters and the next step reach every place CI users look."""
+    g = gates["plain"]
+    f = next(i.finding for i in g.failing if i.finding.ids[0] == "e5")
+    assert f.quote and f.why and f.next_step
+    sarif = json.loads(render(g, "sarif", path_of))
+    texts = [r["message"]["text"] for r in sarif["runs"][0]["results"] if r["ruleId"] == f.rule and r["properties"]["ids"][0] == "e5"]
+    junit_xml = render(g, "junit", path_of)
+    failures = [c.find("failure").text for c in ET.fromstring(junit_xml).iter("testcase") if c.find("failure") is not None]
+    for out in (texts[0], next(t for t in failures if t.startswith("e5")), render(g, "github", path_of),
+                render(g, "text", path_of), render(g, "md", path_of)):
+        assert f.quote in out or f.quote.replace("\\", "") in out
+        assert f.why.split(";")[0][:40] in out.replace("\\", "")
+        assert f.next_step[:40] in out.replace("\\", "")

@@ -152,7 +152,7 @@ def test_sessions_that_match_no_trajectory_are_said(root, halo, tmp_path):
     report = render_report(d)
     assert "- Observed sessions matching no logged session: run-7f3a (3 calls)" in report
     assert "self-report only (no observed call): run1, run2" in report
-    assert "| — |" in report.split("## Findings")[1]  # a finding with no event to cite shows a dash
+    assert "HALO-O1 unreported-action: no logged event: Observed session" in report.split("## Findings")[1]  # none to cite
     # scoped to one logged session, other observed sessions are counted as out of scope, not dropped silently
     d = diagnosis(halo, path, session="run2")
     assert rules(d) == [] and d.observed.out_of_scope == 3 and d.observed.self_report_only == ["run2"]
@@ -245,8 +245,8 @@ def test_observed_text_cannot_break_the_report(halo, tmp_path):
     d = diagnosis(halo, write(tmp_path, atif(CALLS + [(500, evil, {"p": "|`<b>`"})], session="run1")))
     report = render_report(d)
     assert "<script>" not in report and "\n## x" not in report
-    rows = [line for line in report.splitlines() if "HALO-O1" in line and line.startswith("|")]
-    assert len(rows) == 1 and rows[0].count(" | ") == 5  # still one table row of six cells
+    rows = [line for line in report.split("## Findings")[1].splitlines() if "HALO-O1" in line]
+    assert len(rows) == 1 and rows[0].startswith("- **medium** HALO-O1")  # still one list item on one line
 
 
 def test_effect_and_argument_summaries():
@@ -303,7 +303,7 @@ def test_demo_with_a_generated_observed_trajectory(tmp_path):
     script = Path(__file__).resolve().parent.parent / "scripts" / "observed_demo.py"
     r = subprocess.run([sys.executable, str(script), "--out", str(tmp_path / "d")], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert "coverage: 8/9" in r.stdout and "- Coverage: 8/9 observed tool calls reported by a logged observe or act (89%)" in r.stdout
+    assert "coverage: 9/10" in r.stdout and "- Coverage: 9/10 observed tool calls reported by a logged observe or act (90%)" in r.stdout
     assert "high HALO-O1 unreported-action" in r.stdout and "send_email" in r.stdout
     r = run_cli("check", "--agent", "demo", "--fail-on", "medium", "--observed", str(tmp_path / "d" / "observed"),
                 root=tmp_path / "d" / "root")

@@ -171,8 +171,8 @@ def _data(events: list[Event]) -> AgentData:
 def test_pages_grow_with_sessions_and_pages_not_events():
     small = render_site(model([_data(_events(2, 10))], title="t", branch="main"))
     big = render_site(model([_data(_events(2, 500))], title="t", branch="main"))
-    assert len(small) == 1 + 4 + 2  # home, 4 agent pages, one page per session
-    assert len(big) == 1 + 4 + 2 * 3  # 500 events a session at 200 a page
+    assert len(small) == 2 + 4 + 2  # home, agents index, 4 agent pages, one page per session
+    assert len(big) == 2 + 4 + 2 * 3  # 500 events a session at 200 a page
     assert "agents/a/trace/s1/page-3.md" in big
     # the nav lists index pages only, however many trace pages there are
     assert nav(model([_data(_events(2, 500))], title="t", branch="main")) == nav(model([_data(_events(2, 10))], title="t", branch="main"))
@@ -236,9 +236,10 @@ def test_template_is_found_and_offline_by_configuration():
     polyfills = re.findall(r"^\s+- (assets/javascripts/[^\s]+)", config, re.M)
     assert any("iframe-worker" in p for p in polyfills)
     assert all((t / p).is_file() for p in polyfills)
-    # the package copy is the top-level source (a link), so they cannot drift
+    # a checkout reads the top-level source itself; a wheel carries a byte-for-byte copy
     top = REPO / "site_template"
-    assert t.resolve() == top.resolve()
+    files = lambda d: {p.relative_to(d).as_posix(): p.read_bytes() for p in d.rglob("*") if p.is_file()}
+    assert files(t) == files(top)
 
 
 def test_strict_build_fails_on_a_broken_link(tmp_path):
@@ -451,6 +452,17 @@ def test_compare_page_diffs_branches_and_links_only_shared_events(built):
     assert f"../trace/day2/index.html#{ids['taxi']}" in links
     overview = parse(out / "agents/demo/index.html")
     assert ("a", "href", "compare/main...prompt-v2-1.html") in overview.links
+    home = (out / "index.html").read_text(encoding="utf-8")
+    assert "Compare pages" in home and 'href="agents/demo/compare/main...prompt-v2-1.html"' in home
+
+
+def test_agent_bar_marks_trace_on_session_pages(built):
+    out = built["out"]
+    bar = re.compile(r'class="halo-agent-bar[^"]*"[^>]*>(.*?)</p>', re.S)
+    session = bar.search((out / "agents/demo/trace/day2/index.html").read_text(encoding="utf-8")).group(1)
+    assert "<strong>Trace</strong>" in session and "<strong>Overview</strong>" not in session
+    overview = bar.search((out / "agents/demo/index.html").read_text(encoding="utf-8")).group(1)
+    assert "<strong>Overview</strong>" in overview and "<strong>Trace</strong>" not in overview
 
 
 # --- the command -------------------------------------------------------------------------
@@ -495,7 +507,7 @@ def test_paths_stay_inside_the_output(built):
     out = built["out"].resolve()
     for path in out.rglob("*"):
         assert out in path.resolve().parents
-        assert PurePosixPath(path.relative_to(out).as_posix()).parts[0] in {"agents", "assets", "search", "index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", ".halo-site"}
+        assert PurePosixPath(path.relative_to(out).as_posix()).parts[0] in {"agents", "assets", "search", "index.html", "404.html", "sitemap.xml", "sitemap.xml.gz", ".halo-site", "halo-summary.json"}
 
 
 # --- the publishing workflow ---------------------------------------------------------------

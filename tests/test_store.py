@@ -6,9 +6,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 import yaml
 
-from halo_git import Halo
+from halo_git import Halo, InvalidCall, UnknownEvents
 from halo_git.model import from_yaml
 from halo_git.store import event_path
 from tests.conftest import git
@@ -103,17 +104,14 @@ def test_two_processes_appending_at_once_lose_nothing(root):
 def test_refused_call_writes_nothing(halo, root):
     halo.log("demo", "observe", "ok")
     before = git(root / "demo.git", "count-objects", "-v").stdout
-    for bad in (
-        lambda: halo.log("demo", "act", "x", uses=["e2"], trigger="self"),
-        lambda: halo.log("demo", "outcome", "x", about="e1"),
-        lambda: halo.log("demo", "observe", ""),
+    for bad, error, says in (
+        (lambda: halo.log("demo", "act", "x", uses=["e2"], trigger="self"), UnknownEvents, "unknown event id(s) e2 for agent 'demo'"),
+        (lambda: halo.log("demo", "outcome", "x", about="e1"), InvalidCall, "'about' must name an earlier act event, but e1 is an observe event"),
+        (lambda: halo.log("demo", "observe", ""), InvalidCall, "summary"),
     ):
-        try:
+        with pytest.raises(error) as refused:  # a refusal, not any exception (a crash would pass "except Exception")
             bad()
-        except Exception:
-            pass
-        else:
-            raise AssertionError("call was accepted")
+        assert says in str(refused.value)
     assert git(root / "demo.git", "rev-list", "--count", "main").stdout.strip() == "1"
     assert git(root / "demo.git", "count-objects", "-v").stdout == before
 

@@ -294,3 +294,37 @@ def test_empty_commit_and_wrong_file_mode_are_caught(root):
     content = git(repo, "show", "main:events/00/00/e6.yaml").stdout
     bad = commit_tree_on_main(repo, [["--add", "--cacheinfo", f"100755,{blob(repo, content)},events/00/00/e7.yaml"]], "e7 observe: x")
     assert_refused_at(root, bad, "position e7", "has mode 100755")
+
+
+def _recommit_tip(repo: Path, **ident: str) -> str:
+    """Replace the tip of main by a commit with the same tree, parent, message and
+    times, but the identity given (plain git plumbing, as a hand edit would)."""
+    raw = run_git(repo, "cat-file", "commit", "main")
+    header, message = raw.split(b"\n\n", 1)
+    stamp = next(line for line in header.split(b"\n") if line.startswith(b"author ")).rsplit(b" ", 2)
+    date = (stamp[1] + b" " + stamp[2]).decode()
+    env = {**IDENT, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date, **ident}
+    tree = run_git(repo, "rev-parse", "main^{tree}").decode().strip()
+    commit = run_git(repo, "commit-tree", tree, "-p", "main~1", "-F", "-", input=message, env=env).decode().strip()
+    run_git(repo, "update-ref", "refs/heads/main", commit)
+    return commit
+
+
+@pytest.mark.parametrize("ident", [
+    {"GIT_AUTHOR_NAME": "mallory"},
+    {"GIT_AUTHOR_EMAIL": "mallory@example.com"},
+    {"GIT_COMMITTER_NAME": "mallory"},
+    {"GIT_COMMITTER_EMAIL": "mallory@example.com"},
+])
+def test_a_commit_by_another_identity_is_caught(root, ident):
+    repo = make_history(root)
+    commit = _recommit_tip(repo, **ident)
+    assert_refused_at(root, commit, f"its author or committer is not the agent ({AGENT} <{AGENT}@halo>)")
+
+
+def test_the_same_identity_recommitted_still_verifies(root):
+    """The control for the test above: the plumbing alone changes nothing verify checks."""
+    repo = make_history(root)
+    _recommit_tip(repo)
+    r = verify(root)
+    assert r.returncode == 0, r.stderr

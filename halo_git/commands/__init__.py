@@ -21,6 +21,17 @@ def open_halo(args: argparse.Namespace, **kw) -> Halo:
     return Halo(args.root, branch=args.branch, **kw)
 
 
+def report_outcomes(outcomes, verb: str) -> int:
+    """Print a fleet-wide push, pull or clone agent by agent; exit 1 if any failed."""
+    import sys
+
+    failed = [o for o in outcomes if o.error is not None]
+    for o in outcomes:
+        print(o.describe(), file=sys.stderr if o.error is not None else sys.stdout)
+    print(f"{len(outcomes) - len(failed)} of {len(outcomes)} agent(s) {verb}" + (f"; {len(failed)} failed: {', '.join(o.agent for o in failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
 def add_observed(p: argparse.ArgumentParser) -> None:
     """``--observed`` and ``--observed-window`` (report, check, site)."""
     p.add_argument("--observed", metavar="FILE", help="observed evidence of what the agent did: an ATIF trajectory.json, "

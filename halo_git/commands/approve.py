@@ -30,6 +30,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
+        h.require_agent(args.agent)
         reply = h.approve(
             args.agent, args.revision, name=args.by, email=args.email, sign=args.sign, key=args.key,
             note=args.note, session=args.session, branch=args.branch,

@@ -1,4 +1,9 @@
-"""``halo-git branch``: start a branch of an agent's trace, or list its branches."""
+"""``halo-git branch``: start a branch of an agent's trace, or list its branches.
+
+A new branch starts at --from (a branch or commit id; default --branch) and its
+ids continue from there, so prompt v2 can be run beside prompt v1 and compared
+with halo-git diff.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
+        h.require_agent(args.agent)
         repo = h.store.repo(args.agent)
         if args.new is None:
             for name in repo.branches():

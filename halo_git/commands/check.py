@@ -3,10 +3,11 @@
 Fails (exit 1) when a finding at or above ``--fail-on`` is not accepted — with
 ``--baseline REV``, only when it is new relative to that branch or commit
 (matched by rule and event content, as ``halo-git diff`` matches findings);
-exits 0 otherwise, and 2 on a usage error (unknown agent, session, branch or
-baseline, a broken accept file) or when the trace cannot be read (a repository
-HALO could not have written), which must never pass for "no findings" nor read
-as findings.
+exits 0 otherwise. An unknown root, agent, session, branch or baseline exits 1
+as well (the CLI's one exit-code table: not found), so it can never pass for
+"no findings"; a usage error (a bad option, a broken accept file) exits 2, and
+so does a trace that cannot be read (a repository HALO could not have written),
+which must never read as findings either.
 
 ``--format`` picks what goes to stdout: ``github`` (default: one workflow
 command per failing finding, so a pull request shows annotations), ``text``,
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from ..accept import DEFAULT_FILE, load_accepted
 from ..diagnosis import SEVERITIES
-from ..errors import HaloError, InvalidCall
+from ..errors import IntegrityError, InvalidCall
 from ..formats.check import FORMATS, render
 from ..gate import Gate
 from ..store import event_path
@@ -107,16 +108,12 @@ def run(args) -> int:
     entries, accept_file = _accepted(args)
     observed = load_observed(args)
     with open_halo(args) as h:
-        if args.agent not in h.agents():
-            known = ", ".join(h.agents()[:10]) or "none yet"
-            print(f"halo-git: error: no agent '{args.agent}' in {h.root} (agents: {known}); check --agent and --root",
-                  file=sys.stderr)
-            return 2
+        h.require_agent(args.agent)
         try:
             gate = h.check(args.agent, session=args.session, branch=args.branch, fail_on=args.fail_on,
                            baseline=args.baseline, accepted=entries, accept_file=accept_file, observed=observed,
                            require_signed_approvals=args.require_signed_approvals)
-        except HaloError as e:  # an unknown session or baseline, or a trace that cannot be read: never "findings"
+        except IntegrityError as e:  # a trace that cannot be read: bad input, never "findings"
             print(f"halo-git: error: {e}", file=sys.stderr)
             return 2
     for fmt, path in outputs:

@@ -1,4 +1,9 @@
-"""``halo-git diff``: how an agent's behaviour differs between two branches or commits."""
+"""``halo-git diff``: how an agent's behaviour differs between two branches or commits.
+
+From their merge base: events and channels on each side, loop metrics and
+findings of each whole branch, revisions only on one side; Markdown fits a
+pull-request comment, JSON lists everything.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
+        h.require_agent(args.agent)
         diff = h.diff(args.agent, args.base, args.head or args.branch)
     sys.stdout.write(render_diff_markdown(diff) if args.format == "md" else render_diff_json(diff))
     return 0

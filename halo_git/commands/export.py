@@ -1,4 +1,9 @@
-"""``halo-git export``: an agent's events as JSONL, ATIF trajectories or OTLP/JSON spans."""
+"""``halo-git export``: an agent's events as JSONL, ATIF trajectories or OTLP/JSON spans.
+
+JSONL has one event per line with the fields of its YAML file, which is what
+import reads back; ATIF writes one trajectory per session; OTLP one span per
+event, a trace per session.
+"""
 
 from __future__ import annotations
 
@@ -46,6 +51,7 @@ def run(args) -> int:
     if args.endpoint and args.format != "otlp":
         raise InvalidCall("--endpoint applies to --format otlp; add --format otlp or drop --endpoint")
     with open_halo(args) as h:
+        h.require_agent(args.agent)
         if args.format == "jsonl":
             for line in h.export_lines(args.agent):
                 print(line)

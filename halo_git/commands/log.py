@@ -1,4 +1,8 @@
-"""``halo-git log KIND``: log one event from the shell (same rules as the tools)."""
+"""``halo-git log KIND``: log one event from the shell (same rules as the tools).
+
+Validates the event exactly as the MCP tools do (refused: exit 2, nothing
+written) and prints the tools' reply as JSON; the session defaults to 'cli'.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""``halo-git report``: the diagnosis Markdown (as halo_report)."""
+"""``halo-git report``: the diagnosis Markdown (as halo_report).
+
+Deterministic Markdown pinned to the branch's head commit: boundary and
+evidence, channels, write side, read-back, actions, outcomes, mechanism,
+behavioral-authority paths and findings, every claim citing event ids.
+"""
 
 from __future__ import annotations
 
@@ -18,5 +23,6 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     observed = load_observed(args)
     with open_halo(args) as h:
+        h.require_agent(args.agent)
         sys.stdout.write(h.report(args.agent, session=args.session, branch=args.branch, observed=observed))
     return 0

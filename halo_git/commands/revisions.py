@@ -38,8 +38,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args, screen=None) as h:
-        if args.agent not in h.agents():
-            raise NotFound(f"no agent '{args.agent}' in {h.root} (agents: {', '.join(h.agents()[:10]) or 'none yet'}); check --agent and --root")
+        h.require_agent(args.agent)
         a = h.audit(args.agent, args.branch, args.allowed_signers, gpg_keyring=args.gpg_keyring)
     if args.target is not None and a.target(args.target) is None:
         known = "; ".join(t.name for t in a.targets[:10]) or "none"

@@ -1,12 +1,29 @@
-"""``halo-git serve``: run the HALO MCP server (stdio by default, or HTTP)."""
+"""``halo-git serve``: run the HALO MCP server (stdio by default, or HTTP).
+
+Over stdio it prints one line on stderr when it starts (root, agent, branch)
+and stops on Ctrl-C (SIGINT) at once, as on Ctrl-D (end of input): every
+append is crash-safe, so stopping mid-call loses at most that call. A --branch
+the agent's repository does not hold is refused at start, not on every call.
+"""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 
 import anyio
 
+from ..store.sync import EVERY, IDLE, TIMEOUT
 from . import add_common, open_halo
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _terminate(signum, frame) -> None:
+    raise KeyboardInterrupt  # unwinds through Halo.close, which pushes what is pending
 
 
 def add_parser(sub) -> None:
@@ -47,6 +64,15 @@ def add_parser(sub) -> None:
         help="HTTP: open sessions kept (default 1000); at the cap the least recently active idle one is closed",
     )
     p.add_argument("--fsync", action="store_true", help="fsync objects before each reply (survives power loss; slower)")
+    p.add_argument(
+        "--push",
+        metavar="REMOTE",
+        help="push each agent's branch to REMOTE/<agent>.git (or REMOTE with {agent} replaced) in the background: "
+        "after each session, every --push-every events and on shutdown, retrying with backoff; appends never wait for it",
+    )
+    p.add_argument("--push-every", type=int, default=EVERY, metavar="N", help=f"with --push: push after N events even mid-session (default {EVERY})")
+    p.add_argument("--push-idle", type=float, default=IDLE, metavar="S", help=f"with --push: a session counts as ended after S seconds without an event (default {IDLE:g})")
+    p.add_argument("--push-timeout", type=float, default=TIMEOUT, metavar="S", help=f"with --push: give up one push after S seconds (default {TIMEOUT:g})")
     p.set_defaults(run=run)
 
 
@@ -62,8 +88,16 @@ def run(args) -> int:
     elif args.token_file or args.allow_host or args.allow_origin:
         raise InvalidCall("--token-file, --allow-host and --allow-origin apply to --transport http only")
     with open_halo(args, fsync=args.fsync) as halo:
+        halo.require_branch(args.agent, args.branch)
+        if args.push:
+            halo.start_push(args.push, every=args.push_every, idle=args.push_idle, timeout=args.push_timeout, log=_log)
+            signal.signal(signal.SIGTERM, _terminate)  # a service manager's stop: push what is pending first
         app = HaloServer(halo, agent=args.agent)
         if args.transport == "stdio":
+            signal.signal(signal.SIGINT, lambda signum, frame: _stop(halo if args.push else None))  # before the line that invites Ctrl-C
+            who = f"agent {args.agent}" if args.agent else "agent: the MCP client's name"
+            print(f"halo-git serve: root {halo.root}, {who}, branch {args.branch}; "
+                  "waiting for an MCP client on stdin (Ctrl-C or Ctrl-D stops)", file=sys.stderr, flush=True)
             anyio.run(serve_stdio, app)
         else:
             shown = f"[{args.host}]" if ":" in args.host else args.host
@@ -85,3 +119,14 @@ def run(args) -> int:
                 )
             )
     return 0
+
+
+def _stop(pushing) -> None:
+    """SIGINT over stdio: the stdin reader blocks in a worker thread that no
+    cancellation reaches, so leave at once (as a kill would; appends are atomic),
+    after pushing what is pending when ``serve --push`` is on (``pushing``, the
+    Halo; bounded by --push-timeout)."""
+    print("halo-git serve: stopped (Ctrl-C)", file=sys.stderr, flush=True)
+    if pushing is not None:
+        pushing.close()
+    os._exit(130)

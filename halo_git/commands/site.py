@@ -8,7 +8,7 @@ from pathlib import Path
 from ..errors import InvalidCall
 from ..observed import DEFAULT_WINDOW, load
 from ..site import DEFAULT_OUT, DEFAULT_TITLE, build_site
-from ..store import DEFAULT_BRANCH, default_root, fetch_into_root
+from ..store import DEFAULT_BRANCH, default_root, expand_root, fetch_into_root
 
 
 def add_parser(sub) -> None:
@@ -39,6 +39,16 @@ def add_parser(sub) -> None:
         help="first clone agent A from a Git remote into the root, or fast-forward it if present; repeatable",
     )
     p.add_argument("--title", default=DEFAULT_TITLE, help=f"site title (default: {DEFAULT_TITLE!r})")
+    p.add_argument(
+        "--site-url",
+        metavar="URL",
+        help="the address the site is published at, e.g. https://org.github.io/repo/: canonical links and a full sitemap.xml",
+    )
+    p.add_argument(
+        "--previous",
+        metavar="FILE",
+        help="the halo-summary.json of an earlier build to show changes against (default: the one in --out, if any)",
+    )
     p.add_argument("--src", help="keep the generated Markdown and mkdocs.yml in this new folder (default: a temporary folder)")
     p.add_argument(
         "--observed", action="append", default=[], metavar="[A=]FILE",
@@ -53,7 +63,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     agents = list(args.agent)
     if args.remote:
-        root = Path(args.root) if args.root else default_root()
+        root = expand_root(args.root) if args.root else default_root()
         for spec in args.remote:
             agent, sep, url = spec.partition("=")
             if not sep or not agent or not url:
@@ -77,6 +87,8 @@ def run(args) -> int:
         title=args.title,
         compare=args.compare,
         src=args.src,
+        previous=args.previous,
+        site_url=args.site_url,
         observed=observed,
     )
     print(built.message())

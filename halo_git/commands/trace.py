@@ -1,4 +1,10 @@
-"""``halo-git trace``: the halo_trace text of an agent."""
+"""``halo-git trace``: the halo_trace text of an agent.
+
+Prints the most recent events of the branch, oldest first, one line each
+(id, session, kind, summary, uses, the kind's own fields), as the halo_trace
+tool answers; --session keeps one session's events. An unknown root or agent
+exits 1 and names the agents the root holds.
+"""
 
 from __future__ import annotations
 
@@ -15,5 +21,6 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args) as h:
-        print(h.trace(args.agent, limit=args.limit, session=args.session))
+        h.require_agent(args.agent)
+        print(h.trace(args.agent, limit=args.limit, session=args.session, interface="cli"))
     return 0

@@ -1,4 +1,9 @@
-"""``halo-git verify``: prove a branch's history is exactly what HALO wrote."""
+"""``halo-git verify``: prove a branch's history is exactly what HALO wrote.
+
+Walks every commit from e1: one event file each, the next id, canonical YAML,
+uses/about naming earlier events, the message, author, committer and time the
+event implies. Exits 1 naming the first commit that breaks the contract.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     with open_halo(args, screen=None) as h:
+        h.require_agent(args.agent)
         allowed = _file(args.allowed_signers, "--allowed-signers", "an ssh-keygen allowed-signers file (lines: EMAIL namespaces=\"git\" KEY)")
         keyring = _file(args.gpg_keyring, "--gpg-keyring", "a keyring written by gpg --export KEY > FILE")
         result = verify_branch(h.store.repo(args.agent), args.branch, allowed, keyring)

@@ -11,6 +11,7 @@ from typing import Callable
 
 from ..diagnosis import RULES, Finding
 from ..gate import Gate
+from .finding import described
 
 LEVEL = {"high": "error", "medium": "warning", "low": "notice", "info": "notice"}
 MAX_IDS = 20  # ids named per annotation; a session finding can list thousands of acts
@@ -32,9 +33,10 @@ def cite(ids) -> str:
 
 
 def annotation(f: Finding, level: str | None = None, prefix: str = "") -> str:
-    """One finding as one workflow command line."""
+    """One finding as one workflow command line: its events, the first event's summary quoted,
+    what happened, why it matters and the next step (the same context as the report)."""
     title = _prop(f"{prefix}{f.rule} {RULES[f.rule].name} ({f.severity})")
-    return f"::{level or LEVEL[f.severity]} title={title}::{_data(f'{cite(f.ids)}: {f.message} Remedy: {f.remedy}')}"
+    return f"::{level or LEVEL[f.severity]} title={title}::{_data(cite(f.ids) + described(f))}"
 
 
 def render_annotations(gate: Gate, path_of: Callable[[str], str] | None = None) -> str:

@@ -16,6 +16,7 @@ from typing import Callable
 
 from ..diagnosis import RULES
 from ..gate import ACCEPTED, UNCHANGED, Gate, Item
+from .finding import described
 from .github import cite
 
 _XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -37,7 +38,7 @@ def _case(suite: ET.Element, gate: Gate, item: Item, path_of: Callable[[str], st
     if f.ids:
         attrs["file"] = path_of(first)
     case = ET.SubElement(suite, "testcase", attrs)
-    text = _x(f"{cite(f.ids)}: {f.message}\nRemedy: {f.remedy}")
+    text = _x(cite(f.ids) + described(f))
     if resolved:
         ET.SubElement(case, "system-out").text = _x(f"Resolved: on baseline {gate.baseline}, not on {gate.branch}.\n{text}")
     elif item.failing:

@@ -56,9 +56,12 @@ def render_text(gate: Gate, path_of: Callable[[str], str]) -> str:
         tag = "FAIL" if item.failing else "ok  "
         state = item.status if item.failing else _why_not(gate, item)
         label = f"{f.severity}, {state}" if state != OPEN else f.severity
-        out.append(f"{tag} {f.rule} {RULES[f.rule].name} ({label}) {cite(f.ids)}: {f.message}")
+        quoted = f" “{f.quote}”" if f.quote else ""
+        out.append(f"{tag} {f.rule} {RULES[f.rule].name} ({label}) {cite(f.ids)}{quoted}: {f.message}")
         if item.failing:
-            out.append(f"     remedy: {f.remedy}")
+            if f.why:
+                out.append(f"     why it matters: {f.why}")
+            out.append(f"     next step: {f.next_step or f.remedy}")
             if f.ids:
                 out.append(f"     file: {path_of(f.ids[0])}")
         if item.accepted:
@@ -126,9 +129,12 @@ def render_json(gate: Gate, path_of: Callable[[str], str]) -> str:
 def _md_finding(gate: Gate, item: Item, side: str = "") -> str:
     f = item.finding
     ids = escape_md(cite(f.ids))
-    line = f"- **{f.rule}** {RULES[f.rule].name} ({f.severity}){side}, {ids}: {escape_md(shorten(f.message, 400))}"
+    quoted = f" “{escape_md(f.quote)}”" if f.quote else ""
+    line = f"- **{f.rule}** {RULES[f.rule].name} ({f.severity}){side}, {ids}{quoted}: {escape_md(shorten(f.message, 400))}"
     if item.failing:
-        line += f" *Remedy:* {escape_md(f.remedy)}"
+        if f.why:
+            line += f" *Why it matters:* {escape_md(f.why)}"
+        line += f" *Next step:* {escape_md(f.next_step or f.remedy)}"
     if item.accepted:
         line += f" *Accepted by* {escape_md(item.accepted.by)}: {escape_md(item.accepted.reason)}"
     return line

@@ -19,6 +19,7 @@ from typing import Callable
 from .. import __version__
 from ..diagnosis import RULES, Rule
 from ..gate import ACCEPTED, NEW, UNCHANGED, Gate, Item
+from .finding import described
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"
@@ -62,7 +63,7 @@ def _location(gate: Gate, event_id: str, path_of: Callable[[str], str], n: int |
 def _result(gate: Gate, item: Item, path_of: Callable[[str], str]) -> dict:
     f = item.finding
     ids = list(f.ids)
-    text = f"{', '.join(ids[:20])}{f' and {len(ids) - 20} more' if len(ids) > 20 else ''}: {f.message} Remedy: {f.remedy}"
+    text = f"{', '.join(ids[:20])}{f' and {len(ids) - 20} more' if len(ids) > 20 else ''}{described(f)}"
     res: dict = {
         "ruleId": f.rule,
         "ruleIndex": RULE_IDS.index(f.rule),

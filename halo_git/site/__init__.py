@@ -26,7 +26,9 @@ from ..api import Halo
 from ..errors import InvalidCall
 from ..observed import Observed
 from .collect import collect
-from .output import build, check_out, write
+from ..model import now_iso
+from .fleet import SUMMARY_FILE, fleet, load_previous, summary_json
+from .output import build, check_out, check_site_url, write
 from .pages import PAGE_SIZE, model
 from .render import nav, render_site
 
@@ -70,6 +72,8 @@ def build_site(
     compare: Sequence[str] = (),
     page_size: int = PAGE_SIZE,
     src: str | os.PathLike[str] | None = None,
+    previous: str | os.PathLike[str] | None = None,
+    site_url: str | None = None,
     observed: Mapping[str, Observed] | None = None,
 ) -> Built:
     """Build the review site of ``root`` into ``out``.
@@ -81,6 +85,10 @@ def build_site(
         page_size: events per trace page.
         src: keep the generated Markdown and ``mkdocs.yml`` here (default: a
             temporary folder, removed after the build).
+        previous: the ``halo-summary.json`` of an earlier build to show the
+            trend against (default: the one in ``out``, if any).
+        site_url: the address the site is published at, for canonical links
+            and the sitemap (e.g. ``https://org.github.io/repo/``).
         observed: observed evidence per agent (``observed.load``; key "" for
             the one agent shown), set beside its diagnosis.
 
@@ -95,6 +103,8 @@ def build_site(
     if src is not None and Path(src).exists():
         raise InvalidCall(f"--src {src} exists; pass a new folder for the generated Markdown")
     pairs = [parse_compare(spec) for spec in compare]
+    site_url = check_site_url(site_url) if site_url else None
+    before = load_previous(Path(previous) if previous is not None else out / SUMMARY_FILE)
     with Halo(root) as halo:
         collected = collect(halo, agents, branch, observed)
         names = {a.name for a in collected}
@@ -103,11 +113,16 @@ def build_site(
                 raise InvalidCall(f"--compare names agent '{agent}', which this site does not show; add --agent {agent} or fix the name")
         diffs = [halo.diff(agent, base, head) for agent, base, head in pairs]
         site = model(collected, title=title, branch=branch or halo.branch, page_size=page_size, diffs=diffs)
-    pages = render_site(site)
+    agents_shown = len(site.agents)
+    pages = render_site(site, before)
+    summary = summary_json(fleet(site.agents), branch=site.branch, built=now_iso())
+    items = nav(site)
+    del collected, site, diffs  # the build needs only the Markdown
     if src is not None:
         Path(src).mkdir(parents=True)
-        build(write(pages, nav(site), Path(src), title=title), out)
+        build(write(pages, items, Path(src), title=title, site_url=site_url), out, extra={SUMMARY_FILE: summary})
     else:
         with tempfile.TemporaryDirectory(prefix="halo-site-") as tmp:
-            build(write(pages, nav(site), Path(tmp), title=title), out)
-    return Built(out, len(pages), len(site.agents), time.perf_counter() - started)
+            build(write(pages, items, Path(tmp), title=title, site_url=site_url, markdown=False), out, pages,
+                  extra={SUMMARY_FILE: summary})
+    return Built(out, len(pages), agents_shown, time.perf_counter() - started)

@@ -3,8 +3,9 @@
 The only module of the site package that imports mkdocs (lazily, so the rest
 stays importable and testable without it). ``site_template/`` at the top of
 the repository is the source of the configuration, theme overrides, CSS and
-the offline search polyfill; ``halo_git/site_template`` links to it so an
-installed wheel carries a copy.
+the offline search polyfill; the wheel build (``setup.py``) copies it into
+``halo_git/site_template`` so an installed wheel carries it, and a source
+checkout or editable install reads the top-level folder itself.
 """
 
 from __future__ import annotations
@@ -15,21 +16,45 @@ import shutil
 from importlib import resources
 from pathlib import Path
 from typing import Mapping
+from urllib.parse import urlsplit
 
 import yaml
 
 from ..errors import HaloError, InvalidCall
+from .notfound import portable_404
 
 MARKER = ".halo-site"  # marks a folder halo-git built, and lists what it wrote there
 _MARKER_HEAD = "Built by halo-git site; halo-git may delete and rebuild this folder. It wrote these files:\n"
 
 
 def template_dir() -> Path:
-    return Path(str(resources.files("halo_git") / "site_template"))
+    """The packaged template (a wheel), else the checkout's top-level one."""
+    packaged = Path(str(resources.files("halo_git") / "site_template"))
+    if (packaged / "mkdocs.yml").is_file():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "site_template"
 
 
-def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str) -> Path:
+def check_site_url(url: str) -> str:
+    """``--site-url``: an absolute http(s) address, ending in ``/``.
+
+    Raises:
+        InvalidCall: anything else.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment or any(c in url for c in "\"'<> \t\n"):
+        raise InvalidCall(
+            f"--site-url {url!r} is not an http(s) address without query or fragment; pass where the site is published, "
+            "e.g. --site-url https://org.github.io/repo/"
+        )
+    return url if url.endswith("/") else url + "/"
+
+
+def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str, site_url: str | None = None, markdown: bool = True) -> Path:
     """Write the docs folder, assets, overrides and ``mkdocs.yml`` under ``src``.
+
+    With ``markdown=False`` the pages themselves are not written: ``build``
+    then hands them to MkDocs from memory (a fleet's site has thousands).
 
     Returns the path of the written ``mkdocs.yml``.
     """
@@ -38,7 +63,7 @@ def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str) -> Path
     shutil.copytree(template / "assets", docs / "assets")
     shutil.copytree(template / "overrides", src / "overrides")
     folders: set[Path] = set()
-    for rel, text in pages.items():
+    for rel, text in pages.items() if markdown else ():
         path = docs / rel
         if path.parent not in folders:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -48,6 +73,8 @@ def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str) -> Path
     config = yaml.safe_load((template / "mkdocs.yml").read_text(encoding="utf-8"))
     # the theme prints site_name raw and, in attributes, escaped: the hook makes it escaped-once Markup
     config.update(site_name=title, nav=nav, docs_dir="docs", hooks=["hooks/halo_title.py"])
+    if site_url:
+        config["site_url"] = site_url
     path = src / "mkdocs.yml"
     path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
@@ -118,8 +145,29 @@ class _Warnings(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def build(config_file: Path, out: Path) -> None:
+class _Pages:
+    """A plugin handing MkDocs pages that exist in memory only."""
+
+    def __init__(self, pages: Mapping[str, str]):
+        self.pages = pages
+
+    def on_files(self, files, *, config):
+        from mkdocs.structure.files import File
+
+        for rel, text in self.pages.items():
+            files.append(File.generated(config, rel, content=text))
+        return files
+
+
+def build(
+    config_file: Path, out: Path, pages: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None,
+) -> None:
     """Run MkDocs in strict mode; any warning fails the build with its text.
+
+    ``pages``: docs-relative path -> Markdown of pages not written under the
+    docs folder (see ``write(..., markdown=False)``). ``extra``: files written
+    beside the built site (after MkDocs empties the folder, before the marker
+    lists what the build wrote, so a rebuild knows them as its own).
 
     Strict mode counts warnings on the ``mkdocs`` logger, so the logger must
     let WARNING through; it is lowered to WARNING if something raised it.
@@ -145,7 +193,15 @@ def build(config_file: Path, out: Path) -> None:
     logger.addHandler(warnings)
     try:
         config = load_config(str(config_file), strict=True, site_dir=str(out.resolve()))
+        if pages:
+            config.plugins["halo-pages"] = _Pages(pages)
         mkdocs_build(config)
+        not_found = out / "404.html"
+        if not_found.is_file():
+            base = urlsplit(config.site_url or "/").path or "/"
+            not_found.write_text(portable_404(not_found.read_text(encoding="utf-8"), base), encoding="utf-8")
+        for name, text in (extra or {}).items():
+            (out / name).write_text(text, encoding="utf-8")
     except MkDocsException as e:
         shown = "; ".join(warnings.messages[:5]) + (" …" if len(warnings.messages) > 5 else "")
         raise HaloError(f"the site build failed: {e}" + (f" ({shown})" if shown else "")) from None

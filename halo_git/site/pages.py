@@ -128,6 +128,7 @@ class Site:
     branch: str
     agents: tuple[AgentSite, ...]
     home: str = "index.md"
+    agents_index: str = "agents/index.md"
 
 
 def rel(source: str, target: str, anchor: str = "") -> str:

@@ -18,21 +18,26 @@ from ..diff import Side, render_diff_markdown
 from ..markdown import escape_md, md_table
 from ..model import KINDS, Event
 from ..report import render_report
+from .fleet import Previous, fleet
 from .graph import channel_svg
+from .home import SEARCH_DIAGNOSES, agent_bar, nav, render_agents_index, render_home, unsearched, with_bar  # nav: re-exported
 from .observed import has_observed, observed_path, render_observed
 from .pages import AgentSite, ComparePage, Session, Site, TracePage, rel
 
-TOP_FINDINGS = 5  # findings listed on an agent's overview; the diagnosis lists all
+TOP_FINDINGS = 5  # issues (findings grouped by rule) listed on an agent's overview
+DIAGNOSIS_PER_GROUP = 50  # findings shown in full per rule on the diagnosis page (the report shows 3)
 
 
 def front(title: str, body: str, *, hide: Iterable[str] = ()) -> str:
     """A page: YAML front matter + body. The theme prints titles unescaped, so
-    the title is HTML-escaped here (JSON is valid YAML)."""
-    meta = [f"title: {json.dumps(html.escape(title), ensure_ascii=False)}"]
+    the title is HTML-escaped here (JSON is valid YAML). No title (the home
+    page): the browser tab shows the site name alone, not "name - name"."""
+    meta = [f"title: {json.dumps(html.escape(title), ensure_ascii=False)}"] if title else []
     hidden = list(hide)
     if hidden:
         meta.append("hide: [" + ", ".join(hidden) + "]")
-    return "---\n" + "\n".join(meta) + "\n---\n\n" + body.rstrip("\n") + "\n"
+    head = "---\n" + "\n".join(meta) + "\n---\n\n" if meta else ""
+    return head + body.rstrip("\n") + "\n"
 
 
 def _code(text: str) -> str:
@@ -49,7 +54,9 @@ def _badge(kind: str) -> str:
 
 
 def _when(iso: str) -> str:
-    return iso.replace("T", " ").replace("Z", " UTC")
+    """A time as the events store it (UTC ISO 8601), the one format the report,
+    the YAML files and the site all show."""
+    return iso
 
 
 def _severity_text(a: AgentSite) -> str:
@@ -81,30 +88,6 @@ def _id_links(ids: Iterable[str], link: Callable[[str], str | None], agent: Agen
 # --- pages -------------------------------------------------------------------
 
 
-def render_home(site: Site) -> str:
-    rows = []
-    for a in site.agents:
-        log = a.data.log
-        rows.append([
-            f"[{escape_md(a.name)}]({rel(site.home, a.overview)})",
-            str(len(log.events)),
-            str(len(a.sessions)),
-            _when(log.events[-1].time),
-            f"{_severity_text(a)} ([report]({rel(site.home, a.diagnosis)}))",
-            _short(log.head),
-        ])
-    body = [
-        f"# {escape_md(site.title)}",
-        "",
-        f"Agents' event traces on branch {_code(site.branch)}, read from their Git repositories. "
-        "A trace is the agent's own account of what it did, not observed behaviour; every page pins its "
-        "evidence to the head commit shown.",
-        "",
-        *md_table(["Agent", "Events", "Sessions", "Last activity", "Open findings", "Head commit"], rows, "lrrlll"),
-    ]
-    return front(site.title, "\n".join(body), hide=["navigation", "toc"])
-
-
 def render_overview(a: AgentSite) -> str:
     d, log, page = a.data.diagnosis, a.data.log, a.overview
     events = log.events
@@ -114,12 +97,19 @@ def render_overview(a: AgentSite) -> str:
         [f"[{escape_md(s.label)}]({rel(page, s.pages[0].path)})", str(s.events), str(len(s.pages)), _when(s.first.time), _when(s.last.time)]
         for s in a.sessions
     ]
-    top = [
-        f'- <span class="halo-sev halo-sev-{f.severity}">{f.severity}</span> {f.rule} {f.name}: '
-        f"{escape_md(f.message)} ({', '.join(_ref(i, link) for i in f.ids[:5])})"
-        for f in d.findings[:TOP_FINDINGS]
-    ]
-    more = len(d.findings) - len(top)
+    issues = d.issues(TOP_FINDINGS)
+    top = []
+    for issue in issues:  # the report's Summary: grouped by rule, quoted, with why and a next step
+        f = issue.first
+        n = len(issue.findings)
+        top.append(
+            f'- <span class="halo-sev halo-sev-{issue.severity}">{issue.severity}</span> **{f.rule} {f.name}** '
+            f"({n} finding{'s' if n != 1 else ''}: {', '.join(_ref(x.ids[0], link) for x in issue.findings[:5] if x.ids)}"
+            f"{' …' if n > 5 else ''}). {_ref(f.ids[0], link) if f.ids else 'no logged event'}"
+            f"{' “' + escape_md(f.quote) + '”' if f.quote else ''}: {escape_md(f.message)} "
+            f"*Next step:* {escape_md(f.next_step)}"
+        )
+    more = len(d.findings) - sum(len(i.findings) for i in issues)
     body = [
         f"# {escape_md(a.name)}",
         "",
@@ -131,7 +121,8 @@ def render_overview(a: AgentSite) -> str:
         "",
         "## Findings",
         "",
-        f"{_severity_text(a)}" + (f"; {more} more in the [diagnosis]({rel(page, a.diagnosis)})." if more > 0 else "."),
+        f"{_severity_text(a)}" + (f"; {more} more in the [diagnosis]({rel(page, a.diagnosis)})." if more > 0 else
+                                  f"; the [diagnosis]({rel(page, a.diagnosis)}) lists each one." if d.findings else "."),
         "",
         *top,
         "",
@@ -171,7 +162,8 @@ def render_metrics(a: AgentSite) -> list[str]:
 
 
 def render_diagnosis(a: AgentSite) -> str:
-    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis), audit=a.data.audit)
+    report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis), per_group=DIAGNOSIS_PER_GROUP,
+                           audit=a.data.audit)
     return front(f"{a.name} · diagnosis", report)
 
 
@@ -283,35 +275,35 @@ def render_compare(site: Site, a: AgentSite, c: ComparePage) -> str:
     return front(f"{a.name} · {c.name}", "\n".join(body))
 
 
-def render_site(site: Site) -> dict[str, str]:
-    """Every page of the site: docs-relative path -> Markdown."""
+def render_site(site: Site, previous: Previous | None = None) -> dict[str, str]:
+    """Every page of the site: docs-relative path -> Markdown.
+
+    ``previous``: the figures of an earlier build, for the trend on the home
+    page and the agents index.
+    """
     from .revisions import audit_of, render_revisions_page  # it builds on this module's helpers
-    pages = {site.home: render_home(site)}
+
+    rows = fleet(site.agents)
+    pages = {site.home: render_home(site, rows, previous), site.agents_index: unsearched(render_agents_index(site, rows, previous))}
     for a in site.agents:
-        pages[a.overview] = render_overview(a)
-        pages[a.diagnosis] = render_diagnosis(a)
-        pages[a.trace] = render_sessions(a)
-        pages[a.revisions] = render_revisions_page(a, a.data.audit or audit_of(a.data))
+        own = {
+            a.overview: render_overview(a),
+            a.diagnosis: render_diagnosis(a),
+            a.trace: render_sessions(a),
+            a.revisions: render_revisions_page(a, a.data.audit or audit_of(a.data)),
+        }
+        extra = []
         if has_observed(a):  # observed evidence: site/observed.py
-            pages[observed_path(a)] = render_observed(a)
+            own[observed_path(a)] = render_observed(a)
+            extra.append(("Observed calls", observed_path(a)))
         for c in a.compares:
-            pages[c.path] = render_compare(site, a, c)
+            own[c.path] = render_compare(site, a, c)
         for s in a.sessions:
             for p in s.pages:
-                pages[p.path] = render_trace_page(a, s, p)
+                own[p.path] = render_trace_page(a, s, p)
+        summaries = {a.overview, a.trace, a.revisions}  # what the diagnosis and session pages hold
+        if len(site.agents) > SEARCH_DIAGNOSES:
+            summaries.add(a.diagnosis)
+        for path, text in own.items():
+            pages[path] = with_bar(text, agent_bar(site, a, path, extra), searched=path not in summaries)
     return pages
-
-
-def nav(site: Site) -> list:
-    """Index pages only: Material renders the nav into every page."""
-    items: list = [{"Home": site.home}]
-    for a in site.agents:
-        items.append({a.name: [
-            {"Overview": a.overview},
-            {"Diagnosis": a.diagnosis},
-            {"Trace": a.trace},
-            {"Revisions": a.revisions},
-            *([{"Observed calls": observed_path(a)}] if has_observed(a) else []),
-            *({f"Compare {c.name}": c.path} for c in a.compares),
-        ]})
-    return items

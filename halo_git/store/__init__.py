@@ -16,20 +16,26 @@ from .repo import DEFAULT_BRANCH, AgentRepo, Committed, EventLog, event_path
 from .remote import Transfer, clone, fetch_into_root, pull, push
 from .verify import Verified, verify_branch
 
-__all__ = ["Store", "AgentRepo", "Committed", "EventLog", "DEFAULT_BRANCH", "event_path", "default_root", "Transfer", "push", "pull", "clone", "fetch_into_root", "Verified", "verify_branch"]
+__all__ = ["Store", "AgentRepo", "Committed", "EventLog", "DEFAULT_BRANCH", "event_path", "default_root", "expand_root", "Transfer", "push", "pull", "clone", "fetch_into_root", "Verified", "verify_branch"]
+
+
+def expand_root(root: str | os.PathLike[str]) -> Path:
+    """A root as the user wrote it: ``~`` and ``$VARS`` expanded (an MCP client's
+    JSON config passes ``--root ~/.halo`` without a shell to expand it)."""
+    return Path(os.path.expanduser(os.path.expandvars(os.fspath(root))))
 
 
 def default_root() -> Path:
     """``--root``, else ``HALO_ROOT``, else ``~/.halo`` (documented in the README)."""
     env = os.environ.get("HALO_ROOT")
-    return Path(env) if env else Path.home() / ".halo"
+    return expand_root(env) if env else Path.home() / ".halo"
 
 
 class Store:
     """A HALO root folder: one bare Git repository per agent."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, fsync: bool = False):
-        self.root = Path(root) if root is not None else default_root()
+        self.root = expand_root(root) if root is not None else default_root()
         self.fsync = fsync
         self._repos: dict[str, AgentRepo] = {}
         self._lock = threading.Lock()

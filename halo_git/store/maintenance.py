@@ -41,7 +41,6 @@ by a later pass after an hour.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import mmap
 import os
@@ -58,6 +57,8 @@ from dulwich.object_store import DiskObjectStore
 from dulwich.objects import parse_tree
 from dulwich.pack import load_pack_index
 from dulwich.refs import DiskRefsContainer
+
+from . import locking
 
 PACK_EVERY = 250  # events between background packing passes (see the module docstring)
 SLICE_EVENTS = 5000  # loose commits per new pack (bounds a pass's memory)
@@ -383,9 +384,7 @@ def run(path: Path, *, fsync: bool = False) -> Pass | None:
     lock = path / LOCK_FILE
     lock.parent.mkdir(exist_ok=True)
     with open(lock, "a") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not locking.try_lock(f):
             return None
         pack_dir = path / "objects" / "pack"
         _remove_abandoned(pack_dir)

@@ -22,7 +22,6 @@ its entries checked against the blob it claims to be (``snapshot``).
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 import random
 import shutil
@@ -42,7 +41,7 @@ from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import Event, commit_message, epoch_seconds, from_yaml, not_before, to_yaml
-from . import maintenance, snapshot
+from . import locking, maintenance, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, object_id
 from .snapshot import CACHE_DIR
 
@@ -582,7 +581,7 @@ class AgentRepo:
             guard_dir = self.path / CACHE_DIR
             guard_dir.mkdir(exist_ok=True)
             with open(guard_dir / "stale-locks.flock", "a") as guard:
-                fcntl.flock(guard, fcntl.LOCK_EX)
+                locking.lock(guard)
                 if time.time() - os.stat(path).st_mtime <= STALE_LOCK_SECONDS:
                     return False
                 os.unlink(path)

@@ -33,7 +33,6 @@ reads them instead of parsing every YAML blob.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -46,6 +45,7 @@ from typing import Any, Callable, Iterable, Sequence
 import yaml
 
 from ..model import ENUMS, KINDS, LETTERS, Event, to_yaml
+from . import locking
 
 FORMAT = 3
 CACHE_DIR = "halo"  # inside the bare repository; git ignores unknown folders there
@@ -154,7 +154,7 @@ def save(path: Path, branch: str, events: Sequence[Event], blobs: Sequence[str],
     try:
         path.parent.mkdir(exist_ok=True)
         with open(path, "a+b") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+            locking.lock(f)
             f.seek(0)
             head = header(branch)
             count, commit = _end(f) if f.readline() == head else (0, None)
