@@ -705,6 +705,8 @@ class AgentRepo:
                 return EventLog(branch, None, [], [])
             log = self._logs.get(branch)
             if log is not None and log.head == head:
+                if branch in self._published and self._publish_due(log):  # the log grew in place (appends, an import)
+                    self._publish(log)
                 return log
             base = log if log is not None else self._load_snapshot(branch, head)
             log = self._extend(branch, head, base)
