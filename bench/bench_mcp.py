@@ -69,7 +69,10 @@ def memory_server() -> tuple[Path | None, str]:
     return (entry, "") if entry.exists() else (None, f"{MEMORY_PACKAGE} has no dist/index.js")
 
 
-async def memory(entry: Path, work: Path, samples: int) -> tuple[list[float], list[float]]:
+SIZES = (1_000, 10_000)  # entities in the memory server's store for the figures at size
+
+
+async def memory(entry: Path, work: Path, samples: int) -> tuple[list[float], list[float], dict[int, list[float]]]:
     env = {**os.environ, "MEMORY_FILE_PATH": str(work / "memory.jsonl")}
     params = StdioServerParameters(command="node", args=[str(entry)], env=env)
     add: list[float] = []
@@ -85,7 +88,23 @@ async def memory(entry: Path, work: Path, samples: int) -> tuple[list[float], li
                 r = await c.call_tool(tool, args)
                 times.append(time.perf_counter() - t0)
                 assert not r.is_error, r
-    return add, read
+        # the same write with a store of 1,000 and 10,000 entities (it rewrites its whole file per write)
+        at_size: dict[int, list[float]] = {}
+        have = 1
+        for size in SIZES:
+            while have < size:
+                batch = [{"name": f"entity {k}", "entityType": "thing", "observations": [f"fact about entity {k}"]} for k in range(have, min(size, have + 1000))]
+                r = await c.call_tool("create_entities", {"entities": batch})
+                assert not r.is_error, r
+                have += len(batch)
+            at_size[size] = []
+            for i in range(max(20, samples // 5)):
+                args = {"observations": [{"entityName": "user", "contents": [f"asked for a reminder at 9:{i % 60:02d} ({size}, {i})"]}]}
+                t0 = time.perf_counter()
+                r = await c.call_tool("add_observations", args)
+                at_size[size].append(time.perf_counter() - t0)
+                assert not r.is_error, r
+    return add, read, at_size
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"baseline in the same run, {MEMORY_PACKAGE} on Node, same client (median / p95):")
         print(f"  add_observations: {ma:6.2f} ms / {common.p95_ms(baseline[0]):6.2f} ms   halo_observe / it = {mo / ma:.2f}")
         print(f"  read_graph:       {mr:6.2f} ms / {common.p95_ms(baseline[1]):6.2f} ms")
+        for size, times in baseline[2].items():
+            ms = common.median_ms(times)
+            print(f"  add_observations with {size:,} entities in its store: {ms:6.2f} ms / {common.p95_ms(times):6.2f} ms   halo_observe / it = {mo / ms:.2f}")
     print(f"machine: {common.machine_note()}")
     return 0
 

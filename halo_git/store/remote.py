@@ -51,6 +51,7 @@ from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import check_agent_name
+from . import snapshot
 from .repo import CACHE_DIR, DEFAULT_BRANCH, ZERO_SHA, AgentRepo, _read_ref, branch_ref, number_from_message
 from .verify import BadCommit, check_history
 
@@ -106,14 +107,20 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
         if sha is None:
             raise NotFound(f"agent '{repo.agent}' has no branch '{branch}'; branches: {', '.join(repo.branches()) or 'none'}")
         seen: dict[str, bytes | None] = {}
+        cache_ref = snapshot.cache_ref(branch)
+        cache = _read_ref(local, cache_ref)
 
         def update_refs(refs: dict) -> dict:
             old = refs.get(ref)
             seen["old"] = old
+            # the travelling cache goes along (a hint the receiver checks; never forced onto a remote that refuses it)
+            extra = {cache_ref: cache} if cache is not None and refs.get(cache_ref) != cache else {}
+            seen["cache_old"] = refs.get(cache_ref)
+            seen["cache"] = cache if extra else None
             if old == sha:
-                return {}
+                return extra
             if old is None or (old in local.object_store and _is_ancestor(local.object_store, old, sha, repo.agent)):
-                return {ref: sha}
+                return {ref: sha, **extra}
             if old not in local.object_store or _is_ancestor(local.object_store, sha, old, repo.agent):
                 raise Conflict(
                     f"cannot push: the remote's branch '{branch}' at {shown} holds events this branch does not; nothing was "
@@ -123,12 +130,15 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
             raise Conflict(_diverged(repo.agent, branch, shown, "push", local.object_store, sha, old))
 
         def pack_data(have, want, *, ofs_delta: bool = False, progress=None):
-            return pack_objects_to_data(_added_objects(local.object_store, sha, seen.get("old"), repo.agent))
+            objects = _added_objects(local.object_store, sha, seen.get("old"), repo.agent) if seen.get("old") != sha else []
+            if seen.get("cache") is not None:
+                objects += _cache_objects(local.object_store, seen["cache"], seen.get("cache_old"))
+            return pack_objects_to_data(objects)
 
         client, path = _client(local, url, "push")
         with _transport_errors(shown):
             result = client.send_pack(path, update_refs, pack_data)
-        failed = {k: v for k, v in (result.ref_status or {}).items() if v}
+        failed = {k: v for k, v in (result.ref_status or {}).items() if v and k != cache_ref}
         if failed:
             raise Conflict(f"the remote at {shown} refused the update of '{branch}': {failed.get(ref, next(iter(failed.values())))}; nothing was forced")
         old = seen.get("old")
@@ -154,12 +164,14 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
         local = repo._open(False)
         old = _read_ref(local, local_ref)
         with _incoming(repo) as store:
-            refs = _fetch_into(local, url, store, remote_ref, old, shown, repo.agent)
+            refs = _fetch_into(local, url, store, remote_ref, old, shown, repo.agent, also=snapshot.cache_ref(branch))
             new = refs.get(remote_ref)
             if new is None:
                 names = sorted(r[len(_HEADS):].decode() for r, s in refs.items() if r.startswith(_HEADS) and s)
                 raise NotFound(f"{shown} has no branch '{branch}'; its branches: {', '.join(names) or 'none (an empty repository)'}")
             if old == new:
+                _adopt(store, repo.path / "objects")  # at most the travelling cache's objects
+                _take_cache(local, into, refs.get(snapshot.cache_ref(branch)))
                 return Transfer(repo.agent, into, shown, "up-to-date", old.decode(), new.decode(), 0)
             if old is not None and not _is_ancestor(store, old, new, repo.agent):
                 if _is_ancestor(store, new, old, repo.agent):
@@ -171,6 +183,7 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
             _adopt(store, repo.path / "objects")
         if not local.refs.set_if_equals(local_ref, old or ZERO_SHA, new):
             raise Conflict(f"branch '{into}' of agent '{repo.agent}' moved while pulling (an event was logged); run the pull again")
+        _take_cache(local, into, refs.get(snapshot.cache_ref(branch)))
         return _transfer(repo.agent, into, shown, old, new, local.object_store)
 
 
@@ -203,7 +216,7 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
             local = fresh._open(True)
             client, path = _client(local, url, "pull")
             with _transport_errors(shown):
-                result = client.fetch(path, local, determine_wants=_wants_heads)
+                result = client.fetch(path, local, determine_wants=_wants_heads_and_caches)
             heads = {r: s for r, s in result.refs.items() if r.startswith(_HEADS) and s}
             if not heads:
                 raise NotFound(f"{shown} holds no branches; push one there first: {_cmd('push', '--agent', agent, shown)}")
@@ -216,6 +229,7 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
                     raise InvalidCall(f"refused: {shown} has a branch HALO cannot hold ({e}); no repository was created") from None
                 _check_clone_branch(local.object_store, sha, agent, known, shown, ref[len(_HEADS):].decode())
                 local.refs.set_if_equals(ref, ZERO_SHA, sha)
+                _take_cache(local, name, result.refs.get(snapshot.cache_ref(name)))
                 done.append(_transfer(agent, ref[len(_HEADS):].decode(), shown, None, sha, local.object_store))
             wanted = branch_ref(head)
             if wanted != branch_ref(DEFAULT_BRANCH) or wanted not in heads:
@@ -486,6 +500,42 @@ def _wants_heads(refs: dict, depth: int | None = None) -> list[bytes]:
     return sorted({s for r, s in refs.items() if r.startswith(_HEADS) and s and s != ZERO_SHA})
 
 
+def _wants_heads_and_caches(refs: dict, depth: int | None = None) -> list[bytes]:
+    """The branch heads and the travelling caches of those branches."""
+    caches = {snapshot.cache_ref(r[len(_HEADS):].decode("utf-8", "replace")) for r in refs if r.startswith(_HEADS)}
+    return sorted(set(_wants_heads(refs)) | {s for r, s in refs.items() if r in caches and s and s != ZERO_SHA})
+
+
+def _take_cache(local: Repo, branch: str, sha: bytes | None) -> None:
+    """Point the local branch's travelling cache at the remote's ``sha`` when it
+    arrived and claims more events than the local one. Either is only a hint:
+    a read puts it through the same check as the cache file."""
+    if sha is None or sha == ZERO_SHA or sha not in local.object_store:
+        return
+    ref = snapshot.cache_ref(branch)
+    mine = _read_ref(local, ref)
+    try:
+        theirs = snapshot.travel_claim(local.object_store[sha].message)
+        ours = snapshot.travel_claim(local.object_store[mine].message) if mine is not None else None
+        if theirs is not None and (ours is None or theirs[0] > ours[0]):
+            local.refs.set_if_equals(ref, mine if mine is not None else ZERO_SHA, sha)
+    except (KeyError, AttributeError, OSError):
+        pass
+
+
+def _cache_objects(store, sha: bytes, old: bytes | None) -> list:
+    """The objects of the cache commit ``sha`` a remote holding cache commit ``old`` lacks."""
+    try:
+        commit = store[sha]
+        tree = store[commit.tree]
+        known: set[bytes] = set()
+        if old is not None and old in store:
+            known = {entry.sha for entry in store[store[old].tree].iteritems()}
+        return [commit, tree] + [store[entry.sha] for entry in tree.iteritems() if entry.sha not in known]
+    except (KeyError, AttributeError):
+        return []
+
+
 class _incoming:
     """A scratch object store inside the repository that also reads the
     repository's own objects (alternates); removed on exit."""
@@ -506,9 +556,10 @@ class _incoming:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, old: bytes | None, shown: str, agent: str) -> dict:
-    """Fetch the remote's ``ref`` into ``store`` over one connection; returns the
-    remote's refs. Fetches nothing when the commit is already here."""
+def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, old: bytes | None, shown: str, agent: str, also: bytes | None = None) -> dict:
+    """Fetch the remote's ``ref`` (and ``also``, the branch's travelling cache,
+    when the remote has one) into ``store`` over one connection; returns the
+    remote's refs. Fetches nothing when the commits are already here."""
     client, path = _client(local, url, "pull")
     spool = SpooledTemporaryFile(max_size=_SPOOL, dir=store.path)
     wanted: list[bytes] = []
@@ -518,6 +569,10 @@ def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, old: 
         sha = refs.get(ref)
         if sha is not None and sha not in store:
             wanted.append(sha)
+        extra = refs.get(also) if also is not None and sha is not None else None
+        if extra is not None and extra != ZERO_SHA and extra not in store:
+            wanted.append(extra)
+        if wanted:
             haves.offer(local, old, refs, agent)
         return list(wanted)
 

@@ -35,7 +35,7 @@ from typing import Callable, Iterator
 
 from dulwich.errors import NotGitRepository
 from dulwich.file import FileLocked
-from dulwich.objects import Commit, ShaFile, Tree, parse_tree
+from dulwich.objects import Blob, Commit, ShaFile, Tree, parse_tree
 from dulwich.refs import check_ref_format
 from dulwich.repo import Repo
 
@@ -257,6 +257,9 @@ class AgentRepo:
         self._logs: dict[str, EventLog] = {}
         self._snapshot_count: dict[str, int] = {}
         self._cache_rejected: dict[str, str] = {}  # branch -> why its cache file was not used (rewritten on save)
+        self._travel_rejected: dict[str, str] = {}  # branch -> why its cache ref was not used (rewritten on the next publish)
+        self._published: dict[str, tuple[int, str]] = {}  # branch -> (events, last commit hint) its cache ref holds
+        self._chunk_ids: dict[str, dict[tuple[int, str], bytes]] = {}  # branch -> (chunk, last hint) -> blob id
         self._spine = _Spine(lambda sha: self._tree(self._open(False), sha).as_raw_string())
         self._tip: tuple[bytes, int, bytes | None, str] | None = None  # (commit, number, root tree, event time) written last
         self._packer = maintenance.Background(path, fsync=fsync)
@@ -702,6 +705,8 @@ class AgentRepo:
                 return EventLog(branch, None, [], [])
             log = self._logs.get(branch)
             if log is not None and log.head == head:
+                if branch in self._published and self._publish_due(log):  # the log grew in place (appends, an import)
+                    self._publish(log)
                 return log
             base = log if log is not None else self._load_snapshot(branch, head)
             log = self._extend(branch, head, base)
@@ -710,6 +715,9 @@ class AgentRepo:
                 self._snapshot_count[branch] = 0  # it held another history: save over it below
             if branch in self._cache_rejected or len(log.events) - self._snapshot_count.get(branch, 0) >= SNAPSHOT_EVERY:
                 self._save_snapshot(log)
+            if branch in self._travel_rejected or self._publish_due(log):
+                self._publish(log)
+                self._travel_rejected.pop(branch, None)
             return log
 
     def log_at(self, commit: str) -> EventLog:
@@ -787,26 +795,145 @@ class AgentRepo:
         """The snapshot's events ``e1..eK``, each proven to be the blob the
         head's tree holds at its path (``snapshot.mismatch``), or None.
 
+        The snapshot is the cache file in ``halo/``, or when there is none (a
+        fresh clone) or it fails, the travelling cache under
+        ``refs/halo/cache/<branch>``, which passes the same check and, once
+        it has, becomes the cache file.
         ``_extend`` then confirms the commit it ends at is the branch's commit
         for ``eK``; the other commit ids are read from Git when asked for.
         A snapshot that fails is remembered in ``cache_problem`` and rewritten.
         """
-        snap = snapshot.load(self._snapshot_path(branch), branch)
-        if snap is None:
-            return None
-        self._snapshot_count[branch] = len(snap.events)
         repo = self._open(False)
         commit = self._get(repo, head.encode())
         count = self._number_of(commit)
+        snap = snapshot.load(self._snapshot_path(branch), branch)
+        local: EventLog | None = None
+        if snap is not None:
+            self._snapshot_count[branch] = len(snap.events)
+            local = self._proven(branch, snap, commit.tree, count)
+            if local is not None:
+                self._cache_rejected.pop(branch, None)
+                if count - len(local.events) < SNAPSHOT_EVERY or self._travel_claim(branch) <= len(local.events) + SNAPSHOT_EVERY:
+                    return local  # (the ref is tried first only when it holds far more, e.g. after a pull)
+            else:
+                self._snapshot_count[branch] = 0
+        body: list[bytes] = []
+        snap = self._load_travelling(branch, count, body)
+        if snap is None:
+            return local
+        problem = self._cache_rejected.get(branch)
+        log = self._proven(branch, snap, commit.tree, count)
+        if log is None:
+            self._travel_rejected[branch] = self._cache_rejected.pop(branch)
+            if problem is not None:
+                self._cache_rejected[branch] = problem
+            return local
+        self._travel_rejected.pop(branch, None)
+        if problem is not None:
+            self._cache_rejected[branch] = problem  # the file still needs rewriting: saved below
+        elif len(body) * snapshot.CHUNK == len(snap.events) and snapshot.install(self._snapshot_path(branch), branch, b"".join(body)):
+            self._snapshot_count[branch] = len(snap.events)
+        return log
+
+    def _proven(self, branch: str, snap: snapshot.Snapshot, tree: bytes, count: int) -> EventLog | None:
         if len(snap.events) > count:  # another process saved past the head we read: use what we need
             snap = snapshot.Snapshot(snap.events[:count], snap.blobs[:count], snap.commits[:count])
-        problem = snapshot.mismatch(snap, self._blob_ids(commit.tree, len(snap.events)))
+        problem = snapshot.mismatch(snap, self._blob_ids(tree, len(snap.events)))
         if problem is not None:
             self._cache_rejected[branch] = problem
-            self._snapshot_count[branch] = 0
             return None
-        self._cache_rejected.pop(branch, None)
         return EventLog(branch, snap.head, snap.events, snap.commits, blobs=snap.blobs, from_git=self._walk_commits)
+
+    # -- the travelling cache (refs/halo/cache/<branch>) ------------------------
+
+    def _travel_claim(self, branch: str) -> int:
+        """How many events the branch's cache ref claims to hold (0: none)."""
+        repo = self._open(False)
+        sha = _read_ref(repo, snapshot.cache_ref(branch))
+        try:
+            claim = snapshot.travel_claim(self._get(repo, sha).message) if sha is not None else None
+        except (KeyError, AttributeError):
+            claim = None
+        return claim[0] if claim else 0
+
+    def _load_travelling(self, branch: str, count: int, body: list[bytes]) -> snapshot.Snapshot | None:
+        """The entries the branch's cache ref claims (unchecked: see
+        ``_proven``), at most ``count``; ``body`` receives the chunks read."""
+        repo = self._open(False)
+        sha = _read_ref(repo, snapshot.cache_ref(branch))
+        return read_travelling(lambda x: self._get(repo, x), sha, count, body) if sha is not None else None
+
+    def _publish_due(self, log: EventLog) -> bool:
+        """Whether the cache ref lacks a full chunk of ``log`` (one ref and one
+        commit read per branch and process, then a comparison)."""
+        if log.blobs is None or len(log.events) < snapshot.CHUNK:
+            return False
+        known = self._published.get(log.branch)
+        if known is None:
+            known = (0, "")
+            repo = self._open(False)
+            sha = _read_ref(repo, snapshot.cache_ref(log.branch))
+            if sha is not None:
+                try:
+                    commit = self._get(repo, sha)
+                    known = snapshot.travel_claim(commit.message) or known
+                except (KeyError, AttributeError):
+                    pass
+            self._published[log.branch] = known
+        count, last = known
+        full = len(log.events) // snapshot.CHUNK * snapshot.CHUNK
+        if count > len(log.events):
+            return False  # written from a head this process has not read yet
+        return count < full or log.commit_hints[count - 1] != last
+
+    def _publish(self, log: EventLog) -> None:
+        """Write the full chunks of ``log`` under the branch's cache ref: one
+        small pack (only chunks not already stored), then a compare-and-swap
+        of the ref. Called on reads, never by an append; failures are ignored
+        (it is an optimisation, and a reader checks it anyway)."""
+        repo = self._open(False)
+        ref = snapshot.cache_ref(log.branch)
+        full = len(log.events) // snapshot.CHUNK
+        hints = log.commit_hints
+        if not full or log.blobs is None:
+            return
+        memo = self._chunk_ids.setdefault(log.branch, {})
+        tree = Tree()
+        fmt = Blob.from_string(snapshot.TRAVEL_FORMAT)
+        tree.add(b"format", 0o100644, fmt.id)
+        new: list = [fmt]
+        for i in range(full):
+            lo, hi = i * snapshot.CHUNK, (i + 1) * snapshot.CHUNK
+            blob_id = memo.get((i, hints[hi - 1]))
+            if blob_id is None:
+                blob = Blob.from_string(snapshot.lines(log.events[lo:hi], log.blobs[lo:hi], hints[lo:hi]))
+                memo[(i, hints[hi - 1])] = blob_id = blob.id
+                new.append(blob)
+            tree.add(snapshot.chunk_name(i), 0o100644, blob_id)
+        commit = Commit()
+        commit.tree = tree.id
+        commit.author = commit.committer = b"HALO <halo@localhost>"
+        commit.author_time = commit.commit_time = 0
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.message = snapshot.travel_message(log.branch, full * snapshot.CHUNK, hints[full * snapshot.CHUNK - 1])
+        old = _read_ref(repo, ref)
+        if old == commit.id:
+            self._published[log.branch] = (full * snapshot.CHUNK, hints[full * snapshot.CHUNK - 1])
+            return
+        writer = PackWriter(self.path / "objects" / "pack", fsync=self.fsync)
+        try:
+            for obj in new + [tree, commit]:
+                if obj.id not in repo.object_store:
+                    writer.add(bytes.fromhex(obj.id.decode()), obj.type_num, obj.as_raw_string())
+            writer.install()
+            if repo.refs.set_if_equals(ref, old if old is not None else ZERO_SHA, commit.id):
+                self._published[log.branch] = (full * snapshot.CHUNK, hints[full * snapshot.CHUNK - 1])
+        except (OSError, FileLocked):
+            writer.abort()
+
+    def travel_problem(self, branch: str) -> str | None:
+        """Why this process did not use the branch's cache ref, if it failed its check."""
+        return self._travel_rejected.get(branch)
 
     def cache_problem(self, branch: str) -> str | None:
         """Why this process did not use the branch's snapshot, if it found it changed."""
@@ -836,6 +963,32 @@ def _raw(store, sha: bytes) -> bytes:
         return store.get_raw(sha)[1]
     except KeyError:
         return store.get_raw(sha)[1]
+
+
+def read_travelling(get: Callable[[bytes], ShaFile], sha: bytes, count: int, body: list[bytes] | None = None) -> snapshot.Snapshot | None:
+    """The entries of the cache commit ``sha`` (``refs/halo/cache/<branch>``),
+    at most ``count``, up to the first chunk that is missing or does not
+    continue the entries; None when it is no cache commit. Nothing here is
+    checked against the branch: that is ``snapshot.mismatch``'s job.
+    ``get(hex id)`` returns an object; ``body`` receives the chunks read."""
+    body = body if body is not None else []
+    try:
+        commit = get(sha)
+        tree = get(commit.tree) if isinstance(commit, Commit) else None
+        if not isinstance(tree, Tree) or b"format" not in tree or get(tree[b"format"][1]).data != snapshot.TRAVEL_FORMAT:
+            return None
+        snap = snapshot.Snapshot([], [], [])
+        for i in range(-(-count // snapshot.CHUNK)):
+            name = snapshot.chunk_name(i)
+            if name not in tree:
+                break
+            data = get(tree[name][1]).data
+            body.append(data)
+            if not snapshot.entries(data.decode("utf-8").splitlines(), snap, limit=count) or len(snap.events) != (i + 1) * snapshot.CHUNK:
+                break
+    except (KeyError, ValueError, AttributeError, UnicodeDecodeError):
+        return None
+    return snap if snap.events else None
 
 
 def storage_error(e: OSError, root: Path, outcome: str) -> HaloError:

@@ -26,7 +26,9 @@ per line are only a hint for extending the cache; the log's commit ids are
 read from Git when someone asks for them.
 
 The format is self-contained (blob ids, no local paths), so the same lines
-could later travel in Git under a ref of their own and be checked the same way.
+also travel in Git under a ref of their own (``refs/halo/cache/<branch>``, see
+"the travelling cache" below) and are checked the same way: a fresh clone
+reads them instead of parsing every YAML blob.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import yaml
 
@@ -76,29 +78,38 @@ def load(path: Path, branch: str) -> Snapshot | None:
 
     Nothing here is trusted yet: ``mismatch`` proves the entries against Git.
     """
-    events: list[Event] = []
-    blobs: list[str] = []
-    commits: list[str] = []
     try:
         with open(path, encoding="utf-8") as f:
             if f.readline().encode("utf-8") != header(branch):
                 return None
-            for line in f:
-                try:
-                    commit, blob, d = json.loads(line)
-                    event = Event.from_dict(d)
-                    if not (isinstance(commit, str) and isinstance(blob, str) and len(blob) == 40):
-                        break
-                except (ValueError, KeyError, TypeError, AttributeError):
-                    break  # a torn last line (a crash while appending) ends the cache early
-                if event.id != f"e{len(events) + 1}":
-                    break
-                commits.append(commit)
-                blobs.append(blob)
-                events.append(event)
+            snap = Snapshot([], [], [])
+            entries(f, snap)
     except (OSError, ValueError):
         return None
-    return Snapshot(events, blobs, commits) if events else None
+    return snap if snap.events else None
+
+
+def entries(lines: Iterable[str], snap: Snapshot, limit: int | None = None) -> bool:
+    """Add the entries of ``lines`` that continue ``snap`` (``e<K+1>``, ...) to
+    it; False at the first line that does not (unreadable, torn, out of order)
+    or once ``snap`` holds ``limit`` events."""
+    events, blobs, commits = snap.events, snap.blobs, snap.commits
+    for line in lines:
+        if limit is not None and len(events) >= limit:
+            return False
+        try:
+            commit, blob, d = json.loads(line)
+            event = Event.from_dict(d)
+            if not (isinstance(commit, str) and isinstance(blob, str) and len(blob) == 40):
+                return False
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return False  # a torn last line (a crash while appending) ends the cache early
+        if event.id != f"e{len(events) + 1}":
+            return False
+        commits.append(commit)
+        blobs.append(blob)
+        events.append(event)
+    return True
 
 
 def mismatch(snap: Snapshot, tree_blobs: Sequence[bytes | None]) -> str | None:
@@ -163,6 +174,60 @@ def save(path: Path, branch: str, events: Sequence[Event], blobs: Sequence[str],
         return True
     except OSError:
         return False
+
+
+def install(path: Path, branch: str, body: bytes) -> bool:
+    """Replace the file by ``header + body`` (lines already in the format, e.g.
+    the chunks of the travelling cache once they passed ``mismatch``); False
+    on I/O errors."""
+    try:
+        path.parent.mkdir(exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        with open(tmp, "wb") as out:
+            out.write(header(branch))
+            out.write(body)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        return False
+
+
+# -- the travelling cache: the same lines as Git objects under a ref of their own ------
+#
+# ``refs/halo/cache/<branch>`` names a commit without parents whose tree holds
+# ``format`` (TRAVEL_FORMAT) and ``c000000.jsonl``, ``c000001.jsonl``, ... : the
+# cache lines of e1..e1000, e1001..e2000, ... (full chunks only, so a chunk once
+# written never changes and is shared by every later version of the ref). Git
+# carries the ref with ``clone --mirror`` and ``fetch 'refs/halo/*:refs/halo/*'``,
+# HALO's own push/pull/clone carry it too. It is a hint from whoever wrote the
+# repository: a reader puts its lines through exactly the check a local file
+# gets (``mismatch``), so it can make a first read fast but never change what
+# the read shows. AgentRepo reads and writes the Git side.
+
+CHUNK = 1000
+TRAVEL_FORMAT = json.dumps({"format": FORMAT, "what": "HALO parsed-event cache"}).encode() + b"\n"
+CACHE_REF_PREFIX = b"refs/halo/cache/"
+
+
+def cache_ref(branch: str) -> bytes:
+    return CACHE_REF_PREFIX + branch.encode()
+
+
+def chunk_name(i: int) -> bytes:
+    return b"c%06d.jsonl" % i
+
+
+def travel_message(branch: str, count: int, last_commit: str) -> bytes:
+    return f"HALO parsed-event cache of branch {branch}: e1..e{count}, e{count} at commit {last_commit}\n".encode()
+
+
+_TRAVEL_MESSAGE = re.compile(rb"HALO parsed-event cache of branch .*: e1\.\.e([0-9]+), e[0-9]+ at commit ([0-9a-f]{40})\n\Z", re.S)
+
+
+def travel_claim(message: bytes) -> tuple[int, str] | None:
+    """(events covered, commit hint of the last) a cache commit's message claims."""
+    m = _TRAVEL_MESSAGE.match(message)
+    return (int(m.group(1)), m.group(2).decode()) if m else None
 
 
 def _end(f) -> tuple[int, str | None]:
@@ -286,4 +351,4 @@ def _fast_yaml(e: Event) -> bytes | None:
     return "".join(parts).encode("utf-8")
 
 
-__all__ = ["FORMAT", "Snapshot", "load", "mismatch", "save", "blob_id", "canonical_yaml", "path_for"]
+__all__ = ["FORMAT", "CHUNK", "Snapshot", "load", "entries", "install", "mismatch", "save", "blob_id", "canonical_yaml", "path_for", "cache_ref", "chunk_name", "travel_message", "travel_claim"]

@@ -52,7 +52,7 @@ from ..model import (
     to_yaml,
 )
 from . import signing, snapshot
-from .repo import AgentRepo, _path_parts, branch_ref, event_blob_ids, event_path
+from .repo import AgentRepo, _path_parts, branch_ref, event_blob_ids, event_path, read_travelling
 
 _FILE_MODE = 0o100644
 
@@ -67,6 +67,7 @@ class Verified:
     events: int
     signed: int = 0  # commits whose signature was checked against the allowed signers
     cached: int = 0  # events in the branch's parsed-event cache, all checked
+    travelled: int = 0  # events in its travelling cache (refs/halo/cache/<branch>), all checked
 
 
 class _Bad(Exception):
@@ -121,7 +122,8 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
                     _check_signature(commit, allowed_signers, gpg_keyring, f"e{number} on branch '{branch}' of agent '{repo.agent}'")
                     signed += 1
         cached = _check_cache(git, repo, branch, chain)
-        return Verified(repo.agent, branch, head.decode(), len(chain), signed, cached)
+        travelled = _check_travelling(git, repo, branch, chain)
+        return Verified(repo.agent, branch, head.decode(), len(chain), signed, cached, travelled)
 
 
 def check_history(store, chain: list[Commit], agent: str, *, parent: Commit | None = None, earlier: list[Event] | None = None) -> list[Event]:
@@ -156,6 +158,42 @@ def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -
     snap = snapshot.load(path, branch)
     if snap is None:
         return 0
+    problem = _cache_mismatch(git, snap, chain)
+    if problem is not None:
+        raise IntegrityError(
+            f"the history of branch '{branch}' of agent '{repo.agent}' is intact ({len(chain)} events verified, head "
+            f"{chain[-1].id.decode()[:12]}), but its parsed-event cache {path} was changed outside HALO: {problem}. Reads ignore "
+            "a cache that does not match Git and rewrite it from Git on the next read (any report or trace), or delete the file",
+        )
+    return len(snap.events)
+
+
+def _check_travelling(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -> int:
+    """Prove the branch's travelling cache (``refs/halo/cache/<branch>``, which
+    clones and fetches carry) describes the verified commits; returns its
+    number of entries (0: none)."""
+    ref = snapshot.cache_ref(branch)
+    try:
+        sha = git.refs[ref]
+    except KeyError:
+        return 0
+    shown = ref.decode()
+    snap = read_travelling(lambda x: git.object_store[x], sha, len(chain) + 1)
+    if snap is None:
+        problem = "it is not a HALO cache commit, or its first chunk cannot be read"
+    else:
+        problem = _cache_mismatch(git, snap, chain)
+    if problem is not None:
+        raise IntegrityError(
+            f"the history of branch '{branch}' of agent '{repo.agent}' is intact ({len(chain)} events verified, head "
+            f"{chain[-1].id.decode()[:12]}), but its travelling parsed-event cache {shown} (commit {sha.decode()[:12]}) was "
+            f"changed outside HALO: {problem}. Reads ignore a cache that does not match Git and HALO rewrites the ref on the "
+            f"next read (any report or trace); or delete it: git --git-dir {repo.path} update-ref -d {shown}",
+        )
+    return len(snap.events)
+
+
+def _cache_mismatch(git: Repo, snap: snapshot.Snapshot, chain: list[Commit]) -> str | None:
     problem = None
     count = min(len(snap.events), len(chain))
     try:
@@ -168,13 +206,7 @@ def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -
             if hint.encode() != chain[i].id:
                 problem = f"its entry e{i + 1} names commit {hint[:12]}, the branch's e{i + 1} is {chain[i].id.decode()[:12]}"
                 break
-    if problem is not None:
-        raise IntegrityError(
-            f"the history of branch '{branch}' of agent '{repo.agent}' is intact ({len(chain)} events verified, head "
-            f"{chain[-1].id.decode()[:12]}), but its parsed-event cache {path} was changed outside HALO: {problem}. Reads ignore "
-            "a cache that does not match Git and rewrite it from Git on the next read (any report or trace), or delete the file",
-        )
-    return len(snap.events)
+    return problem
 
 
 _TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
