@@ -64,6 +64,7 @@ def test_a_plain_git_mirror_clone_carries_the_cache_and_its_first_read_uses_it(t
     assert json.loads(lines[-1])[2]["id"] == f"e{2 * snapshot.CHUNK}"
     verify = run_cli("verify", "--agent", AGENT, root=tmp_path / "clone")
     assert verify.returncode == 0 and f"matches Git ({2 * snapshot.CHUNK} events)" in verify.stdout, verify.stderr
+    assert f"the travelling cache refs/halo/cache/main matches Git ({2 * snapshot.CHUNK} events)" in verify.stdout
 
 
 def _forge_ref(repo: Path, change) -> None:

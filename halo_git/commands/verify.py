@@ -50,6 +50,8 @@ def run(args) -> int:
             print(f"ok: {result.signed} signed commit(s), each signed by an allowed signer of {given}")
         if result.cached:
             print(f"ok: the parsed-event cache of {where} matches Git ({result.cached} events)")
+        if result.travelled:
+            print(f"ok: the travelling cache refs/halo/cache/{result.branch} matches Git ({result.travelled} events)")
     return 0
 
 
