@@ -485,7 +485,8 @@ class _transport_errors:
             return False
         if isinstance(exc, NotGitRepository) or (isinstance(exc, FileNotFoundError)):
             raise NotFound(
-                f"no Git repository at {self.shown}; create an empty one first, e.g. git init --bare --initial-branch=main <path>"
+                f"no Git repository at {self.shown}; check the URL (to push there, create an empty one first, "
+                "e.g. git init --bare --initial-branch=main <path>)"
             ) from None
         if isinstance(exc, StrangeHostname):
             raise InvalidCall(f"refused remote {self.shown}: its host name looks like a command-line option; check the URL") from None
