@@ -98,10 +98,13 @@ RULE_EXAMPLES: dict[str, tuple[list, list, str]] = {
         "the same change asked for by the user is no self-initiated execution",
     ),
     "HALO-A2": (
-        [("s", O, "user asked for the report", [], {}), ("s", A, "sent the report", ["e1"], REQ), ("s", O, "new mail", [], {})],
-        [("s", O, "user asked for the report", [], {}), ("s", A, "sent the report", ["e1"], REQ),
-         ("s", O, "the report shows as delivered", ["e2"], {})],
-        "an observation naming the act closes the loop as an outcome would",
+        [("s", O, "user asked to archive last year's mail", [], {}), ("s", A, "moved 2,300 mails to the archive", ["e1"], REQ_EXEC),
+         ("s", O, "new mail", [], {})],
+        [("s", O, "user asked to archive last year's mail", [], {}), ("s", A, "moved 2,300 mails to the archive", ["e1"], REQ_EXEC),
+         ("s", O, "the archive folder shows 2,300 mails", ["e2"], {}), ("s", O, "user asked for the report", [], {}),
+         ("s", A, "sent the report", ["e4"], REQ), ("s", O, "new mail", [], {})],
+        "an observation naming the act closes the loop as an outcome would, and a reply the user asked for "
+        "that nothing builds on (e5) has the user as its check",
     ),
     "HALO-A3": (
         [("s", A, "sent a weekly summary", [], {"trigger": "self", "form": "communication"}),
@@ -215,13 +218,14 @@ RULE_EXAMPLES: dict[str, tuple[list, list, str]] = {
         "a courtesy outcome is no feedback that needs building on",
     ),
     "HALO-S2": (
+        [("day1", O, "user mentioned the gym", [], {}), ("day1", M, "daily reminder at 8", [], {}),
+         ("wake", RC, "looked up reminders", ["e2"], {}), ("wake", A, "sent the reminder", ["e3"], REQ),
+         ("wake", OUT, "user acknowledged", [], {"about": "e4"})],
         [("day1", O, "user asked for a daily reminder", [], {}), ("day1", M, "daily reminder at 8", ["e1"], {}),
          ("wake", RC, "looked up reminders", ["e2"], {}), ("wake", A, "sent the reminder", ["e3"], REQ),
          ("wake", OUT, "user acknowledged", [], {"about": "e4"})],
-        [("day1", O, "user asked for a daily reminder", [], {}), ("day1", REV, "remind daily at 8", ["e1"], USER_RULE),
-         ("wake", RC, "looked up reminders", ["e2"], {}), ("wake", A, "sent the reminder", ["e3", "e2"], REQ),
-         ("wake", OUT, "user acknowledged", [], {"about": "e4"})],
-        "a scheduled run acting on a rule the user made is not acting blind",
+        "a scheduled run acting on what the user asked for (kept in a memory, or a rule the user made) is not "
+        "acting blind",
     ),
 }
 

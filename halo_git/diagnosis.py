@@ -102,7 +102,9 @@ RULES: dict[str, Rule] = {
         Rule(
             "HALO-A2", "open-loop", "low",
             "an act (any form but silence) that nothing checked: no outcome about it, no observation naming it, "
-            "and for a preparation no later event using it; an act HALO-A1 covers is not repeated here",
+            "and for a preparation no later event using it; an act HALO-A1 covers is not repeated here, nor a "
+            "communication the user asked for that no later event builds on (a reply or a reminder: the user "
+            "is its check; it still counts in the outcome coverage and the Open loops list)",
             "Check how the act went: log halo_outcome about it, or halo_observe naming it in uses.",
         ),
         Rule(
@@ -170,8 +172,9 @@ RULES: dict[str, Rule] = {
             "until then treat the revised target as unreviewed.",
         ),
         Rule(
-            "HALO-R2", "revision-without-evidence", "medium / low",
-            "a revise whose uses is empty; medium when the agent made it, low when the user did",
+            "HALO-R2", "revision-without-evidence", "medium / info",
+            "a revise whose uses is empty; medium when the agent made it, info when the user did (the user's "
+            "own change needs no evidence to be legitimate)",
             "Name the observations, outcomes or memories that motivated the change in uses.",
         ),
         Rule(
@@ -179,7 +182,8 @@ RULES: dict[str, Rule] = {
             "two or more revisions of the same target (case and spacing ignored), at least one in scope; "
             "a user's approval of a revision (made_by=user, governance=approved, uses that one revise and any "
             "evidence) is not one; "
-            "info when the user made or approved every one of them",
+            "info when every one of them was made or approved by the user or stays within a bound the user set "
+            "(governance=bounded with such a revision upstream)",
             "Review why earlier revisions of the target did not hold, and settle it once with the user.",
         ),
         Rule(
@@ -208,7 +212,8 @@ RULES: dict[str, Rule] = {
         Rule(
             "HALO-S2", "acts-without-observation", "medium",
             "a session with acts and no observe event, counting only acts that rest on no rule the user made "
-            "or approved (a scheduled run acting on such a rule is not acting blind)",
+            "or approved and on no observation or outcome anywhere upstream (a scheduled run acting on such a "
+            "rule, or on a memory of what the user asked, is not acting blind)",
             "Observe the current situation with halo_observe before acting, and name it in the act's uses.",
         ),
     )
@@ -1381,6 +1386,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             continue
         f = by_id[i].fields
         n = len(used_by.get(i, ()))
+        if f["trigger"] == "request" and f["form"] == "communication" and not n:
+            continue  # a reply or reminder the user asked for, that nothing builds on: the user is its check
         add(_finding(
             "HALO-A2", [i], f"No outcome about it and no observation naming it (trigger={f['trigger']}, form={f['form']}).",
             "low", by_id[i],
@@ -1411,9 +1418,10 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         ))
     per_session: dict[str, list[str]] = {}
     observed: set[str] = set()
+    grounded = _GOVERNED_BIT | _KIND_BIT["observe"] | _KIND_BIT["outcome"]
     for e in ctx.scoped:
         if e.kind == "act":
-            if not g.up[e.id] & _GOVERNED_BIT:
+            if not g.up[e.id] & grounded:
                 per_session.setdefault(e.session, []).append(e.id)
         elif e.kind == "observe":
             observed.add(e.session)
@@ -1422,8 +1430,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             n = len(ids)
             add(_finding(
                 "HALO-S2", ids, f"Session “{name}” has {_plural(n, 'act')} but no observation.", "medium", by_id[ids[0]],
-                f"{'These acts rest' if n != 1 else 'The act rests'} on no observation of the current situation and "
-                "on no rule the user made or approved.",
+                f"{'These acts rest' if n != 1 else 'The act rests'} on nothing the agent took in, in this session or "
+                "before, and on no rule the user made or approved: only on its own acts and memories, or on nothing.",
                 f"Have the agent log what it takes in during session “{name}” (halo_observe) and name it in the acts' uses.",
             ))
 
@@ -1467,23 +1475,28 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         if not r.basis:
             add(_finding(
                 "HALO-R2", [r.id], f"Revision of “{r.target}” names no evidence in uses.",
-                "medium" if r.made_by == "agent" else "low", e,
+                "medium" if r.made_by == "agent" else "info", e,
                 "Nobody can tell what the change answers to, or check that it was warranted." if r.made_by == "agent"
                 else "The user's change is logged, but not what prompted it.",
                 f"Name the observations, outcomes or memories behind {r.id} in its uses.",
             ))
     for rep in mechanism.repeated:
-        governed = all(g.own[i] & _GOVERNED_BIT for i in rep.ids)
+        governed = all(g.own[i] & _GOVERNED_BIT or _within_bound(g, by_id[i]) for i in rep.ids)
         add(_finding(
             "HALO-R3", rep.ids, f"“{rep.target}” was revised {len(rep.ids)} times ({_ids_text(rep.ids)}).",
             "info" if governed else "medium", by_id[rep.ids[0]],
-            "The user adjusted this target several times; every change was theirs or approved." if governed else
+            "Every change to this target was the user's, approved, or within a bound the user set." if governed else
             "The target keeps changing, and not always with the user's approval: earlier changes did not hold.",
             f"Review why earlier revisions of “{rep.target}” did not hold, and settle it once with the user.",
         ))
     # Within a rule no two findings start with the same event, so this order is total.
     out.sort(key=lambda f: (SEVERITY_RANK[f.severity], f.rule, _num(f.ids[0])))
     return out
+
+
+def _within_bound(g: "_Graph", e: Event) -> bool:
+    """A governance=bounded revision with a bound the user set upstream (the case HALO-R5 leaves alone)."""
+    return e.fields["governance"] == "bounded" and _bound_upstream(g, e.id, _same_target(e.fields["target"]))
 
 
 def _asked_between(by_id: dict[str, Event], pos: dict[str, int], approval: str, revision: str) -> set[str]:

@@ -22,7 +22,7 @@ from tests.conftest import git, run_cli, server_params
 
 def shared_history(h: Halo) -> None:
     h.log("demo", "observe", "user asked for a 9:30 reminder", session="s1")  # e1
-    h.log("demo", "remember", "user wants reminders at 9:30", ["e1"], "s1")  # e2  S→M
+    h.log("demo", "remember", "user wants reminders at 9:30", None, "s1")  # e2  kept without its source (M1, both sides)
     h.log("demo", "act", "set the 9:30 reminder", ["e1", "e2"], "s1", trigger="request", form="execution")  # e3  S→A, M→A
     h.log("demo", "outcome", "reminder delivered", None, "s1", about="e3")  # e4  A→S
 
@@ -86,11 +86,14 @@ def test_diff_counts_deltas_and_findings_exactly(halo):
     }
 
     # Findings on main: R1 e7 (high), A3 e6 (medium, self without basis), R2 e7, A2 e6, all in session b1.
-    # Findings on prompt-v2: S2 e6 (session v2 acts unobserved). Neither side ran the other's session, so
+    # Findings on prompt-v2: S2 e6 (session v2 acts only on a memory of unknown source), A4 e6 (that memory,
+    # kept in another session, drives the act). Neither side ran the other's session, so
     # nothing is new or resolved: main's findings were not run on prompt-v2, and S2 is only on prompt-v2.
     assert (d.sessions_both, d.sessions_base_only, d.sessions_head_only) == (("s1",), ("b1",), ("v2",))
     assert d.new == () and d.resolved == ()
-    assert [(f.rule, f.severity, f.ids) for f in d.only_head] == [("HALO-S2", "medium", ("e6",))]
+    assert [(f.rule, f.severity, f.ids) for f in d.only_head] == [
+        ("HALO-S2", "medium", ("e6",)), ("HALO-A4", "low", ("e6", "e2", "e5")),  # acting only on the unsourced memory
+    ]
     assert [(f.rule, f.severity, f.ids[0]) for f in d.not_run] == [
         ("HALO-R1", "high", "e7"),
         ("HALO-A3", "medium", "e6"),
@@ -107,10 +110,10 @@ def test_findings_match_by_content_not_by_id(halo):
     repo = halo.store.repo("demo")
     for name in ("left", "right", "shifted"):
         repo.create_branch(name, "main")
-    halo.log("demo", "act", "pinged the user", session="s", branch="left", trigger="request")  # left e2
-    halo.log("demo", "act", "filed the report", session="s", branch="right", trigger="request")  # right e2
+    halo.log("demo", "act", "pinged the user", session="s", branch="left", trigger="request", form="execution")  # left e2
+    halo.log("demo", "act", "filed the report", session="s", branch="right", trigger="request", form="execution")  # right e2
     halo.log("demo", "observe", "calendar checked", session="s", branch="shifted")  # shifted e2
-    halo.log("demo", "act", "pinged the user", session="s", branch="shifted", trigger="request")  # shifted e3
+    halo.log("demo", "act", "pinged the user", session="s", branch="shifted", trigger="request", form="execution")  # shifted e3
 
     collide = halo.diff("demo", "left", "right")
     # both e2 draw A3 (request act without basis, low) and A2 (open loop), about different acts
@@ -169,7 +172,7 @@ def test_sessions_both_sides_ran_are_compared_and_the_others_listed_apart(halo):
     for branch, trigger in (("main", "self"), ("v2", "request")):
         o = halo.log("demo", "observe", "Friday 17:00", session="week1", branch=branch)["id"]
         halo.log("demo", "act", "sent the weekly summary", [o], "week1", branch=branch, trigger=trigger, form="execution")
-    halo.log("demo", "act", "sent a reminder", None, "week2", branch="main", trigger="request")  # main only ran week2
+    halo.log("demo", "act", "set a reminder", None, "week2", branch="main", trigger="request", form="execution")  # main only ran week2
     d = halo.diff("demo", "main", "v2")
     assert (d.sessions_both, d.sessions_base_only, d.sessions_head_only) == (("setup", "week1"), ("week2",), ())
     # week1: main's self-initiated execution is gone on v2; v2's request leaves an open loop
@@ -322,12 +325,12 @@ def test_long_finding_lists_are_capped_and_cite_the_rest(halo):
     halo.log("demo", "observe", "inbox checked", session="s")  # e1
     halo.store.repo("demo").create_branch("busy", "main")
     for i in range(12):  # busy e2..e13: twelve acts with a basis and no outcome
-        halo.log("demo", "act", f"nudged the user ({i})", ["e1"], "s", branch="busy", trigger="request")
+        halo.log("demo", "act", f"nudged the user ({i})", ["e1"], "s", branch="busy", trigger="request", form="execution")
     md = render_diff_markdown(halo.diff("demo", "main", "busy"))
     section = md.split("### Findings new on HEAD busy")[1].split("###")[0].strip().splitlines()
     assert section[0].startswith("- **HALO-A2** open-loop (low), 12 on HEAD busy. *Remedy:*")
     assert section[1] == ("    - HEAD busy e2 “nudged the user (0)”: No outcome about it and no observation naming it "
-                          "(trigger=request, form=communication).")
+                          "(trigger=request, form=execution).")
     assert len(section) == 1 + 10 + 1
     assert section[-1] == "    - 2 more on HEAD busy, about e12–e13"
 

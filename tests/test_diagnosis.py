@@ -235,11 +235,30 @@ def test_a1_self_initiated_execution_severity_from_consequences_not_from_an_outc
 def test_a2_open_loop_silence_exempt():
     t = Trace()
     o = t.observe()
-    a = t.act([o])
+    a = t.act([o], form="execution")
     t.act([o], form="silence")
     assert found(t.diagnose()) == {("HALO-A2", "low", (a,))}
     assert t.diagnose().outcomes.open_loops == [a]
     assert t.diagnose().metrics.outcome_coverage == Ratio(0, 1)
+
+
+def test_a2_a_requested_reply_nothing_builds_on_is_checked_by_the_user():
+    """A reply or a scheduled reminder the user asked for needs no outcome to be healthy; it stays an
+    open loop in the inventory (and the coverage), and becomes a finding when a later act builds on it
+    or when the agent sent it on its own."""
+    t = Trace()
+    o = t.observe()
+    reply = t.act([o])
+    t.observe()
+    d = t.diagnose()
+    assert found(d) == set() and d.outcomes.open_loops == [reply] and d.metrics.outcome_coverage == Ratio(0, 1)
+    t2 = Trace()
+    o2 = t2.observe()
+    told = t2.act([o2])
+    t2.outcome(t2.act([told], form="execution"))  # builds on a message nobody saw land
+    own = t2.act([o2], trigger="self")
+    t2.observe()
+    assert found(t2.diagnose()) == {("HALO-A2", "low", (told,)), ("HALO-A2", "low", (own,))}
 
 
 def test_a2_an_observation_naming_the_act_closes_the_loop():
@@ -257,7 +276,7 @@ def test_a2_an_observation_naming_the_act_closes_the_loop():
 def test_a2_outcome_in_uses_is_not_an_outcome_about():
     t = Trace()
     o = t.observe()
-    a1 = t.act([o])
+    a1 = t.act([o], form="execution")
     a2 = t.act([o])
     t.outcome(a2, [a1])  # about a2; it only mentions a1
     assert found(t.diagnose()) == {("HALO-A2", "low", (a1,))}
@@ -333,8 +352,8 @@ def test_s1_adverse_words_respect_negation():
 
 def test_s2_session_with_acts_but_no_observation():
     t = Trace("s1")
-    o = t.observe()
-    m = t.remember([o])
+    t.observe()
+    m = t.remember([t.act([], form="preparation")])  # keeps only the agent's own draft, made from nothing it took in
     r = t.recall([m], session="s2")
     a1 = t.act([r], session="s2")
     a2 = t.act([r], session="s2", form="silence")
@@ -344,6 +363,16 @@ def test_s2_session_with_acts_but_no_observation():
     assert "“s2”" in [f for f in d.findings if f.rule == "HALO-S2"][0].message
     t.observe([out], session="s2")
     assert "HALO-S2" not in {f.rule for f in t.diagnose().findings}
+
+
+def test_s2_a_wake_up_acting_on_a_memory_of_the_users_request_is_not_acting_blind():
+    t = Trace("day1")
+    asked = t.observe(summary="user asks to be reminded tomorrow at 9 about the dentist")
+    m = t.remember([asked])
+    t.outcome(t.act([asked, m]), summary="user said thanks")
+    reminded = t.act([t.recall([m], session="day2")], session="day2")
+    d = t.diagnose()
+    assert [f for f in d.findings if f.severity != "info"] == [] and reminded in d.outcomes.open_loops
 
 
 def test_s2_a_scheduled_run_on_a_user_rule_is_not_acting_blind():
@@ -403,7 +432,7 @@ def test_r2_revision_without_evidence_severity_by_who_made_it():
     t.observe()
     r = t.revise([], governance="approved")
     u = t.revise([], made_by="user", governance="approved", target="other")
-    assert found(t.diagnose()) == {("HALO-R2", "medium", (r,)), ("HALO-R2", "low", (u,))}
+    assert found(t.diagnose()) == {("HALO-R2", "medium", (r,)), ("HALO-R2", "info", (u,))}
 
 
 def test_r3_repeated_revision_ignores_case_and_spacing():
@@ -527,7 +556,7 @@ def test_issues_group_by_rule_rank_and_fold_a_chain():
     run = t.act([t.observe(session="s2"), t.recall([m], session="s2")], form="execution", session="s2")  # A4 high
     t.outcome(run, session="s2")
     for _ in range(3):
-        t.act([t.observe(session="s2")], session="s2")  # A2 low, three of them
+        t.act([t.observe(session="s2")], form="execution", session="s2")  # A2 low, three of them
     d = t.diagnose()
     issues = d.issues()
     assert [i.rule for i in issues][:2] == ["HALO-A4", "HALO-S1"] or issues[0].rule == "HALO-A4"
