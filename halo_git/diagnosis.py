@@ -60,6 +60,8 @@ ADVERSE_WORDS = (
     "incorrect", "mistake", "missed", "lost", "late", "latency", "outage", "timeout", "angry", "annoyed",
     "unhappy", "unwanted", "not needed", "not wanted", "did not want", "didn't want", "cancelled", "canceled",
     "aborted", "incomplete", "stale", "regression", "too early", "too late", "complaining",
+    "missing", "dropped", "fallback", "truncated", "bounced", "denied", "refused", "invalid", "exception",
+    "unavailable", "not found", "could not", "couldn't", "unable", "ignored", "expired",
 )
 _ADVERSE_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(ADVERSE_WORDS, key=len, reverse=True)) + r")\b", re.I)
 # A newer memory that names an older one replaces it when it is itself recalled later, or says so.
@@ -116,7 +118,8 @@ RULES: dict[str, Rule] = {
             "HALO-A4", "retained-material-drives-act", "high / medium / low / info",
             "an act whose ancestry holds a memory kept in another session, whatever its trigger. Unreviewed "
             "material (a memory that keeps only the agent's own acts, recalls or memories, or nothing, rather "
-            "than an observation, an outcome or a rule the user approved): high for an execution, medium for "
+            "than an observation, an outcome or a rule the user approved, or that keeps an act of the agent's "
+            "that no outcome or observation had checked when it was kept): high for an execution, medium for "
             "other acts when kept two or more sessions earlier, low otherwise; reviewed material driving an "
             "execution: info",
             "Have the retained material reviewed before it drives an act (observe or confirm it in this "
@@ -205,15 +208,16 @@ RULES: dict[str, Rule] = {
         Rule(
             "HALO-S1", "adverse-outcome-ignored", "medium / low",
             "an adverse outcome (one reporting a problem) that no later event names, although the trace goes "
-            "on; medium when the agent later repeats the same kind of act (same trigger and form). Courtesy "
+            "on; medium when the agent later repeats the same kind of act (same trigger, form and verb, the "
+            "summary's first word). Courtesy "
             "and success outcomes are not feedback that needs building on",
             "Build on the outcome: name it in uses of the next act of that kind, of a memory or of a revision.",
         ),
         Rule(
             "HALO-S2", "acts-without-observation", "medium",
             "a session with acts and no observe event, counting only acts that rest on no rule the user made "
-            "or approved and on no observation or outcome anywhere upstream (a scheduled run acting on such a "
-            "rule, or on a memory of what the user asked, is not acting blind)",
+            "or approved and on no reviewed memory (one keeping an observation or outcome, as for HALO-A4): a "
+            "scheduled run acting on such a rule, or on a memory of what the user asked, is not acting blind",
             "Observe the current situation with halo_observe before acting, and name it in the act's uses.",
         ),
     )
@@ -550,10 +554,11 @@ def _same_target(target: str) -> str:
 def approved_revision(e: Event, by_id: dict[str, Event]) -> str | None:
     """The revise ``e`` approves, if ``e`` is an approval of one: a revise with
     made_by=user and governance=approved whose uses name exactly one earlier
-    revise, of the same target, and otherwise only events logged after it (what
-    ``halo-git approve`` logs, and what an agent logs for its user's answer:
-    uses [the revise, the outcome holding the answer]); else None. Evidence from
-    before the change makes a new version that builds on it."""
+    revise, of the same target, and nothing else or at least one event logged
+    after it (what ``halo-git approve`` logs, and what an agent logs for its
+    user's answer: uses [the revise, the outcome holding the answer], perhaps
+    with the original evidence); else None. Evidence from before the change
+    alone makes a new version that builds on it."""
     f = e.fields
     if e.kind != "revise" or f["made_by"] != "user" or f["governance"] != "approved" or not e.uses:
         return None
@@ -561,8 +566,10 @@ def approved_revision(e: Event, by_id: dict[str, Event]) -> str | None:
     if len(revises) != 1 or _same_target(revises[0].fields["target"]) != _same_target(f["target"]):
         return None
     approved = revises[0].id
-    # evidence from before the change makes a new version that builds on it, not an approval
-    if any(_num(u) < _num(approved) for u in e.uses):
+    # evidence from before the change alone makes a new version that builds on it, not an approval;
+    # with the answer given after the change (an outcome or observation) it is an approval
+    n = _num(approved)
+    if any(_num(u) < n for u in e.uses) and not any(_num(u) > n for u in e.uses):
         return None
     return approved
 
@@ -590,6 +597,11 @@ _ALL_KINDS = (1 << len(KINDS)) - 1
 _FAR = 1 << 30
 
 
+def is_user_rule(e: Event) -> bool:
+    """A revision the user made or approved: what grounds acts and bounds later changes."""
+    return e.kind == "revise" and (e.fields["made_by"] == "user" or e.fields["governance"] == "approved")
+
+
 def _own_bit(e: Event) -> int:
     """The bit of an event's kind, plus the ungoverned or governed bit of a revision."""
     b = _KIND_BIT[e.kind]
@@ -597,7 +609,7 @@ def _own_bit(e: Event) -> int:
         f = e.fields
         if f["made_by"] == "agent" and f["governance"] == "none":
             b |= _UNGOVERNED_BIT
-        elif f["made_by"] == "user" or f["governance"] == "approved":
+        elif is_user_rule(e):
             b |= _GOVERNED_BIT
     return b
 
@@ -628,6 +640,8 @@ class _Graph:
         thru: dict[str, int] = {}  # up | own: what an event passes on to the events that name it
         mem: dict[str, tuple[tuple[str, ...], tuple[str, ...], int]] = {}  # (near_u, near_r, far_u)
         reviewed: dict[str, bool] = {}
+        checked: set[str] = set()  # acts an outcome is about, or an observation names, so far
+        unchecked_kept: dict[str, tuple[str, ...]] = {}  # memory -> the acts it keeps that nothing had checked
         kbit = _KIND_BIT
         none = ((), (), _FAR)
         push = self._push
@@ -697,11 +711,19 @@ class _Graph:
             if kind == "act" or kind == "revise":
                 up[i] = u
             elif kind == "remember":
-                reviewed[i] = any(
+                raw = tuple(s for s in srcs if by_id[s].kind == "act" and s not in checked)
+                if raw:
+                    unchecked_kept[i] = raw
+                reviewed[i] = not raw and any(
                     by_id[s].kind in ("observe", "outcome") or own.get(s, 0) & _GOVERNED_BIT for s in srcs
                 )
+            elif kind == "outcome":
+                checked.add(e.fields["about"])
+            elif kind == "observe":
+                checked.update(s for s in srcs if by_id[s].kind == "act")
         # up: acts and revisions only; own: revisions only (other kinds carry just their kind bit)
         self.own, self.up, self.thru, self.mem, self.reviewed = own, up, thru, mem, reviewed
+        self.unchecked_kept = unchecked_kept
         self.revision_positions = [pos[e.id] for e in events if e.kind == "revise"]
 
     def _push(self, m: str, upstream: tuple[str, ...]) -> tuple[str, ...]:
@@ -1386,8 +1408,10 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             continue
         f = by_id[i].fields
         n = len(used_by.get(i, ()))
-        if f["trigger"] == "request" and f["form"] == "communication" and not n:
-            continue  # a reply or reminder the user asked for, that nothing builds on: the user is its check
+        if f["trigger"] == "request" and f["form"] == "communication" and not any(
+            by_id[u].kind in ("act", "revise") for u in used_by.get(i, ())
+        ):
+            continue  # a reply or reminder the user asked for, that no act builds on: the user is its check
         add(_finding(
             "HALO-A2", [i], f"No outcome about it and no observation naming it (trigger={f['trigger']}, form={f['form']}).",
             "low", by_id[i],
@@ -1397,20 +1421,21 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         ))
 
     # -- sensing --------------------------------------------------------------------------------
-    repeats: dict[tuple[str, str], list[int]] = {}
+    repeats: dict[tuple[str, str, str], list[int]] = {}  # (trigger, form, verb) -> positions of such acts
     for e in ctx.events:
         if e.kind == "act":
-            repeats.setdefault((e.fields["trigger"], e.fields["form"]), []).append(pos[e.id])
+            repeats.setdefault((e.fields["trigger"], e.fields["form"], _verb(e.summary)), []).append(pos[e.id])
     for i in outcomes.ignored:
         about = by_id[i].fields["about"]
         af = by_id[about].fields
-        lst = repeats.get((af["trigger"], af["form"]), [])
+        lst = repeats.get((af["trigger"], af["form"], _verb(by_id[about].summary)), [])
         k = bisect_right(lst, pos[i])
         rep = ctx.events[lst[k]].id if k < len(lst) else None
         add(_finding(
             "HALO-S1", [i, about, *([rep] if rep else [])],
             f"Reports a problem with {about}, and no later event names it"
-            + (f"; {rep} repeats the same kind of act (trigger={af['trigger']}, form={af['form']}) without it." if rep else "."),
+            + (f"; {rep} repeats the same kind of act (“{_verb(by_id[about].summary)}”, trigger={af['trigger']}, "
+               f"form={af['form']}) without it." if rep else "."),
             "medium" if rep else "low", by_id[i],
             "The agent did the same kind of thing again without building on the failure, so the problem can recur."
             if rep else "The failure left no trace in what the agent did next: no memory, revision or act builds on it.",
@@ -1418,10 +1443,9 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         ))
     per_session: dict[str, list[str]] = {}
     observed: set[str] = set()
-    grounded = _GOVERNED_BIT | _KIND_BIT["observe"] | _KIND_BIT["outcome"]
     for e in ctx.scoped:
         if e.kind == "act":
-            if not g.up[e.id] & grounded:
+            if not (g.up[e.id] & _GOVERNED_BIT or g.mem[e.id][1]):  # no user rule, no reviewed memory upstream
                 per_session.setdefault(e.session, []).append(e.id)
         elif e.kind == "observe":
             observed.add(e.session)
@@ -1430,8 +1454,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             n = len(ids)
             add(_finding(
                 "HALO-S2", ids, f"Session “{name}” has {_plural(n, 'act')} but no observation.", "medium", by_id[ids[0]],
-                f"{'These acts rest' if n != 1 else 'The act rests'} on nothing the agent took in, in this session or "
-                "before, and on no rule the user made or approved: only on its own acts and memories, or on nothing.",
+                f"{'These acts rest' if n != 1 else 'The act rests'} on no observation of the current situation, on no "
+                "rule the user made or approved and on no memory of what the agent observed.",
                 f"Have the agent log what it takes in during session “{name}” (halo_observe) and name it in the acts' uses.",
             ))
 
@@ -1494,6 +1518,12 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
     return out
 
 
+def _verb(summary: str) -> str:
+    """An act's verb, for telling a repeat of the same kind of act: its summary's first word."""
+    words = summary.split(maxsplit=1)
+    return words[0].casefold() if words else ""
+
+
 def _within_bound(g: "_Graph", e: Event) -> bool:
     """A governance=bounded revision with a bound the user set upstream (the case HALO-R5 leaves alone)."""
     return e.fields["governance"] == "bounded" and _bound_upstream(g, e.id, _same_target(e.fields["target"]))
@@ -1541,7 +1571,10 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     message = (f"Rests on {m} remember, kept in session “{mem.session}” {when}{via}; "
                f"the memory keeps {_what_kept(g, m)}.")
     if unreviewed:
-        what = "from its own output" if g.sources[m] else "with no source named"
+        raw = g.unchecked_kept.get(m, ())
+        what = ("with no source named" if not g.sources[m] else
+                f"from its own output ({_ids_text(raw)}, which nothing checked before it was kept)" if raw else
+                "from its own output")
         why = (f"Material the agent retained {what} in an earlier session drives "
                + ("an execution" if execution else f"this {a.form}") +
                ": nothing reviewed it in between, so whatever it got wrong then is carried into action now.")

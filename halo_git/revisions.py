@@ -38,11 +38,11 @@ in ``uses``. Everything is ordered by ids, so the same head gives the same bytes
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
-from .diagnosis import Diagnosis, Finding, Ratio, _finding, approved_revision, diagnose
+from .diagnosis import Diagnosis, Finding, Ratio, _finding, approved_revision, diagnose, is_user_rule
 from .markdown import escape_md, shorten
 from .model import Event
 
@@ -308,15 +308,20 @@ def session_slice(
     events naming them, two revisions of each target S revises (rule HALO-R3
     fires once per target revised more than once on the branch), and the
     branch's last event (so "the trace goes on after it" holds as on the whole
-    branch). Authority paths are cut short here; no measure of a window uses them.
-    Rules that look further than one step (retained material of other sessions,
-    what follows from a memory, adverse outcomes of kept acts, user rules
-    upstream, later repeats) are measured on this slice, so their counts in a
-    window can differ from the session report's."""
+    branch), and for each act the shortest path up to what grounds it (HALO-S2:
+    a rule the user made or approved, or a reviewed memory with what it keeps
+    and what checked the acts it keeps). Authority
+    paths are cut short here; no measure of a window uses them. Other rules that
+    look further than one step (retained material of other sessions, what
+    follows from a memory, adverse outcomes of kept acts, later repeats) are
+    measured on this slice, so their counts in a window can differ from the
+    session report's."""
     need = {e.id for e in scoped}
     for e in scoped:
         need.update(s for s in e.sources() if s in by_id)
         need.update(used_by.get(e.id, ()))
+        if e.kind == "act":
+            need.update(_grounding(e, by_id, used_by))
     for key in {_key(e.fields["target"]) for e in scoped if e.kind == "revise"}:
         group = groups.get(key, ())
         if len(group) > 1:
@@ -324,6 +329,43 @@ def session_slice(
     if events:
         need.add(events[-1].id)
     return sorted((by_id[i] for i in need), key=lambda e: int(e.id[1:]))
+
+
+def _checks(act: str, before: int, by_id: Mapping[str, Event], used_by: Mapping[str, Sequence[str]]) -> list[str]:
+    """The outcomes about ``act`` and observations naming it logged before event number ``before``."""
+    return [u for u in used_by.get(act, ()) if int(u[1:]) < before and (
+        (by_id[u].kind == "outcome" and by_id[u].fields["about"] == act) or (by_id[u].kind == "observe" and act in by_id[u].uses))]
+
+
+def _grounding(act: Event, by_id: Mapping[str, Event], used_by: Mapping[str, Sequence[str]], limit: int = 5000) -> list[str]:
+    """The events a window needs to tell, as the whole branch does, that ``act`` is
+    grounded: the shortest path up to a rule the user made or approved, or to a
+    reviewed memory (see ``diagnosis._Graph``) with its sources and the events that
+    checked the acts it keeps; [] when none lies within ``limit`` events."""
+    parent: dict[str, str] = {act.id: ""}
+    queue = deque([act.id])
+    while queue and len(parent) < limit:
+        i = queue.popleft()
+        for s in by_id[i].sources():
+            if s in parent or s not in by_id:
+                continue
+            parent[s] = i
+            e, extra = by_id[s], None
+            if is_user_rule(e):
+                extra = []
+            elif e.kind == "remember":
+                srcs = [x for x in e.sources() if x in by_id]
+                checks = {a: _checks(a, int(s[1:]), by_id, used_by) for a in srcs if by_id[a].kind == "act"}
+                if all(checks.values()) and any(by_id[x].kind in ("observe", "outcome") or is_user_rule(by_id[x]) for x in srcs):
+                    extra = srcs + [c for cs in checks.values() for c in cs]
+            if extra is not None:
+                path = list(extra)
+                while s != act.id:
+                    path.append(s)
+                    s = parent[s]
+                return path
+            queue.append(s)
+    return []
 
 
 def _measure(events, by_id, used_by, groups, scoped: list[Event], session: str, *, agent: str, branch: str, head: str | None) -> Window:

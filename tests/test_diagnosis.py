@@ -341,6 +341,37 @@ def test_s1_only_adverse_outcomes_count_as_feedback_to_build_on():
     assert {f.rule for f in t.diagnose().findings} == {"HALO-M2"} and out  # built on: no S1
 
 
+def test_s1_a_repeat_is_the_same_kind_of_act_with_the_same_verb():
+    t = Trace()
+    booked = t.act([t.observe()], form="execution", summary="booked the 8pm table")
+    bad = t.outcome(booked, summary="the booking failed: restaurant closed")
+    other = t.act([t.observe()], form="execution", summary="archived the newsletters")  # same trigger and form
+    t.outcome(other)
+    assert {x for x in found(t.diagnose()) if x[0] == "HALO-S1"} == {("HALO-S1", "low", (bad, booked))}
+    again = t.act([t.observe()], form="execution", summary="Booked a table at 9pm")
+    t.outcome(again)
+    assert {x for x in found(t.diagnose()) if x[0] == "HALO-S1"} == {("HALO-S1", "medium", (bad, booked, again))}
+
+
+def test_a4_a_memory_keeping_an_unchecked_act_is_unreviewed_even_beside_an_observation():
+    t = Trace("run1")
+    asked = t.observe(summary="user asked for a cleanup script")
+    draft = t.act([asked], form="preparation", summary="wrote the cleanup script")
+    kept = t.remember([asked, draft], summary="the cleanup script")
+    run = t.act([t.observe(session="run2"), t.recall([kept], session="run2")], form="execution", session="run2")
+    t.outcome(run, session="run2")
+    [f] = [f for f in t.diagnose().findings if f.rule == "HALO-A4"]
+    assert f.severity == "high" and f"from its own output ({draft}, which nothing checked" in f.why
+    t2 = Trace("run1")  # the same, with the draft checked before it was kept: reviewed material
+    asked = t2.observe()
+    draft = t2.act([asked], form="preparation")
+    seen = t2.observe([draft], summary="the script's dry run lists the expected files")
+    kept = t2.remember([asked, draft, seen])
+    run = t2.act([t2.observe(session="run2"), t2.recall([kept], session="run2")], form="execution", session="run2")
+    t2.outcome(run, session="run2")
+    assert [(f.rule, f.severity) for f in t2.diagnose().findings if f.rule == "HALO-A4"] == [("HALO-A4", "info")]
+
+
 def test_s1_adverse_words_respect_negation():
     from halo_git.diagnosis import is_adverse
 
@@ -348,6 +379,10 @@ def test_s1_adverse_words_respect_negation():
     assert is_adverse("user said the agenda was not needed")
     assert not is_adverse("no errors, all good") and not is_adverse("finished without errors")
     assert not is_adverse("user said thanks") and not is_adverse("the latest report")
+    for said in ("mail bounced: address invalid", "final answer missing; fallback text returned", "permission denied",
+                 "partial token log dropped", "the link expired", "could not reach the server", "user ignored the reminder"):
+        assert is_adverse(said), said
+    assert not is_adverse("invite declined as the rule says") and not is_adverse("no missing files")
 
 
 def test_s2_session_with_acts_but_no_observation():
@@ -419,6 +454,19 @@ def test_r1_approved_afterwards_is_info_naming_what_rested_on_it_before():
     r2 = t2.revise([t2.observe()], made_by="agent", governance="none")
     ok2 = t2.revise([r2], made_by="user", governance="approved")
     assert {(f.rule, f.severity, f.ids) for f in t2.diagnose().findings if f.rule == "HALO-R1"} == {("HALO-R1", "info", (r2, ok2))}
+    # the approval may name the original evidence too, with the user's answer given after the change
+    t4 = Trace()
+    o4 = t4.observe(summary="many newsletters from one sender")
+    r4 = t4.revise([o4], made_by="agent", governance="none", target="mute list")
+    yes4 = t4.outcome(t4.act([r4], trigger="self", summary="asked the user to approve muting"), summary="user approved")
+    ok4 = t4.revise([r4, yes4, o4], made_by="user", governance="approved", target="mute list")
+    assert {(f.rule, f.severity) for f in t4.diagnose().findings if f.rule in ("HALO-R1", "HALO-R3")} == {("HALO-R1", "info")}
+    # without an answer after the change, old evidence makes it a new version: the agent's change stays unapproved
+    t5 = Trace()
+    o5 = t5.observe()
+    r5 = t5.revise([o5], made_by="agent", governance="none", target="mute list")
+    t5.revise([r5, o5], made_by="user", governance="approved", target="mute list")
+    assert ("HALO-R1", "high") in {(f.rule, f.severity) for f in t5.diagnose().findings} and ok4
     # a user revise naming two revisions approves neither
     t3 = Trace()
     a3 = t3.revise([t3.observe()], made_by="agent", governance="none")
