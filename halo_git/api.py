@@ -20,6 +20,7 @@ import weakref
 from typing import Any, Callable, Mapping, Sequence
 
 from . import jsonl, revisions
+from .accept import Accepted, accepted_for
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
 from .errors import CLI, InvalidCall, NotFound
@@ -311,14 +312,16 @@ class Halo:
 
     def report(
         self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None,
-        allowed_signers: str | None = None,
+        allowed_signers: str | None = None, accepted: Sequence[Accepted] = (),
     ) -> str:
-        """The ``halo_report`` Markdown (its Mechanism section with the revision audit)."""
+        """The ``halo_report`` Markdown (its Mechanism section with the revision audit);
+        findings that ``accepted`` entries (``accept.load_accepted``) cover are listed apart."""
         d = self.diagnosis(agent, session, branch, observed)
+        taken = accepted_for(d, accepted) if accepted else []
         if not d.mechanism.revisions:
-            return render_report(d)
+            return render_report(d, accepted=taken)
         listed = revisions.report_impacts([r.id for r in d.mechanism.revisions])
-        return render_report(d, audit=self.audit(agent, branch, allowed_signers, impacts_for=listed))
+        return render_report(d, audit=self.audit(agent, branch, allowed_signers, impacts_for=listed), accepted=taken)
 
     def diff(self, agent: str, base: str, head: str) -> BehaviourDiff:
         """Behaviour diff of two branches or commit ids of the agent (see ``halo_git.diff``)."""

@@ -264,7 +264,8 @@ def _summary(w: _Writer, findings: list[Finding], accepted: int) -> None:
     w.para(
         f"The {_plural(len(top), 'issue')} to read first, of {_plural(len(findings), 'open finding')} under "
         f"{_plural(rules, 'rule')} (" + ", ".join(f"{counts[s]} {s}" for s in SEVERITIES if counts[s])
-        + "); every finding is listed under Findings."
+        + "); every finding is listed under Findings"
+        + (f", and {_plural(accepted, 'accepted finding')} apart under Accepted." if accepted else ".")
     )
     for n, issue in enumerate(top, 1):
         f = issue.first

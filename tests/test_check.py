@@ -227,6 +227,37 @@ def test_accepted_findings_from_the_working_directory(pr_root, tmp_path):
     assert r.returncode == 2 and "bad.yaml:2: missing summary, reason, by" in r.stderr
 
 
+def test_report_and_site_list_accepted_findings_apart(pr_root, tmp_path):
+    """What check accepts, the report and the review site do not count as open either."""
+    (tmp_path / "halo-accept.yaml").write_text(
+        "accepted:\n  - rule: HALO-R1\n    summary: remind 10 minutes earlier\n    reason: the user approved it by phone\n"
+        "    by: Jane Doe\n", encoding="utf-8")
+    plain = run_cli("report", "--agent", "demo", root=pr_root).stdout
+    assert "HALO-R1" in plain.split("## Summary")[1].split("\n## ")[0] and "### Accepted" not in plain
+    r = run_in(tmp_path, "report", "--agent", "demo", root=pr_root)
+    assert r.returncode == 0, r.stderr
+    summary = r.stdout.split("## Summary")[1].split("\n## ")[0]
+    assert "HALO-R1" not in summary and "1 accepted finding" in summary
+    accepted = r.stdout.split("### Accepted")[1]
+    assert "remind 10 minutes earlier" in accepted and "the user approved it by phone (accepted by Jane Doe)" in accepted
+    out = tmp_path / "site"
+    built = run_in(tmp_path, "site", "--agent", "demo", "--out", str(out), root=pr_root)
+    assert built.returncode == 0, built.stderr
+    overview = (out / "agents" / "demo" / "index.html").read_text(encoding="utf-8")
+    assert "1 accepted finding (not counted) is listed apart in the diagnosis" in overview
+    assert "HALO-R1 ungoverned-self-revision" not in overview  # not among the top issues any more
+    diagnosis = (out / "agents" / "demo" / "diagnosis.html").read_text(encoding="utf-8")
+    assert "Accepted" in diagnosis and "the user approved it by phone" in diagnosis
+    summary_json = json.loads((out / "halo-summary.json").read_text(encoding="utf-8"))
+    [row] = [a for a in summary_json["agents"] if a["name"] == "demo"]
+    assert row["findings"]["high"] == 0  # the home page's counts leave the accepted finding out
+    # a broken accept file stops the report and the site with a usage error
+    (tmp_path / "halo-accept.yaml").write_text("accepted:\n  - rule: HALO-R1\n", encoding="utf-8")
+    for cmd in (["report", "--agent", "demo"], ["site", "--out", str(tmp_path / "site2")]):
+        r = run_in(tmp_path, *cmd, root=pr_root)
+        assert r.returncode == 2 and "halo-accept.yaml:2: missing summary, reason, by" in r.stderr, cmd
+
+
 def test_observed_evidence_cannot_be_compared_with_a_baseline(pr_root, tmp_path):
     from .test_observed import atif, write
 

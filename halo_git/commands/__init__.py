@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from ..accept import DEFAULT_FILE, Accepted, load_accepted
 from ..api import Halo
 from ..observed import DEFAULT_WINDOW, Observed, load
 from ..store import DEFAULT_BRANCH
@@ -42,3 +44,18 @@ def add_observed(p: argparse.ArgumentParser) -> None:
 
 def load_observed(args: argparse.Namespace) -> Observed | None:
     return load(args.observed, window=args.observed_window) if args.observed else None
+
+
+def add_accept(p: argparse.ArgumentParser, what: str) -> None:
+    """``--accept FILE`` (check, report, site): findings a reviewer accepted."""
+    p.add_argument("--accept", metavar="FILE",
+                   help=f"accepted findings (YAML, see docs/ci.md), {what}; default: ./{DEFAULT_FILE} when it exists")
+
+
+def load_accept(args: argparse.Namespace) -> tuple[list[Accepted], str | None]:
+    """The accepted findings and the file they came from (``--accept``, else ./halo-accept.yaml if present)."""
+    if args.accept:
+        return load_accepted(args.accept), args.accept
+    if Path(DEFAULT_FILE).is_file():
+        return load_accepted(DEFAULT_FILE), DEFAULT_FILE
+    return [], None

@@ -21,13 +21,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..accept import DEFAULT_FILE, load_accepted
 from ..diagnosis import SEVERITIES
 from ..errors import IntegrityError, InvalidCall
 from ..formats.check import FORMATS, render
 from ..gate import Gate
 from ..store import event_path
-from . import add_common, add_observed, load_observed, open_halo
+from . import add_accept, add_common, add_observed, load_accept, load_observed, open_halo
 
 
 def add_parser(sub) -> None:
@@ -49,10 +48,7 @@ def add_parser(sub) -> None:
         "--baseline", metavar="REV",
         help="branch or commit id to compare with (e.g. main): fail only on findings new relative to it, list resolved ones",
     )
-    p.add_argument(
-        "--accept", metavar="FILE",
-        help=f"accepted findings (YAML, see docs/ci.md; default: ./{DEFAULT_FILE} when it exists)",
-    )
+    add_accept(p, "not failing the check")
     p.add_argument("--format", choices=FORMATS, default="github", help="what to print on stdout (default: github annotations)")
     p.add_argument(
         "--output", action="append", default=[], metavar="FORMAT=FILE",
@@ -76,14 +72,6 @@ def _outputs(specs: list[str]) -> list[tuple[str, Path]]:
     return out
 
 
-def _accepted(args):
-    if args.accept:
-        return load_accepted(args.accept), args.accept
-    if Path(DEFAULT_FILE).is_file():
-        return load_accepted(DEFAULT_FILE), DEFAULT_FILE
-    return [], None
-
-
 def path_of(event_id: str) -> str:
     """The event's file inside the agent repository (the store's layout)."""
     return event_path(int(event_id[1:]))
@@ -105,7 +93,7 @@ def _summary(gate: Gate, total: int) -> str:
 
 def run(args) -> int:
     outputs = _outputs(args.output)
-    entries, accept_file = _accepted(args)
+    entries, accept_file = load_accept(args)
     observed = load_observed(args)
     with open_halo(args) as h:
         h.require_agent(args.agent)

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidCall
+from . import add_accept, load_accept
 from ..observed import DEFAULT_WINDOW, load
 from ..site import DEFAULT_OUT, DEFAULT_TITLE, build_site
 from ..store import DEFAULT_BRANCH, default_root, expand_root, fetch_into_root
@@ -57,6 +58,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--observed-window", metavar="SECONDS", type=float, default=DEFAULT_WINDOW,
                    help=f"alignment window of the observed evidence (default: {DEFAULT_WINDOW:g})")
+    add_accept(p, "listed apart on the diagnosis pages and not counted as open")
     p.set_defaults(run=run)
 
 
@@ -73,6 +75,7 @@ def run(args) -> int:
             if agents and agent not in agents:
                 agents.append(agent)
         args.root = str(root)
+    accepted, _ = load_accept(args)
     observed = {}
     for spec in args.observed:
         agent, sep, path = spec.partition("=")
@@ -90,6 +93,7 @@ def run(args) -> int:
         previous=args.previous,
         site_url=args.site_url,
         observed=observed,
+        accepted=accepted,
     )
     print(built.message())
     return 0

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from ..accept import Accepted
 from ..api import Halo
 from ..errors import InvalidCall
 from ..observed import Observed
@@ -75,6 +76,7 @@ def build_site(
     previous: str | os.PathLike[str] | None = None,
     site_url: str | None = None,
     observed: Mapping[str, Observed] | None = None,
+    accepted: Sequence[Accepted] = (),
 ) -> Built:
     """Build the review site of ``root`` into ``out``.
 
@@ -91,6 +93,8 @@ def build_site(
             and the sitemap (e.g. ``https://org.github.io/repo/``).
         observed: observed evidence per agent (``observed.load``; key "" for
             the one agent shown), set beside its diagnosis.
+        accepted: accepted findings (``accept.load_accepted``): listed apart
+            on the diagnosis pages and left out of every count of open findings.
 
     Raises:
         InvalidCall: a bad ``--compare`` or an ``out`` folder that holds other files.
@@ -106,7 +110,7 @@ def build_site(
     site_url = check_site_url(site_url) if site_url else None
     before = load_previous(Path(previous) if previous is not None else out / SUMMARY_FILE)
     with Halo(root) as halo:
-        collected = collect(halo, agents, branch, observed)
+        collected = collect(halo, agents, branch, observed, accepted)
         names = {a.name for a in collected}
         for agent, _, _ in pairs:
             if agent not in names:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from ..accept import Accepted, accepted_for
 from ..api import Halo
-from ..diagnosis import Diagnosis, diagnose
+from ..diagnosis import Diagnosis, Finding, diagnose
 from ..errors import InvalidCall, NotFound
 from ..observed import Observed
 from ..store import EventLog
@@ -20,13 +21,23 @@ class AgentData:
     log: EventLog
     diagnosis: Diagnosis
     audit: Any = None  # revisions.Audit of this very log (the revisions page, the report's Mechanism)
+    accepted: tuple[tuple[Finding, str], ...] = ()  # findings a reviewer accepted, with the reason and who
+
+    @property
+    def open_findings(self) -> list[Finding]:
+        """The findings nobody accepted: what the overview, the home page and the counts show."""
+        if not self.accepted:
+            return self.diagnosis.findings
+        taken = {f for f, _ in self.accepted}
+        return [f for f in self.diagnosis.findings if f not in taken]
 
 
 def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None,
-            observed: Mapping[str, Observed] | None = None) -> list[AgentData]:
+            observed: Mapping[str, Observed] | None = None, accepted: Sequence[Accepted] = ()) -> list[AgentData]:
     """Read the named agents (default: every agent under the root with events).
 
-    ``observed`` maps an agent to its observed evidence (key "" for the one agent shown).
+    ``observed`` maps an agent to its observed evidence (key "" for the one agent shown);
+    ``accepted`` holds the accept file's entries (``accept.load_accepted``).
 
     Raises:
         NotFound: a named agent has no events on the branch, or nothing has.
@@ -53,8 +64,9 @@ def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None,
             continue
         # diagnose this very log, so the pages and the report pin the same head
         # even while the agent keeps appending
-        out.append(AgentData(name, log, diagnose(log.events, agent=name, branch=log.branch, head=log.head,
-                                                   observed=observed.get(name)), halo.audit(name, branch, log=log)))
+        d = diagnose(log.events, agent=name, branch=log.branch, head=log.head, observed=observed.get(name))
+        out.append(AgentData(name, log, d, halo.audit(name, branch, log=log),
+                             tuple(accepted_for(d, accepted)) if accepted else ()))
     if not out:
         raise NotFound(f"no agent under {halo.root} has events on branch '{branch}'; log some (or run 'halo-git demo') and build again")
     return out

@@ -60,7 +60,7 @@ def figures(agent: AgentSite) -> Figures:
         events=len(log.events),
         sessions=len(agent.sessions),
         last=log.events[-1].time,
-        findings=severity_counts(d.findings),
+        findings=severity_counts(agent.data.open_findings),
         ungoverned=len(d.mechanism.ungoverned),
         head=log.head or "",
     )

@@ -13,7 +13,7 @@ import html
 import json
 from typing import Callable, Iterable
 
-from ..diagnosis import SEVERITIES, severity_counts
+from ..diagnosis import SEVERITIES, issues as summary_issues, severity_counts
 from ..diff import Side, render_diff_markdown
 from ..markdown import escape_md, md_table
 from ..model import KINDS, Event
@@ -60,7 +60,7 @@ def _when(iso: str) -> str:
 
 
 def _severity_text(a: AgentSite) -> str:
-    counts = severity_counts(a.data.diagnosis.findings)
+    counts = severity_counts(a.data.open_findings)
     parts = [f'<span class="halo-sev halo-sev-{s}">{counts[s]} {s}</span>' for s in SEVERITIES if counts[s]]
     return " ".join(parts) or "none"
 
@@ -97,7 +97,8 @@ def render_overview(a: AgentSite) -> str:
         [f"[{escape_md(s.label)}]({rel(page, s.pages[0].path)})", str(s.events), str(len(s.pages)), _when(s.first.time), _when(s.last.time)]
         for s in a.sessions
     ]
-    issues = d.issues(TOP_FINDINGS)
+    open_findings = a.data.open_findings
+    issues = summary_issues(open_findings, TOP_FINDINGS)
     top = []
     for issue in issues:  # the report's Summary: grouped by rule, quoted, with why and a next step
         f = issue.first
@@ -109,7 +110,8 @@ def render_overview(a: AgentSite) -> str:
             f"{' “' + escape_md(f.quote) + '”' if f.quote else ''}: {escape_md(f.message)} "
             f"*Next step:* {escape_md(f.next_step)}"
         )
-    more = len(d.findings) - sum(len(i.findings) for i in issues)
+    more = len(open_findings) - sum(len(i.findings) for i in issues)
+    n_accepted = len(a.data.accepted)
     body = [
         f"# {escape_md(a.name)}",
         "",
@@ -122,7 +124,9 @@ def render_overview(a: AgentSite) -> str:
         "## Findings",
         "",
         f"{_severity_text(a)}" + (f"; {more} more in the [diagnosis]({rel(page, a.diagnosis)})." if more > 0 else
-                                  f"; the [diagnosis]({rel(page, a.diagnosis)}) lists each one." if d.findings else "."),
+                                  f"; the [diagnosis]({rel(page, a.diagnosis)}) lists each one." if open_findings else ".")
+        + (f" {n_accepted} accepted finding{'s' if n_accepted != 1 else ''} (not counted) "
+           f"{'is' if n_accepted == 1 else 'are'} listed apart in the diagnosis." if n_accepted else ""),
         "",
         *top,
         "",
@@ -163,7 +167,7 @@ def render_metrics(a: AgentSite) -> list[str]:
 
 def render_diagnosis(a: AgentSite) -> str:
     report = render_report(a.data.diagnosis, link=event_link(a, a.diagnosis), per_group=DIAGNOSIS_PER_GROUP,
-                           audit=a.data.audit)
+                           audit=a.data.audit, accepted=a.data.accepted)
     return front(f"{a.name} · diagnosis", report)
 
 
