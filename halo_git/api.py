@@ -225,11 +225,19 @@ class Halo:
     def require_root(self) -> None:
         """Raise ``NotFound`` naming the root when the root folder does not exist
         (a reading command must not answer "no events" for a mistyped root)."""
-        if not self.root.is_dir():
+        if not self.root.is_dir():  # a file as the root is refused when the store opens
             raise NotFound(
                 f"no HALO root at {self.root}: the folder does not exist",
                 hints={CLI: "pass --root (or set HALO_ROOT) to the folder that holds the agents' <agent>.git repositories"},
             )
+
+    def require_agents(self, hint: str = "log an event (or run 'halo-git demo') first") -> list[str]:
+        """The root's agents, or ``NotFound`` when the root is missing or holds none (for --all)."""
+        self.require_root()
+        agents = self.agents()
+        if not agents:
+            raise NotFound(f"no agents under {self.root} yet", hints={CLI: hint})
+        return agents
 
     def require_agent(self, agent: str) -> str:
         """The agent's checked name, or ``NotFound`` naming the root and the
@@ -245,6 +253,10 @@ class Halo:
                 hints={CLI: "check --agent and --root"},
             )
         return agent
+
+    def require_session(self, agent: str, session: str, branch: str | None = None) -> None:
+        """Raise ``NotFound`` listing the agent's sessions when none of its events has ``session``."""
+        _require_session(agent, check_session(session), self.event_log(agent, branch).events)
 
     def require_branch(self, agent: str | None, branch: str | None = None) -> None:
         """Refuse (``NotFound``) a branch that appends would refuse: the agent's
@@ -302,12 +314,8 @@ class Halo:
         if session:
             check_session(session)
         log = self.event_log(agent, branch)
-        if session and not any(e.session == session for e in log.events):
-            sessions = sorted({e.session for e in log.events})
-            shown = ", ".join(sessions[:10]) + (" …" if len(sessions) > 10 else "")
-            raise NotFound(
-                f"agent '{agent}' has no session '{session}'" + (f"; its sessions: {shown}" if sessions else "; it has no events yet")
-            )
+        if session:
+            _require_session(agent, session, log.events)
         return diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed)
 
     def report(
@@ -491,6 +499,15 @@ class Halo:
             self._syncer.appended(agent, branch, label)
         reply = logged_reply(committed.event)
         return {**reply, "commit": committed.commit, "author": str(identity), "signed": sign if signer else "no"}
+
+
+def _require_session(agent: str, session: str, events: Sequence[Event]) -> None:
+    if not any(e.session == session for e in events):
+        sessions = sorted({e.session for e in events})
+        shown = ", ".join(sessions[:10]) + (" …" if len(sessions) > 10 else "")
+        raise NotFound(
+            f"agent '{agent}' has no session '{session}'" + (f"; its sessions: {shown}" if sessions else "; it has no events yet")
+        )
 
 
 def _refuse_missing_branch(repo, branch: str) -> None:

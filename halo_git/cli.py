@@ -90,6 +90,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    for action in parser._subparsers._group_actions:  # argparse keeps the subcommands' parsers here
+        if command in getattr(action, "choices", {}):
+            return action.choices[command]
+    return parser
+
+
+def _first_leaf(group: BaseExceptionGroup) -> BaseException:
+    """The error a command should report from an exception group: its first HALO
+    error, interrupt or I/O error, else the group itself (a bug: a traceback)."""
+    for kind in (HaloError, KeyboardInterrupt, BrokenPipeError, OSError):
+        found = group.subgroup(kind)
+        if found is not None:
+            e: BaseException = found
+            while isinstance(e, BaseExceptionGroup):
+                e = e.exceptions[0]
+            return e
+    return group
+
+
 def _quiet_stdout() -> None:
     """The reader of stdout went away: send what is still buffered nowhere, so
     the interpreter's final flush does not raise again."""
@@ -102,12 +122,19 @@ def _quiet_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
     if args.command is None:  # bare ``halo-git``
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
         parser.print_help()
         return OK
+    if extra:  # the command's own usage line, not the top-level one
+        _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     try:
-        code = int(args.run(args) or 0)
+        try:
+            code = int(args.run(args) or 0)
+        except BaseExceptionGroup as group:  # a task group (the demo's MCP client, the server) wrapped it
+            raise _first_leaf(group) from group
         sys.stdout.flush()
         return code
     except HaloError as e:

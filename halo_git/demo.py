@@ -139,7 +139,7 @@ async def _day(
 
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "halo_git.cli", "serve", "--root", str(root), "--agent", AGENT],
+        args=["-m", "halo_git.cli", "serve", "--root", str(root), "--agent", AGENT, "--quiet"],
     )
     async with Client(params) as client:
         if review is not None:

@@ -19,9 +19,11 @@ seconds unused; client names and versions are cut to ``MAX_CLIENT_NAME`` and
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import re
+import socket
 import sys
 import threading
 import time
@@ -37,7 +39,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp.server.lowlevel import Server
 
 from .api import Halo
-from .errors import HaloError, InvalidCall
+from .errors import Conflict, HaloError, InvalidCall
 from .mcp_resources import Extras
 from .model import (
     AGENT_RULE,
@@ -430,6 +432,9 @@ def _version() -> str:
 # -- transports -----------------------------------------------------------------------
 
 
+DRAIN_SECONDS = 30.0  # at the end of stdin, how long requests already read may take to be answered
+
+
 class _AnsweredLines:
     """stdin lines for the SDK's stdio transport, minus those it cannot parse.
 
@@ -437,10 +442,17 @@ class _AnsweredLines:
     nesting deeper than its parser allows) without a reply, so a client waits
     forever. Such a line is answered here with a -32700 parse error carrying the
     request's id when it can be read, and is not passed on.
+
+    At the end of stdin the lines end only once every request already read has
+    its answer (``pending``, emptied by ``_AnsweringWrite``; at most
+    ``DRAIN_SECONDS``): the transport closing would cancel a call still in
+    flight, whose event may already be committed, and its reply would be lost
+    for a client that piped its requests and closed stdin.
     """
 
     def __init__(self) -> None:
         self.write = None  # the transport's write stream, bound once it exists
+        self.pending: set = set()  # ids of requests passed on and not answered yet
         self._stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
 
     def __aiter__(self):
@@ -453,7 +465,7 @@ class _AnsweredLines:
             if not line.strip():
                 continue
             try:
-                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except Exception:
                 if self.write is not None:
                     error = types.JSONRPCError(
@@ -468,7 +480,38 @@ class _AnsweredLines:
                     )
                     await self.write.send(SessionMessage(error))
                 continue
+            if isinstance(message, types.JSONRPCRequest):
+                self.pending.add(message.id)
             yield line
+        with anyio.move_on_after(DRAIN_SECONDS):
+            while self.pending:
+                await anyio.sleep(0.01)
+
+
+class _AnsweringWrite:
+    """The transport's write stream, noting which requests got their answer (see ``_AnsweredLines``)."""
+
+    def __init__(self, inner, pending: set) -> None:
+        self._inner, self._pending = inner, pending
+
+    async def send(self, item) -> None:
+        await self._inner.send(item)
+        message = getattr(item, "message", None)
+        if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+            self._pending.discard(message.id)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self):
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc):
+        return await self._inner.__aexit__(*exc)
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
 
 
 def _request_id(line: str) -> int | str | None:
@@ -495,7 +538,7 @@ async def serve_stdio(app: HaloServer) -> None:
     lines = _AnsweredLines()
     async with stdio_server(stdin=lines) as (read, write):
         lines.write = write
-        await app.server.run(read, write, app.server.create_initialization_options())
+        await app.server.run(read, _AnsweringWrite(write, lines.pending), app.server.create_initialization_options())
 
 
 # -- HTTP: who may connect ----------------------------------------------------------
@@ -726,15 +769,43 @@ async def serve_http(
         timeout_keep_alive=HTTP_KEEP_ALIVE_TIMEOUT,
     )
     server = uvicorn.Server(config)
+    sock = _bind(host, port)  # here, so a busy port is one clear message, not uvicorn's log and exit
     if ready is not None:
         async def announce() -> None:
             while not server.started:
                 await anyio.sleep(0.01)
-            sockets = [s for srv in server.servers for s in srv.sockets]
-            ready(sockets[0].getsockname()[1] if sockets else port)
+            ready(sock.getsockname()[1])
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(announce)
-            await server.serve()
+            await server.serve(sockets=[sock])
     else:
-        await server.serve()
+        await server.serve(sockets=[sock])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port``, or ``HaloError`` saying what to change."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as e:
+        raise InvalidCall(f"--host {host!r} is not an address or a name this machine resolves ({e.strerror}); "
+                          "use 127.0.0.1, ::1 or an address of this machine") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise Conflict(f"port {port} on {host} is already in use (another server?); pass --port with another "
+                           "number, or --port 0 for a free one") from None
+        if e.errno == errno.EADDRNOTAVAIL:
+            raise InvalidCall(f"cannot listen on {host}: it is not an address of this machine; use 127.0.0.1 or one of its addresses") from None
+        if e.errno == errno.EACCES:
+            raise InvalidCall(f"port {port} needs privileges this process lacks; use a port above 1023 (or --port 0)") from None
+        raise HaloError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    sock.setblocking(False)
+    return sock

@@ -244,7 +244,8 @@ def test_cli_errors_are_phrased_for_the_command_line(root):
     r = run_cli("log", "act", "--agent", "demo", "--summary", "x", "--uses", "E1", "--trigger", "self", root=root)
     assert "run halo-git trace to see the ids" in r.stderr
     r = run_cli("trace", "--agent", "demo", "--session", "nope", root=root)
-    assert r.stdout == "No events yet in session 'nope' for agent 'demo'; log the first with halo-git log observe.\n"
+    assert r.returncode == 1 and r.stdout == ""  # a mistyped session is not an empty one
+    assert r.stderr.startswith("halo-git: error: agent 'demo' has no session 'nope'; its sessions: ")
     for r in (run_cli("trace", "--agent", "nobody", root=root), run_cli("report", "--agent", "nobody", root=root)):
         assert "halo_" not in r.stderr and r.returncode == 1
 

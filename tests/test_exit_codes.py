@@ -168,3 +168,56 @@ def test_every_command_through_missing_root_unknown_agent_and_bad_argument(place
         if command in READING - {"site", "agents"} and case == "unknown agent":
             assert f"in {places['root']}" in r.stderr and "demo, other" in r.stderr, (command, r.stderr)
     assert not wrong, "\n".join(wrong)
+
+
+# (arguments, expected exit code, a phrase the message must hold); "{root}" holds agents demo and
+# other, "{file}" is a regular file, "{empty}" an empty folder, "{remote}" demo's repository
+ODD: list[tuple[list[str], int, str]] = [
+    (["trace", "--agent", "demo", "--root", "{file}"], 2, "is a file, not a folder"),
+    (["log", "observe", "--agent", "demo", "--summary", "x", "--root", "{file}"], 2, "is a file, not a folder"),
+    (["demo", "--root", "{file}"], 2, "is a file, not a folder"),
+    (["serve", "--root", "{file}"], 2, "is a file, not a folder"),
+    (["push", "--all", "--root", "{base}/nope", "{base}/remotes"], 1, "no HALO root at"),
+    (["pull", "--all", "--root", "{empty}", "{base}/remotes"], 1, "no agents under"),
+    (["agents", "--root", "{root}", "--branch", "nosuch"], 1, "no agent in"),
+    (["agents", "--root", "{root}", "--branch", "bad..x"], 2, "invalid branch name"),
+    (["trace", "--agent", "demo", "--session", "nosuch", "--root", "{root}"], 1, "its sessions: s1"),
+    (["site", "--root", "{root}", "--out", "{base}/site-prev", "--previous", "{base}/no.json"], 2, "--previous"),
+    (["site", "--root", "{root}", "--out", "{base}/site-ghost", "--agent", "ghost"], 1, "its agents: demo, other"),
+    (["serve", "--root", "{root}", "--transport", "http", "--port", "99999"], 2, "is not a port"),
+    (["serve", "--root", "{root}", "--port", "1234"], 2, "apply to --transport http only"),
+    (["serve", "--root", "{root}", "--push-every", "0"], 2, "too small"),
+    (["report", "--agent", "demo", "--root", "{root}", "--observed-window", "-5"], 2, "above 0"),
+    (["clone", "--all", "{base}/remotes", "--root", "{base}/r2", "--agents-file", "{base}/no-list"], 2, "cannot read --agents-file"),
+    (["clone", "{remote}", "--agent", "dmeo", "--root", "{base}/r3"], 1, "pass --agent demo"),
+    (["demo", "--root", "{base}/demo-root", "--out", "{file}/site"], 2, "cannot create --out"),
+    (["agents", "--root", "{root}", "extra"], 2, "usage: halo-git agents"),
+]
+
+
+def test_odd_roots_values_and_names_get_a_message_and_the_table_code(places):
+    places = {**places, "file": places["base"] / "a-file", "empty": places["base"] / "empty"}
+    places["file"].write_text("not a folder\n", encoding="utf-8")
+    places["empty"].mkdir(exist_ok=True)
+    wrong = []
+    for args, want, phrase in ODD:
+        args = [a.format(**{k: str(v) for k, v in places.items()}) for a in args]
+        r = run_cli(*args, input="")
+        if r.returncode != want or phrase not in r.stderr or "Traceback" in r.stderr:
+            wrong.append(f"{' '.join(args)}: exit {r.returncode}, want {want} with {phrase!r}: {r.stderr.strip()[-300:]}")
+    assert not wrong, "\n".join(wrong)
+    assert not (places["base"] / "demo-root").exists()  # the demo stopped before it logged anything
+    assert not (places["base"] / "site-prev").exists() and not (places["base"] / "site-ghost").exists()
+
+
+def test_a_busy_port_is_one_message(places, tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = run_cli("serve", "--root", str(places["root"]), "--transport", "http", "--port", str(port), input="")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip() == (f"halo-git: error: port {port} on 127.0.0.1 is already in use (another server?); "
+                                "pass --port with another number, or --port 0 for a free one")

@@ -85,3 +85,26 @@ def test_serve_fsync_flag_reaches_every_append(root, tmp_path):
     durable = _fsyncs(root, tmp_path, "--fsync")
     # each append writes six objects (blob, four trees, commit): --fsync syncs each
     assert durable >= plain + 3 * 6, (plain, durable)
+
+
+def test_requests_piped_before_stdin_closes_are_all_answered(tmp_path):
+    """A client that writes its requests and closes stdin gets every reply: the
+    server answers what it has read before it stops (calls run concurrently, so
+    one still in flight at the end of input would otherwise be cancelled after
+    its event was committed, and its reply lost)."""
+    root = tmp_path / "root"
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+           "params": {"name": "halo_observe", "arguments": {"summary": f"step {i}", "agent": "pipe"}}} for i in range(2, 12)),
+    ]
+    r = subprocess.run([PYTHON, "-m", "halo_git.cli", "serve", "--root", str(root), "--quiet"],
+                       input="".join(json.dumps(m) + "\n" for m in lines), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr  # --quiet: no start line
+    replies = [json.loads(line) for line in r.stdout.splitlines()]
+    assert sorted(m["id"] for m in replies) == list(range(1, 12))
+    assert all("error" not in m and not m["result"].get("isError") for m in replies)
+    with Halo(root) as h:
+        assert len(h.events("pipe")) == 10

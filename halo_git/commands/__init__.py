@@ -38,7 +38,7 @@ def add_observed(p: argparse.ArgumentParser) -> None:
     """``--observed`` and ``--observed-window`` (report, check, site)."""
     p.add_argument("--observed", metavar="FILE", help="observed evidence of what the agent did: an ATIF trajectory.json, "
                    "a folder of them, or OTLP/JSON spans; aligned with the trace per session (see the Interop docs page)")
-    p.add_argument("--observed-window", metavar="SECONDS", type=float, default=DEFAULT_WINDOW,
+    p.add_argument("--observed-window", metavar="SECONDS", type=positive_float, default=DEFAULT_WINDOW,
                    help=f"how far apart in time an observed call and the logged step reporting it may be (default: {DEFAULT_WINDOW:g})")
 
 
@@ -59,3 +59,36 @@ def load_accept(args: argparse.Namespace) -> tuple[list[Accepted], str | None]:
     if Path(DEFAULT_FILE).is_file():
         return load_accepted(DEFAULT_FILE), DEFAULT_FILE
     return [], None
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} is too small: give 1 or more")
+    return n
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not x > 0 or x == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is out of range: give a number of seconds above 0")
+    return x
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (a free one) to 65535."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"{n} is not a port: give 1-65535, or 0 for a free one")
+    return n

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..store.repo import branch_ref
 from . import add_common, open_halo
 
 
@@ -22,8 +23,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    branch_ref(args.branch)  # an invalid name is a usage error, not an empty table
     with open_halo(args) as h:
         h.require_root()
+        h.require_branch(None, args.branch)  # agents exist but none has this branch: say so
         rows = h.agent_statuses()
     if args.json:
         for r in rows:

@@ -41,7 +41,12 @@ def _names(args) -> list[str]:
     if args.agents:
         names += [n.strip() for n in args.agents.split(",") if n.strip()]
     if args.agents_file:
-        text = sys.stdin.read() if args.agents_file == "-" else Path(args.agents_file).read_text(encoding="utf-8")
+        try:
+            text = sys.stdin.read() if args.agents_file == "-" else Path(args.agents_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            raise InvalidCall(f"cannot read --agents-file {args.agents_file}: {reason}; give a text file with one agent "
+                              "name per line, or - for standard input") from None
         names += [line.strip().removesuffix(".git") for line in text.splitlines() if line.strip() and not line.startswith("#")]
     if not (args.agents or args.agents_file):
         names = list_namespace(args.remote)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+from pathlib import Path
+
 from ..demo import AGENT, DEFAULT_ROOT, run_demo
 from ..site import build_site
+from ..site.output import new_out
 
 
 def add_parser(sub) -> None:
@@ -21,21 +25,23 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    done = run_demo(args.root)
-    first, last = done.ids[next(iter(done.ids))], done.ids[list(done.ids)[-1]]
-    print(f"Agent '{AGENT}' logged {first}–{last} in sessions {', '.join(done.sessions)} (one MCP connection each, and a second on the last day) under {done.root}/")
-    print()
-    print("## What it read at the start of the last day's second connection (the halo_self_review prompt)")
-    print()
-    print(done.review)
-    print()
-    print("## What it logged (halo_trace)")
-    print()
-    print(done.trace)
-    print()
-    print(done.report, end="" if done.report.endswith("\n") else "\n")
-    if args.out:
-        built = build_site(done.root, args.out, agents=[AGENT])
+    out = Path(args.out) if args.out else None
+    with new_out(out) if out else nullcontext():  # a folder the site cannot go to stops the demo before it runs
+        done = run_demo(args.root)
+        first, last = done.ids[next(iter(done.ids))], done.ids[list(done.ids)[-1]]
+        print(f"Agent '{AGENT}' logged {first}–{last} in sessions {', '.join(done.sessions)} (one MCP connection each, and a second on the last day) under {done.root}/")
         print()
-        print(built.message())
+        print("## What it read at the start of the last day's second connection (the halo_self_review prompt)")
+        print()
+        print(done.review)
+        print()
+        print("## What it logged (halo_trace)")
+        print()
+        print(done.trace)
+        print()
+        print(done.report, end="" if done.report.endswith("\n") else "\n")
+        if out:
+            built = build_site(done.root, out, agents=[AGENT])
+            print()
+            print(built.message())
     return 0

@@ -33,7 +33,8 @@ def run(args) -> int:
         if args.all:
             if args.agent or args.into:
                 raise InvalidCall("--all pulls each agent's --branch into the same branch; drop --agent and --into")
-            return report_outcomes(pull_all(h.root, h.agents(), args.remote, args.branch), "pulled")
+            return report_outcomes(pull_all(h.root, h.require_agents("clone them first: halo-git clone --all REMOTE --agents a,b"),
+                                            args.remote, args.branch), "pulled")
         if not args.agent:
             raise InvalidCall("name the agent with --agent A, or pull every agent of the root with --all")
         print(pull(h.store.repo(args.agent), args.remote, args.branch, into=args.into).describe())

@@ -31,7 +31,7 @@ def run(args) -> int:
         if args.all:
             if args.agent:
                 raise InvalidCall("pass either --agent A or --all, not both")
-            return report_outcomes(push_all(h.root, h.agents(), args.remote, args.branch), "pushed")
+            return report_outcomes(push_all(h.root, h.require_agents(), args.remote, args.branch), "pushed")
         if not args.agent:
             raise InvalidCall("name the agent with --agent A, or push every agent with --all")
         h.require_agent(args.agent)

@@ -15,7 +15,7 @@ import sys
 import anyio
 
 from ..store.sync import EVERY, IDLE, TIMEOUT
-from . import add_common, open_halo
+from . import add_common, open_halo, port_number, positive_float, positive_int
 
 
 def _log(line: str) -> None:
@@ -26,6 +26,10 @@ def _terminate(signum, frame) -> None:
     raise KeyboardInterrupt  # unwinds through Halo.close, which pushes what is pending
 
 
+HOST = "127.0.0.1"
+PORT = 8765
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("serve", help="run the HALO MCP server over stdio (default) or streamable HTTP")
     add_common(p, agent=False)
@@ -33,10 +37,9 @@ def add_parser(sub) -> None:
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="stdio (default) or http")
     p.add_argument(
         "--host",
-        default="127.0.0.1",
-        help="HTTP host (default 127.0.0.1); a non-loopback address is refused unless a token is set",
+        help=f"HTTP host (default {HOST}); a non-loopback address is refused unless a token is set",
     )
-    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765; 0 picks a free one)")
+    p.add_argument("--port", type=port_number, help=f"HTTP port (default {PORT}; 0 picks a free one)")
     p.add_argument(
         "--token-file",
         metavar="FILE",
@@ -58,11 +61,12 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--max-sessions",
-        type=int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="HTTP: open sessions kept (default 1000); at the cap the least recently active idle one is closed",
     )
+    p.add_argument("--quiet", action="store_true", help="print no start line on stderr (errors are still printed)")
     p.add_argument("--fsync", action="store_true", help="fsync objects before each reply (survives power loss; slower)")
     p.add_argument(
         "--push",
@@ -70,9 +74,9 @@ def add_parser(sub) -> None:
         help="push each agent's branch to REMOTE/<agent>.git (or REMOTE with {agent} replaced) in the background: "
         "after each session, every --push-every events and on shutdown, retrying with backoff; appends never wait for it",
     )
-    p.add_argument("--push-every", type=int, default=EVERY, metavar="N", help=f"with --push: push after N events even mid-session (default {EVERY})")
-    p.add_argument("--push-idle", type=float, default=IDLE, metavar="S", help=f"with --push: a session counts as ended after S seconds without an event (default {IDLE:g})")
-    p.add_argument("--push-timeout", type=float, default=TIMEOUT, metavar="S", help=f"with --push: give up one push after S seconds (default {TIMEOUT:g})")
+    p.add_argument("--push-every", type=positive_int, default=EVERY, metavar="N", help=f"with --push: push after N events even mid-session (default {EVERY})")
+    p.add_argument("--push-idle", type=positive_float, default=IDLE, metavar="S", help=f"with --push: a session counts as ended after S seconds without an event (default {IDLE:g})")
+    p.add_argument("--push-timeout", type=positive_float, default=TIMEOUT, metavar="S", help=f"with --push: give up one push after S seconds (default {TIMEOUT:g})")
     p.set_defaults(run=run)
 
 
@@ -83,10 +87,14 @@ def run(args) -> int:
     token = None
     if args.transport == "http":
         token = read_token(args.token_file)
-        if args.max_sessions is not None and args.max_sessions < 1:
-            raise InvalidCall("--max-sessions must be at least 1")
-    elif args.token_file or args.allow_host or args.allow_origin:
-        raise InvalidCall("--token-file, --allow-host and --allow-origin apply to --transport http only")
+        args.host = HOST if args.host is None else args.host
+        args.port = PORT if args.port is None else args.port
+    elif (args.token_file or args.allow_host or args.allow_origin or args.host is not None or args.port is not None
+          or args.max_sessions is not None):
+        raise InvalidCall("--host, --port, --token-file, --allow-host, --allow-origin and --max-sessions apply to "
+                          "--transport http only")
+    if not args.push and (args.push_every, args.push_idle, args.push_timeout) != (EVERY, IDLE, TIMEOUT):
+        raise InvalidCall("--push-every, --push-idle and --push-timeout go with --push REMOTE")
     with open_halo(args, fsync=args.fsync) as halo:
         halo.require_branch(args.agent, args.branch)
         if args.push:
@@ -96,13 +104,16 @@ def run(args) -> int:
         if args.transport == "stdio":
             signal.signal(signal.SIGINT, lambda signum, frame: _stop(halo if args.push else None))  # before the line that invites Ctrl-C
             who = f"agent {args.agent}" if args.agent else "agent: the MCP client's name"
-            print(f"halo-git serve: root {halo.root}, {who}, branch {args.branch}; "
-                  "waiting for an MCP client on stdin (Ctrl-C or Ctrl-D stops)", file=sys.stderr, flush=True)
+            if not args.quiet:
+                print(f"halo-git serve: root {halo.root}, {who}, branch {args.branch}; "
+                      "waiting for an MCP client on stdin (Ctrl-C or Ctrl-D stops)", file=sys.stderr, flush=True)
             anyio.run(serve_stdio, app)
         else:
             shown = f"[{args.host}]" if ":" in args.host else args.host
 
             def ready(port: int) -> None:
+                if args.quiet:
+                    return
                 auth = "bearer token required" if token else "no authentication (loopback only)"
                 print(f"HALO MCP server on http://{shown}:{port}/mcp (root {halo.root}; {auth})", file=sys.stderr, flush=True)
 

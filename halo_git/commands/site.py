@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidCall
-from . import add_accept, load_accept
 from ..observed import DEFAULT_WINDOW, load
 from ..site import DEFAULT_OUT, DEFAULT_TITLE, build_site
 from ..store import DEFAULT_BRANCH, default_root, expand_root, fetch_into_root
+from . import add_accept, load_accept, positive_float
 
 
 def add_parser(sub) -> None:
@@ -56,7 +56,7 @@ def add_parser(sub) -> None:
         help="observed evidence (ATIF trajectory or folder, OTLP/JSON spans) set beside agent A's diagnosis; "
         "FILE alone when the site shows one agent; repeatable",
     )
-    p.add_argument("--observed-window", metavar="SECONDS", type=float, default=DEFAULT_WINDOW,
+    p.add_argument("--observed-window", metavar="SECONDS", type=positive_float, default=DEFAULT_WINDOW,
                    help=f"alignment window of the observed evidence (default: {DEFAULT_WINDOW:g})")
     add_accept(p, "listed apart on the diagnosis pages and not counted as open")
     p.set_defaults(run=run)

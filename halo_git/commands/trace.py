@@ -2,8 +2,8 @@
 
 Prints the most recent events of the branch, oldest first, one line each
 (id, session, kind, summary, uses, the kind's own fields), as the halo_trace
-tool answers; --session keeps one session's events. An unknown root or agent
-exits 1 and names the agents the root holds.
+tool answers; --session keeps one session's events. An unknown root, agent
+or session exits 1 and names the agents (or the sessions) there are.
 """
 
 from __future__ import annotations
@@ -22,5 +22,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     with open_halo(args) as h:
         h.require_agent(args.agent)
+        if args.session:
+            h.require_session(args.agent, args.session, args.branch)
         print(h.trace(args.agent, limit=args.limit, session=args.session, interface="cli"))
     return 0

@@ -29,7 +29,7 @@ from ..observed import Observed
 from .collect import collect
 from ..model import now_iso
 from .fleet import SUMMARY_FILE, fleet, load_previous, summary_json
-from .output import build, check_out, check_site_url, write
+from .output import build, check_site_url, new_out, write
 from .pages import PAGE_SIZE, model
 from .render import nav, render_site
 
@@ -103,30 +103,36 @@ def build_site(
     """
     started = time.perf_counter()
     out = Path(out)
-    check_out(out)
-    if src is not None and Path(src).exists():
-        raise InvalidCall(f"--src {src} exists; pass a new folder for the generated Markdown")
-    pairs = [parse_compare(spec) for spec in compare]
-    site_url = check_site_url(site_url) if site_url else None
-    before = load_previous(Path(previous) if previous is not None else out / SUMMARY_FILE)
-    with Halo(root) as halo:
-        collected = collect(halo, agents, branch, observed, accepted)
-        names = {a.name for a in collected}
-        for agent, _, _ in pairs:
-            if agent not in names:
-                raise InvalidCall(f"--compare names agent '{agent}', which this site does not show; add --agent {agent} or fix the name")
-        diffs = [halo.diff(agent, base, head) for agent, base, head in pairs]
-        site = model(collected, title=title, branch=branch or halo.branch, page_size=page_size, diffs=diffs)
-    agents_shown = len(site.agents)
-    pages = render_site(site, before)
-    summary = summary_json(fleet(site.agents), branch=site.branch, built=now_iso())
-    items = nav(site)
-    del collected, site, diffs  # the build needs only the Markdown
-    if src is not None:
-        Path(src).mkdir(parents=True)
-        build(write(pages, items, Path(src), title=title, site_url=site_url), out, extra={SUMMARY_FILE: summary})
-    else:
-        with tempfile.TemporaryDirectory(prefix="halo-site-") as tmp:
-            build(write(pages, items, Path(tmp), title=title, site_url=site_url, markdown=False), out, pages,
-                  extra={SUMMARY_FILE: summary})
-    return Built(out, len(pages), agents_shown, time.perf_counter() - started)
+    with new_out(out):
+        if src is not None and Path(src).exists():
+            raise InvalidCall(f"--src {src} exists; pass a new folder for the generated Markdown")
+        pairs = [parse_compare(spec) for spec in compare]
+        site_url = check_site_url(site_url) if site_url else None
+        if previous is not None:
+            before = load_previous(Path(previous))
+            if before is None:
+                raise InvalidCall(f"--previous {previous} is not the {SUMMARY_FILE} of a halo-git site build (missing or "
+                                  "unreadable); pass that file from an earlier build, or leave --previous out")
+        else:
+            before = load_previous(out / SUMMARY_FILE)
+        with Halo(root) as halo:
+            collected = collect(halo, agents, branch, observed, accepted)
+            names = {a.name for a in collected}
+            for agent, _, _ in pairs:
+                if agent not in names:
+                    raise InvalidCall(f"--compare names agent '{agent}', which this site does not show; add --agent {agent} or fix the name")
+            diffs = [halo.diff(agent, base, head) for agent, base, head in pairs]
+            site = model(collected, title=title, branch=branch or halo.branch, page_size=page_size, diffs=diffs)
+        agents_shown = len(site.agents)
+        pages = render_site(site, before)
+        summary = summary_json(fleet(site.agents), branch=site.branch, built=now_iso())
+        items = nav(site)
+        del collected, site, diffs  # the build needs only the Markdown
+        if src is not None:
+            Path(src).mkdir(parents=True)
+            build(write(pages, items, Path(src), title=title, site_url=site_url), out, extra={SUMMARY_FILE: summary})
+        else:
+            with tempfile.TemporaryDirectory(prefix="halo-site-") as tmp:
+                build(write(pages, items, Path(tmp), title=title, site_url=site_url, markdown=False), out, pages,
+                      extra={SUMMARY_FILE: summary})
+        return Built(out, len(pages), agents_shown, time.perf_counter() - started)

@@ -60,7 +60,11 @@ def collect(halo: Halo, agents: Sequence[str] = (), branch: str | None = None,
         log = halo.event_log(name, branch) if has_branch else None
         if log is None or not log.events:
             if agents:
-                raise NotFound(f"agent '{name}' has no events on branch '{branch}' under {halo.root}; check --agent, --branch and --root")
+                known = halo.agents()
+                shown = ", ".join(known[:20]) + (f" and {len(known) - 20} more" if len(known) > 20 else "")
+                raise NotFound(f"agent '{name}' has no events on branch '{branch}' under {halo.root} "
+                               + (f"(its agents: {shown})" if known else "(it holds no agents yet)")
+                               + "; check --agent, --branch and --root")
             continue
         # diagnose this very log, so the pages and the report pin the same head
         # even while the agent keeps appending

@@ -15,7 +15,8 @@ import os
 import shutil
 from importlib import resources
 from pathlib import Path
-from typing import Mapping
+from contextlib import contextmanager
+from typing import Iterator, Mapping
 from urllib.parse import urlsplit
 
 import yaml
@@ -80,12 +81,33 @@ def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str, site_ur
     return path
 
 
+@contextmanager
+def new_out(out: Path) -> Iterator[None]:
+    """``check_out``, then remove ``out`` again if this build created it and
+    failed before writing anything into it (a refused build leaves nothing)."""
+    fresh = not out.exists()
+    check_out(out)
+    try:
+        yield
+    except BaseException:
+        if fresh:
+            try:
+                out.rmdir()
+            except OSError:
+                pass
+        raise
+
+
 def check_out(out: Path) -> None:
     """Refuse to build into a folder that holds anything halo-git did not write
     there: MkDocs empties its output folder first. An earlier build's marker
     lists every file and folder it made; anything else (a HALO root, notes
     placed inside later) stops the build before a file is touched."""
     if not out.exists():
+        try:  # now, so an unusable path stops the command before any work
+            out.mkdir(parents=True)
+        except OSError as e:
+            raise InvalidCall(f"cannot create --out {out}: {e.strerror or e}; pass a folder you can write to") from None
         return
     if not out.is_dir() or out.is_symlink():
         raise InvalidCall(f"--out {out} exists and is not a folder; pass an empty or new folder as --out")

@@ -11,6 +11,7 @@ import os
 import threading
 from pathlib import Path
 
+from ..errors import InvalidCall
 from ..model import check_agent_name
 from .repo import DEFAULT_BRANCH, AgentRepo, Committed, EventLog, event_path
 from .remote import Transfer, clone, fetch_into_root, pull, push
@@ -36,6 +37,9 @@ class Store:
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, fsync: bool = False):
         self.root = expand_root(root) if root is not None else default_root()
+        if self.root.exists() and not self.root.is_dir():
+            raise InvalidCall(f"the HALO root {self.root} is a file, not a folder; pass --root (or set HALO_ROOT) to a "
+                              "folder: the one holding the agents' <agent>.git repositories, or a new one")
         self.fsync = fsync
         self._repos: dict[str, AgentRepo] = {}
         self._lock = threading.Lock()

@@ -136,7 +136,7 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
             return pack_objects_to_data(objects)
 
         client, path = _client(local, url, "push")
-        with _transport_errors(shown):
+        with _transport_errors(shown, pushing=True):
             result = client.send_pack(path, update_refs, pack_data)
         failed = {k: v for k, v in (result.ref_status or {}).items() if v and k != cache_ref}
         if failed:
@@ -329,6 +329,16 @@ def _check_incoming(store, tip: bytes, old: bytes | None, earlier: list, agent: 
     try:
         return check_history(store, chain, agent, parent=parent, earlier=earlier)
     except BadCommit as e:
+        if e.number == 1 and e.other_agent:  # the whole remote is another agent's: a mistyped --agent or URL
+            try:
+                other = check_agent_name(e.other_agent)
+            except InvalidCall:
+                other = None
+            if other:
+                raise NotFound(
+                    f"{shown} holds the trace of agent '{other}', not '{agent}': nothing was transferred and {unchanged}; "
+                    f"pass --agent {other}, or the URL of {agent}'s own repository"
+                ) from None
         raise IntegrityError(
             f"refused: commit {e.commit[:12]} (e{e.number} of branch '{branch}' at {shown}) is not an event commit HALO "
             f"would write: {e.reason}. Nothing was transferred and {unchanged}; ask the remote's owner to run "
@@ -474,8 +484,8 @@ def _client(local: Repo, url: str, operation: str):
 class _transport_errors:
     """Turn transport failures into HaloErrors that say what to check."""
 
-    def __init__(self, shown: str):
-        self.shown = shown
+    def __init__(self, shown: str, *, pushing: bool = False):
+        self.shown, self.pushing = shown, pushing
 
     def __enter__(self) -> None:
         return None
@@ -485,8 +495,9 @@ class _transport_errors:
             return False
         if isinstance(exc, NotGitRepository) or (isinstance(exc, FileNotFoundError)):
             raise NotFound(
-                f"no Git repository at {self.shown}; check the URL (to push there, create an empty one first, "
-                "e.g. git init --bare --initial-branch=main <path>)"
+                f"no Git repository at {self.shown}; check the URL"
+                + ("; to push to a new one, create it empty first, e.g. git init --bare --initial-branch=main <path>"
+                   if self.pushing else "")
             ) from None
         if isinstance(exc, StrangeHostname):
             raise InvalidCall(f"refused remote {self.shown}: its host name looks like a command-line option; check the URL") from None

@@ -71,16 +71,22 @@ class Verified:
 
 
 class _Bad(Exception):
-    """What is wrong with one commit (wrapped into ``IntegrityError``)."""
+    """What is wrong with one commit (wrapped into ``IntegrityError``); ``other_agent``:
+    the agent its event names when that is not the repository's."""
+
+    def __init__(self, reason: str, other_agent: str | None = None):
+        super().__init__(reason)
+        self.other_agent = other_agent
 
 
 class BadCommit(IntegrityError):
     """The first commit of a history HALO could not have written: ``commit``
     (hex), its position ``number`` and ``reason``, for the caller to word."""
 
-    def __init__(self, commit: str, number: int, reason: str):
+    def __init__(self, commit: str, number: int, reason: str, other_agent: str | None = None):
         self.number = number
         self.reason = reason
+        self.other_agent = other_agent
         super().__init__(f"commit {commit[:12]} (position e{number}) is not a HALO event commit: {reason}", commit)
 
 
@@ -144,7 +150,7 @@ def check_history(store, chain: list[Commit], agent: str, *, parent: Commit | No
         try:
             event = _check_commit(store, commit, parent, number, agent, kinds, trees)
         except _Bad as e:
-            raise BadCommit(commit.id.decode(), number, str(e)) from None
+            raise BadCommit(commit.id.decode(), number, str(e), e.other_agent) from None
         kinds.append(event.kind)
         out.append(event)
         parent = commit
@@ -398,7 +404,8 @@ def _check_event(data: bytes, number: int, agent: str, kinds: list[str], path: s
     if d.get("id") != f"e{number}":
         raise _Bad(f"{path} holds id {str(d.get('id'))[:40]!r}, expected e{number}")
     if d.get("agent") != agent:
-        raise _Bad(f"{path} names agent {str(d.get('agent'))[:80]!r}, not the repository's agent '{agent}'")
+        other = d.get("agent") if isinstance(d.get("agent"), str) else None
+        raise _Bad(f"{path} names agent {str(d.get('agent'))[:80]!r}, not the repository's agent '{agent}'", other)
     try:
         args = {k: d[k] for k in SHARED_PARAMS + KINDS[kind].fields if k in d}
         draft = check_call(kind, args)
