@@ -90,6 +90,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _from_git_library(error: BaseException) -> bool:
+    """True when ``error`` was raised inside dulwich: what it could not parse is
+    a repository file (a ref, packed-refs, an object, the config), not our code."""
+    tb = error.__traceback__
+    last = None
+    while tb is not None:
+        last = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    return last is not None and f"{os.sep}dulwich{os.sep}" in last
+
+
 def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
     for action in parser._subparsers._group_actions:  # argparse keeps the subcommands' parsers here
         if command in getattr(action, "choices", {}):
@@ -150,6 +161,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f": {e.filename}" if e.filename else ""
         print(f"halo-git: error: {e.strerror or e}{where}", file=sys.stderr)
         return FAILED
+    except Exception as e:
+        if not _from_git_library(e):
+            raise  # a bug in halo-git: the traceback is the report
+        root = getattr(args, "root", None) or "the HALO root"
+        print(f"halo-git: error: cannot read the Git repositories under {root} ({type(e).__name__}: {str(e)[:300]}): "
+              "a ref, object or config file was changed outside HALO or is damaged; check with git fsck and "
+              "halo-git verify, or restore the repository from a copy", file=sys.stderr)
+        return USAGE if args.command == "check" else FAILED  # check: a trace that cannot be read is never "findings"
 
 
 if __name__ == "__main__":

@@ -279,11 +279,20 @@ def _type_name(value: Any) -> str:
     return {bool: "a boolean", int: "a number", float: "a number", list: "an array", dict: "an object", type(None): "null"}.get(type(value), "a string" if isinstance(value, str) else type(value).__name__)
 
 
+# Bidirectional embeddings, overrides and isolates reorder how text displays (e.g. a
+# summary that reads as another id or command on a terminal or the site).
+_BIDI_RE = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 def _check_encodable(text: str, param: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidCall(f"'{param}' contains a lone surrogate (invalid Unicode); send valid UTF-8 text") from None
+    bidi = _BIDI_RE.search(text)
+    if bidi:
+        raise InvalidCall(f"'{param}' contains the bidirectional control U+{ord(bidi.group()):04X}, which makes text display "
+                          "in another order than it is stored; remove it and log again")
 
 
 def check_summary(value: Any, screen: Callable[[str], list[str]] | None = None) -> str:

@@ -169,7 +169,7 @@ def _signoff_approval(s: Signoff) -> Approval:
         "unsigned": "approval commit authored by the user, unsigned",
         "unchecked": "approval commit signed, but no allowed signers were given to check it",
         "unknown-signer": "approval commit signed by a key no allowed signer holds",
-        "bad-signature": "approval commit whose signature does not match its contents",
+        "bad-signature": "approval commit whose signature does not prove it (it does not match its contents, or the key is not the approver's own)",
         "unsupported": f"approval commit with a {s.format.upper() or 'foreign'} signature halo-git does not check",
     }.get(s.signature, f"approval commit, signature {s.signature}")
     return Approval(s.event, s.approver, CLAIMED, why)

@@ -574,3 +574,19 @@ def test_an_approval_the_agent_logged_is_listed_as_claimed_not_as_a_version(stor
     assert [(x.event, x.status) for x in tone.versions[0].approvals] == [("e6", "claimed"), ("e13", "claimed")]
     assert "the agent logged" in tone.versions[0].approvals[1].how
     assert a.approval_events == frozenset()  # none written by halo-git approve
+
+
+def test_an_allowed_signer_cannot_prove_an_approval_in_another_persons_name(story, keys, tmp_path):
+    """Both keys are allowed signers, each for their own e-mail: mallory's key on a commit
+    that names alice as the approver proves nothing (git verify-commit alone would accept it)."""
+    allowed = tmp_path / "both_signers"
+    allowed.write_text(keys["allowed"].read_text() + f'm@example.com namespaces="git" {(keys["mallory"].parent / "mallory.pub").read_text().strip()}\n')
+    assert approve(story, "e5", "--by", "Alice Boss", "--email", "alice@example.com", "--sign", "ssh", "--key", str(keys["mallory"])).returncode == 0
+    assert verify_commit(story, "main", allowed).returncode == 0  # git: a good signature by an allowed key
+    bad = run_cli("verify", "--agent", AGENT, "--allowed-signers", str(allowed), root=story)
+    assert bad.returncode == 1 and "signed with the key of m@example.com, but the commit names alice@example.com" in bad.stderr
+    with Halo(story) as h:
+        v1 = h.audit(AGENT, allowed_signers=str(allowed)).targets[0].versions[0]
+    assert v1.approval == "claimed"
+    shown = run_cli("revisions", "--agent", AGENT, "--allowed-signers", str(allowed), root=story).stdout
+    assert "**proven**" not in shown and "the key is not the approver's own" in shown

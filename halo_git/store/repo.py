@@ -328,8 +328,24 @@ class AgentRepo:
         with self._lock:
             if not self.exists:
                 return None
-            sha = _read_ref(self._open(False), branch_ref(branch))
+            sha = self._branch_sha(self._open(False), branch)
             return sha.decode() if sha else None
+
+    def _branch_sha(self, repo: Repo, branch: str) -> bytes | None:
+        """The branch's commit id, None for a branch that never existed, or
+        ``IntegrityError`` when its caches outlive it (see below)."""
+        sha = _read_ref(repo, branch_ref(branch))
+        if sha is None and (_read_ref(repo, snapshot.cache_ref(branch)) is not None
+                            or snapshot.path_for(self.path, branch).is_file()):
+            # HALO never deletes a branch: its cache outliving it means the ref was removed or bent outside HALO
+            raise IntegrityError(
+                f"branch '{branch}' of agent '{self.agent}' is gone or does not resolve to a commit, but HALO's caches "
+                f"of it say it held events: its ref was deleted or changed outside HALO. Restore it (git --git-dir "
+                f"{self.path} update-ref refs/heads/{branch} <commit>, e.g. from a clone); if removing the branch was "
+                f"meant, remove its caches too (git --git-dir {self.path} update-ref -d "
+                f"{snapshot.cache_ref(branch).decode()}, and {snapshot.path_for(self.path, branch)})"
+            )
+        return sha
 
     def branches(self) -> list[str]:
         with self._lock:
@@ -404,7 +420,7 @@ class AgentRepo:
         with self._lock, self._writing("nothing was logged"):
             repo = self._open(True)
             for attempt in range(retries):
-                old = _read_ref(repo, ref)
+                old = self._branch_sha(repo, branch)
                 number, root = self._next_on(repo, old)
                 event = build(number, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
                 if clock:
@@ -443,7 +459,7 @@ class AgentRepo:
         with self._lock, self._writing("nothing was imported"):
             repo = self._open(True)
             for attempt in range(retries):
-                old = _read_ref(repo, ref)
+                old = self._branch_sha(repo, branch)
                 first, root = self._next_on(repo, old)
                 events = build(first, lambda n, old=old, root=root: self._kind_at(branch, old, root, n))
                 if not events:
@@ -623,6 +639,9 @@ class AgentRepo:
             return repo.object_store[sha]
 
     def _number_of(self, commit: Commit) -> int:
+        if not isinstance(commit, Commit):  # a ref edited outside HALO to point at a tree or blob
+            raise IntegrityError(f"a branch of agent '{self.agent}' points at a {commit.type_name.decode()} "
+                                 f"({commit.id.decode()[:12]}), not a commit; run halo-git verify, or restore the ref")
         n = number_from_message(commit.message)
         if n is None:
             raise HaloError(f"commit {commit.id.decode()[:12]} of agent '{self.agent}' is not a HALO event commit; run halo-git verify")

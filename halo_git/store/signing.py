@@ -32,6 +32,8 @@ signers, as ``gpg --export`` writes them) can make a signature good.
 
 from __future__ import annotations
 
+import dataclasses
+import fnmatch
 import os
 import re
 import shutil
@@ -232,7 +234,29 @@ def check_commit_signature(
     commit: Commit, allowed_signers: str | os.PathLike[str] | None, gpg_keyring: str | os.PathLike[str] | None = None
 ) -> SignatureCheck:
     """Check ``commit``'s signature as ``git verify-commit`` does: SSH against
-    ``allowed_signers``, OpenPGP against the keys in ``gpg_keyring``."""
+    ``allowed_signers``, OpenPGP against the keys in ``gpg_keyring`` -- and,
+    beyond git, that the key is the commit author's own: a good signature by
+    one allowed signer does not prove an approval that names someone else."""
+    check = _check_signature(commit, allowed_signers, gpg_keyring)
+    if check.status != GOOD:
+        return check
+    email = _author_email(commit)
+    if not any(fnmatch.fnmatchcase(email, pattern.strip().lower())
+               for principal in check.principal.split() for pattern in principal.split(",") if not pattern.startswith("!")):
+        return dataclasses.replace(check, status=BAD, detail=(
+            f"it is signed with the key of {check.principal}, but the commit names {email or 'no e-mail'} as its author; "
+            "the approver must sign with their own key (listed for their e-mail)"))
+    return check
+
+
+def _author_email(commit: Commit) -> str:
+    m = re.search(rb"<([^<>]*)>", commit.author)
+    return m.group(1).decode("utf-8", "replace").strip().lower() if m else ""
+
+
+def _check_signature(
+    commit: Commit, allowed_signers: str | os.PathLike[str] | None, gpg_keyring: str | os.PathLike[str] | None
+) -> SignatureCheck:
     if commit.gpgsig is None:
         return SignatureCheck(UNSIGNED)
     try:
@@ -261,9 +285,9 @@ def check_commit_signature(
         if found.returncode != 0 or not principals:
             key = _fingerprint(program, sig_file, payload)
             return SignatureCheck(UNKNOWN_SIGNER, "ssh", key=key, detail=f"its key {key or '(unreadable)'} is not in {allowed.name}")
-        principal = principals[0]
+        principal = " ".join(principals)  # every principal the key is allowed for
         r = subprocess.run(
-            [program, "-Y", "verify", "-n", NAMESPACE, "-f", str(allowed), "-I", principal, "-s", str(sig_file), when],
+            [program, "-Y", "verify", "-n", NAMESPACE, "-f", str(allowed), "-I", principals[0], "-s", str(sig_file), when],
             input=payload, capture_output=True, timeout=_TIMEOUT,
         )
     out = r.stdout.decode("utf-8", "replace")

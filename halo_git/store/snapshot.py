@@ -100,16 +100,24 @@ def entries(lines: Iterable[str], snap: Snapshot, limit: int | None = None) -> b
         try:
             commit, blob, d = json.loads(line)
             event = Event.from_dict(d)
-            if not (isinstance(commit, str) and isinstance(blob, str) and len(blob) == 40):
+            if not (isinstance(commit, str) and isinstance(blob, str) and len(blob) == 40 and _plain(event)):
                 return False
-        except (ValueError, KeyError, TypeError, AttributeError):
-            return False  # a torn last line (a crash while appending) ends the cache early
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            return False  # a torn last line (a crash while appending), or a line edited outside HALO
         if event.id != f"e{len(events) + 1}":
             return False
         commits.append(commit)
         blobs.append(blob)
         events.append(event)
     return True
+
+
+def _plain(event: Event) -> bool:
+    """Every value of the cached event is the string (or tuple of strings) HALO writes:
+    an edited cache can hold anything JSON can, such as a list nested 900 deep."""
+    return (all(isinstance(v, str) for v in (event.id, event.kind, event.agent, event.session, event.time, event.summary))
+            and all(isinstance(u, str) for u in event.uses) and all(isinstance(c, str) for c in event.channels)
+            and all(isinstance(v, str) for v in event.fields.values()))
 
 
 def mismatch(snap: Snapshot, tree_blobs: Sequence[bytes | None]) -> str | None:

@@ -106,12 +106,27 @@ def read_state(repo_path: Path) -> dict[str, PushState]:
     out = {}
     names = set(PushState.__dataclass_fields__)
     for branch, item in (data.get("branches") or {}).items() if isinstance(data, dict) else ():
-        if isinstance(item, dict) and names >= set(item) and isinstance(item.get("agent"), str):
+        if isinstance(item, dict) and names >= set(item) and _well_typed(item):
             try:
-                out[branch] = PushState(**item)
+                out[branch] = PushState(**{k: _printable(v) if isinstance(v, str) else v for k, v in item.items()})
             except TypeError:
                 continue
     return out
+
+
+_STATE_TYPES = {"agent": str, "branch": str, "remote": str, "status": str, "failures": int}
+
+
+def _well_typed(item: dict) -> bool:
+    """A state as ``write_state`` writes it (the file can be edited by hand; a bad one reads as never pushed)."""
+    return (all(isinstance(item.get(k), t) and not isinstance(item.get(k), bool) for k, t in _STATE_TYPES.items() if k in item)
+            and isinstance(item.get("agent"), str)
+            and all(item.get(k) is None or isinstance(item[k], str) for k in ("commit", "last_attempt", "last_success", "error", "next_retry")))
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters shown as escapes, so a hand-edited state cannot forge lines on a terminal."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def write_state(repo_path: Path, state: PushState) -> None:

@@ -107,6 +107,7 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
         except KeyError:
             head = None
         if head is None:
+            repo.head(branch)  # a branch whose caches outlive it was removed outside HALO: IntegrityError
             branches = sorted(k.decode() for k in git.refs.keys(base=b"refs/heads/"))
             if branches:
                 raise NotFound(f"agent '{repo.agent}' has no branch '{branch}'; branches: {', '.join(branches)}")
@@ -165,6 +166,11 @@ def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -
     if snap is None:
         return 0
     problem = _cache_mismatch(git, snap, chain)
+    if problem is None:
+        complete = _complete_lines(path) - 1  # the header; a torn last line (a crash mid-append) has no newline
+        if complete > len(snap.events):
+            problem = (f"its line {len(snap.events) + 2} is not an entry HALO writes (unreadable, or not e{len(snap.events) + 1}), "
+                       f"and {complete - len(snap.events)} complete line(s) from there on are ignored")
     if problem is not None:
         raise IntegrityError(
             f"the history of branch '{branch}' of agent '{repo.agent}' is intact ({len(chain)} events verified, head "
@@ -172,6 +178,14 @@ def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -
             "a cache that does not match Git and rewrite it from Git on the next read (any report or trace), or delete the file",
         )
     return len(snap.events)
+
+
+def _complete_lines(path) -> int:
+    try:
+        with open(path, "rb") as f:
+            return sum(1 for line in f if line.endswith(b"\n"))
+    except OSError:
+        return 0
 
 
 def _check_travelling(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -> int:
