@@ -145,7 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code = int(args.run(args) or 0)
         except BaseExceptionGroup as group:  # a task group (the demo's MCP client, the server) wrapped it
-            raise _first_leaf(group) from group
+            leaf = _first_leaf(group)
+            if leaf is group:
+                raise
+            raise leaf from group
         sys.stdout.flush()
         return code
     except HaloError as e:
