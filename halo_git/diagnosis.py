@@ -602,6 +602,13 @@ def is_user_rule(e: Event) -> bool:
     return e.kind == "revise" and (e.fields["made_by"] == "user" or e.fields["governance"] == "approved")
 
 
+def reviewed_memory(kept: Iterable[Event], unchecked: Sequence[str]) -> bool:
+    """Whether a memory keeping ``kept`` is reviewed material (HALO-A4, HALO-S2): it keeps
+    something the agent took in (an observation, an outcome) or a user rule, and
+    ``unchecked`` -- the acts it keeps that nothing had checked when it was kept -- is empty."""
+    return not unchecked and any(e.kind in ("observe", "outcome") or is_user_rule(e) for e in kept)
+
+
 def _own_bit(e: Event) -> int:
     """The bit of an event's kind, plus the ungoverned or governed bit of a revision."""
     b = _KIND_BIT[e.kind]
@@ -714,9 +721,7 @@ class _Graph:
                 raw = tuple(s for s in srcs if by_id[s].kind == "act" and s not in checked)
                 if raw:
                     unchecked_kept[i] = raw
-                reviewed[i] = not raw and any(
-                    by_id[s].kind in ("observe", "outcome") or own.get(s, 0) & _GOVERNED_BIT for s in srcs
-                )
+                reviewed[i] = reviewed_memory((by_id[s] for s in srcs), raw)
             elif kind == "outcome":
                 checked.add(e.fields["about"])
             elif kind == "observe":

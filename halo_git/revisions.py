@@ -42,7 +42,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
-from .diagnosis import Diagnosis, Finding, Ratio, _finding, approved_revision, diagnose, is_user_rule
+from .diagnosis import Diagnosis, Finding, Ratio, _finding, approved_revision, diagnose, is_user_rule, reviewed_memory
 from .markdown import escape_md, shorten
 from .model import Event
 
@@ -356,7 +356,7 @@ def _grounding(act: Event, by_id: Mapping[str, Event], used_by: Mapping[str, Seq
             elif e.kind == "remember":
                 srcs = [x for x in e.sources() if x in by_id]
                 checks = {a: _checks(a, int(s[1:]), by_id, used_by) for a in srcs if by_id[a].kind == "act"}
-                if all(checks.values()) and any(by_id[x].kind in ("observe", "outcome") or is_user_rule(by_id[x]) for x in srcs):
+                if reviewed_memory([by_id[x] for x in srcs], [a for a, found in checks.items() if not found]):
                     extra = srcs + [c for cs in checks.values() for c in cs]
             if extra is not None:
                 path = list(extra)

@@ -61,15 +61,19 @@ def load_accept(args: argparse.Namespace) -> tuple[list[Accepted], str | None]:
     return [], None
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
+def _whole(text: str, what: str, low: int, high: int | None, out_of_range: str) -> int:
     try:
         n = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} is too small: give 1 or more")
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if n < low or (high is not None and n > high):
+        raise argparse.ArgumentTypeError(f"{n} {out_of_range}")
     return n
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    return _whole(text, "a whole number", 1, None, "is too small: give 1 or more")
 
 
 def positive_float(text: str) -> float:
@@ -85,10 +89,4 @@ def positive_float(text: str) -> float:
 
 def port_number(text: str) -> int:
     """An argparse type: a TCP port, 0 (a free one) to 65535."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= n <= 65535:
-        raise argparse.ArgumentTypeError(f"{n} is not a port: give 1-65535, or 0 for a free one")
-    return n
+    return _whole(text, "a port number", 0, 65535, "is not a port: give 1-65535, or 0 for a free one")
