@@ -8,6 +8,37 @@ import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+# The registry's own schema for the version server.json names, vendored byte for byte from
+# https://github.com/modelcontextprotocol/registry/blob/e361b5ff5a925b36a38eda0544bca8230a84558b/internal/validators/schemas/2025-12-11.json
+# (published as https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json).
+SCHEMA = REPO / "tests" / "fixtures" / "server.schema.2025-12-11.json"
+
+
+def registry_errors(server: dict) -> list[str]:
+    import jsonschema
+
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft7Validator.check_schema(schema)
+    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(server)]
+
+
+def test_server_json_is_valid_under_the_registry_schema_it_names():
+    server = json.loads((REPO / "server.json").read_text(encoding="utf-8"))
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    assert server["$schema"] == schema["$id"]  # the vendored file is the version server.json claims
+    assert registry_errors(server) == []
+    assert len(server["description"]) <= 100
+
+
+def test_the_vendored_schema_rejects_what_the_registry_rejects():
+    server = json.loads((REPO / "server.json").read_text(encoding="utf-8"))
+    too_long = {**server, "description": "x" * 101}
+    assert any("description" in e and "too long" in e for e in registry_errors(too_long))
+    latest = json.loads(json.dumps(server))
+    latest["packages"][0]["version"] = "latest"
+    assert registry_errors(latest) != []
+    assert registry_errors({k: v for k, v in server.items() if k != "name"}) != []
 
 
 def test_server_json_describes_this_package():
