@@ -98,22 +98,52 @@ class Screen:
 _PERCENT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
+# Unicode's Default_Ignorable_Code_Point property (DerivedCoreProperties.txt,
+# Unicode 15.1): code points a renderer shows as nothing when it cannot show
+# them. Besides the format characters (category Cf) they include variation
+# selectors (U+FE0F, U+E0100…), the combining grapheme joiner U+034F, the Hangul
+# fillers U+115F, U+1160, U+3164, U+FFA0 and unassigned tag-block code points:
+# all invisible inside a token, so all are dropped before matching.
+_DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+_INVISIBLE_RE = re.compile(
+    "[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _DEFAULT_IGNORABLE) + "]"
+)
+
+
+def _fold(text: str) -> str:
+    """NFKC with every default-ignorable code point and format character removed.
+
+    Dropped before and after NFKC: a Hangul filler folds to another one, and a
+    character hidden between two halves of a compatibility form must not keep
+    them apart."""
+    import unicodedata
+
+    text = _INVISIBLE_RE.sub("", text)
+    folded = _INVISIBLE_RE.sub("", unicodedata.normalize("NFKC", text))
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf")
+
+
 def normalized_variants(text: str) -> list[str]:
     """The forms of ``text`` the patterns are run on: as written; NFKC-normalised
-    with Unicode format characters removed (a zero-width space inside a token, a
-    full-width ``＠``, a soft hyphen); and that form percent-decoded when it holds
-    ``%XX`` escapes (``password%3D…``, ``%40`` for ``@``). A hit in any form counts,
-    so normalising can only add refusals, never hide one."""
-    import unicodedata
+    with every default-ignorable code point removed (format characters such as a
+    zero-width space or a soft hyphen, variation selectors, the combining grapheme
+    joiner, Hangul fillers) and full-width forms folded (``＠``); and that form
+    percent-decoded when it holds ``%XX`` escapes (``password%3D…``, ``%40`` for
+    ``@``). A hit in any form counts, so normalising can only add refusals, never
+    hide one."""
     from urllib.parse import unquote
 
     out = [text]
-    folded = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    folded = _fold(text)
     if folded != text:
         out.append(folded)
     if _PERCENT_RE.search(folded):
-        decoded = unquote(folded, errors="replace")
-        decoded = "".join(c for c in unicodedata.normalize("NFKC", decoded) if unicodedata.category(c) != "Cf")
+        decoded = _fold(unquote(folded, errors="replace"))
         if decoded not in out:
             out.append(decoded)
     return out

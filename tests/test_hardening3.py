@@ -1,0 +1,121 @@
+"""Hardening, round three: what an adversarial pass got through, each through the
+real interface (MCP client over stdio or HTTP, the CLI as a subprocess, the
+``git`` binary), and each checked to fail on the code before its fix.
+
+Items: the HTTP session table under held streams and concurrent newcomers; the
+memory of concurrent request bodies; invisible characters inside secrets;
+observed evidence and client names screened before they are published; hostile
+cache refs; tracebacks from hostile input; refusals that echo; what plain Git
+shows that ``verify`` must see too; site builds and broken repositories; remote
+URLs, branch names and far-future clocks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.conftest import PYTHON, git, run_cli, server_params
+
+GITHUB_TOKEN = "ghp_" "16C7e42F292c6912E7710c838347Ae178B4a"
+AWS_KEY = "AKIA" "IOSFODNN7EXAMPLE"
+EMAIL = "jane.doe@example.com"
+
+
+def disguise(secret: str, mark: str, every: int = 3) -> str:
+    """``secret`` with ``mark`` inserted after every ``every`` characters."""
+    return "".join(c + mark if i % every == every - 1 else c for i, c in enumerate(secret))
+
+
+# -- invisible characters other than format characters (default-ignorable code points) ----
+
+# Unicode's Default_Ignorable_Code_Point ranges, copied from DerivedCoreProperties.txt
+# (Unicode 15.1), kept apart from the screen's own table so a typo there shows here.
+DEFAULT_IGNORABLE = [
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180D), (0x180E, 0x180E), (0x180F, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x2064), (0x2065, 0x2065), (0x2066, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0000), (0xE0001, 0xE0001), (0xE0002, 0xE001F), (0xE0020, 0xE007F),
+    (0xE0080, 0xE00FF), (0xE0100, 0xE01EF), (0xE01F0, 0xE0FFF),
+]
+INVISIBLES = ["\ufe0f", "\u034f", "\u3164"]  # variation selector 16, grapheme joiner, Hangul filler
+
+
+def test_no_default_ignorable_code_point_hides_a_secret():
+    """Every one of the 4,174 default-ignorable code points, inserted every third
+    character into a GitHub token, an AWS key and an e-mail address: all refused
+    (before, only category Cf was removed: 4,027 of the 4,165 outside the bidi
+    controls passed)."""
+    from halo_git.screening import default_screen
+
+    points = [cp for a, b in DEFAULT_IGNORABLE for cp in range(a, b + 1)]
+    assert len(points) == 4174
+    passed = []
+    for cp in points:
+        for secret in (GITHUB_TOKEN, AWS_KEY, EMAIL):
+            if not default_screen(f"used {disguise(secret, chr(cp))} today"):
+                passed.append((hex(cp), secret[:4]))
+    assert passed == []
+
+
+def _mcp_calls(root: Path, calls: list[tuple[str, dict]]) -> list[tuple[bool, str]]:
+    from mcp import Client
+
+    async def main():
+        out = []
+        async with Client(server_params(root, "--agent", "demo")) as client:
+            for tool, args in calls:
+                r = await client.call_tool(tool, args)
+                out.append((r.is_error, r.content[0].text))
+        return out
+
+    return anyio.run(main)
+
+
+def _field_cases() -> list[tuple[str, str, dict]]:
+    """(field, secret, halo_revise arguments) with the disguised secret in that field."""
+    cases = []
+    for mark in INVISIBLES:
+        for secret in (GITHUB_TOKEN, AWS_KEY, EMAIL):
+            hidden = disguise(secret, mark)
+            base = {"summary": "changed the rule", "target": "the reply rule", "made_by": "agent", "governance": "none"}
+            cases.append(("summary", secret, base | {"summary": f"used {hidden} for the call"}))
+            cases.append(("target", secret, base | {"target": f"rule {hidden}"}))
+            cases.append(("session", secret, base | {"session": f"s-{hidden}"}))
+    return cases
+
+
+def test_invisible_characters_do_not_get_secrets_past_the_screen_through_mcp(root):
+    cases = _field_cases()
+    results = _mcp_calls(root, [("halo_revise", args) for _, _, args in cases])
+    for (field, secret, _), (is_error, text) in zip(cases, results):
+        assert is_error, (field, secret)
+        error = json.loads(text)["error"]
+        assert error.startswith(f"'{field}' looks like it contains"), error
+        assert secret[4:12] not in error
+    assert not (root / "demo.git").exists()
+
+
+@pytest.mark.parametrize("mark", INVISIBLES, ids=["fe0f", "034f", "3164"])
+def test_invisible_characters_do_not_get_secrets_past_the_screen_through_log_and_import(root, tmp_path, mark):
+    for field, secret, args in _field_cases():
+        if mark not in args[field]:
+            continue
+        flags = [f"--{k.replace('_', '-')}={v}" for k, v in args.items()]
+        r = run_cli("log", "revise", "--agent", "demo", *flags, root=root)
+        assert r.returncode == 2 and f"'{field}' looks like it contains" in r.stderr, (field, secret, r.stderr)
+        assert "Traceback" not in r.stderr and secret[4:12] not in r.stderr
+    lines = [json.dumps({"kind": "revise", "time": "2026-11-30T09:00:00Z"} | args, ensure_ascii=False)
+             for field, _, args in _field_cases() if mark in args[field]]
+    for line in lines:  # one file per line: the import is all or nothing
+        f = tmp_path / "one.jsonl"
+        f.write_text(line + "\n", encoding="utf-8")
+        r = run_cli("import", str(f), "--agent", "demo", root=root)
+        assert r.returncode == 2 and "looks like it contains" in r.stderr, (line, r.stderr)
+    assert not (root / "demo.git").exists() or git(root / "demo.git", "rev-list", "--all").stdout == ""
