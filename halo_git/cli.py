@@ -49,17 +49,23 @@ EXIT_CODES: list[tuple[int, str]] = [
              "session or revision that does not exist, a push or pull refused as not fast-forward, a busy "
              "repository, an I/O error"),
     (USAGE, "usage or bad input: an unknown option or missing argument, a value outside its rule "
-            "(agent name, id, limit, branch name), a refused event, an unreadable or invalid import file"),
+            "(agent name, id, limit, branch name), a refused event, an unreadable or invalid import file; "
+            "for `check`, every error (a root, agent, branch, baseline or session that does not exist, a trace "
+            "that cannot be read, an I/O error), so that its 1 always means findings"),
     (INTERRUPTED, "interrupted with Ctrl-C (SIGINT)"),
 ]
 
 
-def exit_code(error: BaseException) -> int:
+# Commands whose exit 1 is a verdict (findings): any error they meet exits 2 instead.
+GATES = frozenset({"check"})
+
+
+def exit_code(error: BaseException, command: str | None = None) -> int:
     """The exit code of an error raised by a command (see ``EXIT_CODES``)."""
-    if isinstance(error, InvalidCall):
-        return USAGE
     if isinstance(error, KeyboardInterrupt):
         return INTERRUPTED
+    if isinstance(error, InvalidCall) or command in GATES:
+        return USAGE
     return FAILED
 
 
@@ -153,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except HaloError as e:
         print(f"halo-git: error: {e.for_interface(CLI)}", file=sys.stderr)
-        return exit_code(e)
+        return exit_code(e, args.command)
     except BrokenPipeError:
         _quiet_stdout()
         return OK
@@ -163,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:  # a file or folder the command could not read or write
         where = f": {e.filename}" if e.filename else ""
         print(f"halo-git: error: {e.strerror or e}{where}", file=sys.stderr)
-        return FAILED
+        return exit_code(HaloError(), args.command)
     except Exception as e:
         if not _from_git_library(e):
             raise  # a bug in halo-git: the traceback is the report
@@ -171,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"halo-git: error: cannot read the Git repositories under {root} ({type(e).__name__}: {str(e)[:300]}): "
               "a ref, object or config file was changed outside HALO or is damaged; check with git fsck and "
               "halo-git verify, or restore the repository from a copy", file=sys.stderr)
-        return USAGE if args.command == "check" else FAILED  # check: a trace that cannot be read is never "findings"
+        return exit_code(HaloError(), args.command)  # check: a trace that cannot be read is never "findings"
 
 
 if __name__ == "__main__":

@@ -200,7 +200,7 @@ def load(path: str | Path, *, window: float = DEFAULT_WINDOW) -> Observed:
     if not sources:
         why = f"; skipped: {'; '.join(skipped[:3])}" if skipped else ""
         raise InvalidCall(f"--observed {path}: no ATIF trajectory or OTLP/JSON spans found{why}")
-    return Observed(tuple(calls), tuple(sources), tuple(skipped), logging, window)
+    return Observed(tuple(withhold_sessions(calls)), tuple(sources), tuple(skipped), logging, window)
 
 
 def parse_text(text: str, source: str) -> tuple[list[ObservedCall], str, int]:
@@ -257,8 +257,9 @@ def _parse_atif(doc: dict, source: str) -> tuple[list[ObservedCall], str, int]:
             if _HALO_TOOL.search(tool):
                 logging += 1
                 continue
-            calls.append(ObservedCall(tool, time, session, summarize_args(tc.get("arguments")), str(tc.get("tool_call_id", "")),
-                                      f"{source} step {step.get('step_id', i + 1)}", effect_of(tool)))
+            calls.append(ObservedCall(_shown_tool(tool), time, session, summarize_args(tc.get("arguments")),
+                                      str(tc.get("tool_call_id", "")), f"{source} step {step.get('step_id', i + 1)}",
+                                      effect_of(tool)))
     return calls, str(doc["schema_version"]), logging
 
 
@@ -291,8 +292,9 @@ def _parse_otlp(doc: dict, source: str) -> tuple[list[ObservedCall], str, int]:
                     except ValueError:
                         pass
                 sid = str(span.get("spanId", span.get("span_id", "")))
-                calls.append(ObservedCall(tool, time, session, summarize_args(args), str(a.get("gen_ai.tool.call.id", sid)),
-                                          f"{source} span {sid[:16]}", effect_of(tool)))
+                calls.append(ObservedCall(_shown_tool(tool), time, session, summarize_args(args),
+                                          str(a.get("gen_ai.tool.call.id", sid)), f"{source} span {sid[:16]}",
+                                          effect_of(tool)))
     return calls, "OTLP/JSON", logging
 
 
@@ -349,8 +351,8 @@ def _epoch(iso: str) -> float:
 
 
 def summarize_args(args: Any) -> str:
-    """``key=value, …`` cut to ``ARGS_CHARS``; values under secret-looking keys, and values the
-    secrets screen flags, are withheld (the report is published)."""
+    """``key=value, …`` cut to ``ARGS_CHARS``; values under secret-looking keys, and keys and
+    values the secrets screen flags, are withheld (the report is published)."""
     if args is None or args == {} or args == "":
         return ""
     if not isinstance(args, dict):
@@ -360,8 +362,38 @@ def summarize_args(args: Any) -> str:
         text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)
         if _SECRET_KEY.search(str(k)) or _SCREEN(text):
             text = "[withheld]"
+        if _SCREEN(str(k)):
+            k = "[withheld key]"
         parts.append(f"{k}={shorten(text, 40)}" if k else shorten(text, 40))
     return shorten(", ".join(parts), ARGS_CHARS)
+
+
+def _shown_tool(tool: str) -> str:
+    """The tool name as published: withheld when the secrets screen flags it."""
+    return "[withheld tool name]" if _SCREEN(tool) else tool
+
+
+def withhold_sessions(calls: Iterable[ObservedCall]) -> list[ObservedCall]:
+    """``calls`` with every session id the secrets screen flags replaced by
+    ``[withheld session N]``, N numbering distinct ids in order of first mention,
+    so calls of one session stay together and none of the id is published."""
+    from dataclasses import replace
+
+    shown: dict[str, str] = {}  # session id -> what is published
+    withheld = 0
+    out = []
+    for c in calls:
+        if c.session is not None:
+            if c.session not in shown:
+                if _SCREEN(c.session):
+                    withheld += 1
+                    shown[c.session] = f"[withheld session {withheld}]"
+                else:
+                    shown[c.session] = c.session
+            if shown[c.session] != c.session:
+                c = replace(c, session=shown[c.session])
+        out.append(c)
+    return out
 
 
 def effect_of(tool: str) -> str:

@@ -249,7 +249,8 @@ _KEY_NAMES = (
     r"private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|session[_-]?token|bearer[_-]?token|token|"
     r"credentials?|aws[_-]?secret[_-]?access[_-]?key)"
 )
-# Lookbehind, not \b: ``DB_PASSWORD=`` is a credential key, and ``_`` is a word character.
+# Lookbehind, not \b: ``DB_PASSWORD=`` is a credential key, and ``_`` is a word character
+# (the same holds for ``deploy_ghp_…`` and the other prefixed tokens above).
 _ASSIGNMENT_RE = re.compile(
     r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,40}[_.-]){0,4}" + _KEY_NAMES + r"(?:[\"'])?\s*(?P<op>[:=])\s*"
     r"(?P<quote>[\"'])?(?P<value>[^\s\"',;)}\]]+)"
@@ -262,20 +263,20 @@ def builtin_patterns(entropy: EntropyRule = EntropyRule()) -> list[Pattern]:
         # Secrets
         P("private-key", "a private key block", re.compile(r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")),
         P("aws-access-key", "an AWS access key id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b")),
-        P("github-token", "a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b")),
+        P("github-token", "a GitHub token", re.compile(r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9])")),
         P(
             "gitlab-token",
             "a GitLab token",
-            re.compile(r"\b(?:glpat|glptt|gldt|glrt|glcbt|gloas|glsoat|glft|glimt|glagent)-[A-Za-z0-9_-]{20,}"),
+            re.compile(r"(?<![A-Za-z0-9])(?:glpat|glptt|gldt|glrt|glcbt|gloas|glsoat|glft|glimt|glagent)-[A-Za-z0-9_-]{20,}"),
         ),
-        P("slack-token", "a Slack token", re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}")),
+        P("slack-token", "a Slack token", re.compile(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}")),
         P("slack-webhook", "a Slack webhook URL", re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/-]{20,}")),
-        P("google-api-key", "a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+        P("google-api-key", "a Google API key", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}")),
         P("google-oauth-token", "a Google OAuth token", re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}")),
-        P("stripe-key", "a Stripe key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}")),
+        P("stripe-key", "a Stripe key", re.compile(r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}")),
         P("api-secret-key", "an API secret key (sk-…)", re.compile(r"\bsk-(?:[a-z]{2,8}-)?[A-Za-z0-9_-]{20,}")),
-        P("npm-token", "an npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-        P("pypi-token", "a PyPI token", re.compile(r"\bpypi-[A-Za-z0-9_-]{50,}")),
+        P("npm-token", "an npm token", re.compile(r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])")),
+        P("pypi-token", "a PyPI token", re.compile(r"(?<![A-Za-z0-9])pypi-[A-Za-z0-9_-]{50,}")),
         P("sendgrid-key", "a SendGrid key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
         P("jwt", "a JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
         P(

@@ -119,3 +119,62 @@ def test_invisible_characters_do_not_get_secrets_past_the_screen_through_log_and
         r = run_cli("import", str(f), "--agent", "demo", root=root)
         assert r.returncode == 2 and "looks like it contains" in r.stderr, (line, r.stderr)
     assert not (root / "demo.git").exists() or git(root / "demo.git", "rev-list", "--all").stdout == ""
+
+
+# -- observed evidence is screened before it is published ---------------------------------
+
+
+def _observed_fixture(root: Path, tmp_path: Path) -> tuple[Path, list[str]]:
+    """An agent that logged two steps, and an ATIF trajectory plus OTLP spans whose tool
+    names, argument keys and session ids carry secrets. Returns (folder, secrets)."""
+    for args in (["observe", "--summary", "read the task", "--session", "run1"],
+                 ["act", "--summary", "ran the tests", "--session", "run1", "--trigger", "request", "--form", "execution"]):
+        r = run_cli("log", *args, "--agent", "dev", root=root)
+        assert r.returncode == 0, r.stderr
+    tool_secret = "deploy_" + GITHUB_TOKEN
+    key_secret = "to_" + EMAIL
+    session_secret = "conv-" + AWS_KEY
+    otlp_tool = "send_" + "xoxb-" "123456789012-1234567890123-AbCdEfGhIjKl"
+    otlp_session = "john.smith@example.org"
+    now = "2026-11-30T09:00:00Z"
+    atif = {"schema_version": "ATIF-v1.6", "session_id": session_secret, "agent": {"name": "runtime", "version": "1"},
+            "steps": [{"step_id": 1, "source": "agent", "message": "", "timestamp": now, "tool_calls": [
+                {"tool_call_id": "c1", "function_name": tool_secret, "arguments": {key_secret: "hello", "path": "a.txt"}},
+                {"tool_call_id": "c2", "function_name": "read_file", "arguments": {"path": "b.txt"}}]}]}
+    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "execute_tool", "startTimeUnixNano": "1796029200000000000",
+            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                           {"key": "gen_ai.tool.name", "value": {"stringValue": otlp_tool}},
+                           {"key": "gen_ai.conversation.id", "value": {"stringValue": otlp_session}},
+                           {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": json.dumps({key_secret: 1})}}]}
+    folder = tmp_path / "observed"
+    folder.mkdir()
+    (folder / "trajectory.json").write_text(json.dumps(atif), encoding="utf-8")
+    (folder / "spans.jsonl").write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}) + "\n",
+                                        encoding="utf-8")
+    return folder, [GITHUB_TOKEN, EMAIL, AWS_KEY, "xoxb-123456789012", otlp_session]
+
+
+def test_observed_tool_names_argument_keys_and_session_ids_are_screened(root, tmp_path):
+    """A tool name, an argument key or a session id holding a token or an e-mail address
+    reaches neither ``report --observed``, ``check --observed`` nor the site and its search
+    index (before: only argument values were withheld)."""
+    folder, secrets = _observed_fixture(root, tmp_path)
+    report = run_cli("report", "--agent", "dev", "--observed", str(folder), root=root)
+    assert report.returncode == 0, report.stderr
+    check = run_cli("check", "--agent", "dev", "--observed", str(folder), "--format", "json", root=root)
+    out = tmp_path / "site"
+    site = run_cli("site", "--agent", "dev", "--observed", str(folder), "--out", str(out), root=root)
+    assert site.returncode == 0, site.stderr
+    published = {"report": report.stdout, "check": check.stdout + check.stderr}
+    for f in out.rglob("*"):
+        if f.is_file() and f.suffix in (".html", ".json", ".md", ".xml", ".txt", ".js"):
+            published[str(f.relative_to(out))] = f.read_text(encoding="utf-8", errors="replace")
+    assert any("search_index" in name for name in published)
+    for name, text in published.items():
+        for secret in secrets:
+            assert secret not in text, (name, secret)
+            assert secret[4:14] not in text, (name, secret)
+    # what is shown instead: the calls are still counted, under withheld names
+    assert "withheld tool name" in report.stdout and "withheld session 1" in report.stdout
+    page = (out / "agents" / "dev" / "observed.html").read_text(encoding="utf-8")
+    assert "withheld key" in page and "read_file" in page and "path=a.txt" in page
