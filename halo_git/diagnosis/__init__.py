@@ -36,8 +36,10 @@ from collections import Counter, deque
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Sequence
 
-from . import observed as _observed
-from .model import CATEGORY_OF_LETTER, ENUMS, KINDS, LETTERS, Event, one_line
+from .. import observed as _observed
+from ..model import CATEGORY_OF_LETTER, ENUMS, KINDS, LETTERS, Event, one_line
+from . import reading
+from .reading import ADVERSE_WORDS, is_adverse  # noqa: F401  (re-exported: the Report page lists them)
 
 SEVERITIES = ("high", "medium", "low", "info")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -52,31 +54,11 @@ QUOTE_CHARS = 90  # a finding quotes this much of its event's summary
 _SEARCH_BUDGET = 256  # events a backward search may visit for one chain
 _MAX_ISSUES = 7
 
-# Words that make an outcome adverse (case ignored, whole words; "no error" and
-# "without errors" are not adverse). A heuristic, documented on the Report page.
-ADVERSE_WORDS = (
-    "fail", "failed", "fails", "failure", "error", "errors", "wrong", "broke", "broken", "crash", "crashed",
-    "complain", "complained", "complaint", "rejected", "reverted", "undo", "undone", "diverged", "divergence",
-    "incorrect", "mistake", "missed", "lost", "late", "latency", "outage", "timeout", "angry", "annoyed",
-    "unhappy", "unwanted", "not needed", "not wanted", "did not want", "didn't want", "cancelled", "canceled",
-    "aborted", "incomplete", "stale", "regression", "too early", "too late", "complaining",
-    "missing", "dropped", "fallback", "truncated", "bounced", "denied", "refused", "invalid", "exception",
-    "unavailable", "not found", "could not", "couldn't", "unable", "ignored", "expired",
-)
-_ADVERSE_RE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(ADVERSE_WORDS, key=len, reverse=True)) + r")\b", re.I)
 # A newer memory that names an older one replaces it when it is itself recalled later, or says so.
 _REPLACES_RE = re.compile(r"\b(?:replac\w*|in place of|instead|supersed\w*|withdraw\w*|deleted|no longer|obsolete|"
                           r"outdated|updated?|correct(?:ed|ion)|revoked|retracted|now)\b", re.I)
 _BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
 _NEGATED_RE = re.compile(r"\b(?:no|without|zero|never|0)\s+(?:\w+\s+)?$", re.I)
-
-
-def is_adverse(summary: str) -> bool:
-    """True when an outcome's summary reports a problem (see ``ADVERSE_WORDS``)."""
-    for m in _ADVERSE_RE.finditer(summary):
-        if not _NEGATED_RE.search(summary[max(0, m.start() - 24):m.start()]):
-            return True
-    return False
 
 
 @dataclass(frozen=True)
@@ -609,6 +591,74 @@ def reviewed_memory(kept: Iterable[Event], unchecked: Sequence[str]) -> bool:
     return not unchecked and any(e.kind in ("observe", "outcome") or is_user_rule(e) for e in kept)
 
 
+def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> bool:
+    """Whether a revision that claims the user's authority (made_by=user or governance=approved) has a
+    decision of a person upstream: an observation or outcome within two steps that says someone approved,
+    allowed, set or instructed (``reading.says_decision``). A user's revision naming nothing is the
+    user's own logged setting and counts as decided."""
+    if not sources[e.id]:
+        return e.fields["made_by"] == "user"
+    seen: set[str] = set()
+    frontier = list(sources[e.id])
+    for _ in range(2):
+        nxt = []
+        for s in frontier:
+            if s in seen:
+                continue
+            seen.add(s)
+            x = by_id[s]
+            if x.kind in ("observe", "outcome") and reading.says_decision(x.summary):
+                return True
+            if x.kind == "revise" and is_user_rule(x) and x.fields["made_by"] == "user" and not sources[s]:
+                return True  # it refines a setting the user logged
+            nxt.extend(sources[s])
+        frontier = nxt
+    return False
+
+
+def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adverse: set[str],
+                   failed_acts: dict[str, str], failed_mem: dict[str, str]) -> str:
+    """What makes a memory failed material, or "": it keeps an act that failed without keeping the
+    failure, the adverse result of an execution with no result that worked, or failed material kept
+    earlier. A memory worded as a lesson keeps failures on purpose and is not failed material."""
+    if reading.says_lesson(e.summary):
+        return ""
+    kept = set(srcs)
+    fine_result = any(by_id[s].kind == "outcome" and s not in adverse for s in srcs)
+    for s in srcs:
+        x = by_id[s]
+        if x.kind == "act" and s in failed_acts and failed_acts[s] not in kept:
+            return s
+        if x.kind == "outcome" and s in adverse and not fine_result:
+            about = by_id.get(x.fields["about"])
+            if about is not None and about.kind == "act" and about.fields["form"] != "communication":
+                return s
+        if x.kind == "remember" and s in failed_mem:
+            return s
+        if x.kind == "recall":
+            for r in x.uses:
+                if r in failed_mem:
+                    return r
+    return ""
+
+
+def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse: set[str], reviewed: dict[str, bool],
+              sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> bool:
+    """Whether kept material ``x`` was taken in or checked: an observation, a result, a rule the user
+    made, an act already checked and not failed, a reviewed memory or a recall of reviewed ones."""
+    k = x.kind
+    if k == "observe" or (k == "outcome" and x.id not in adverse) or is_user_rule(x):
+        return True
+    if k == "act":
+        return x.id in checked and x.id not in failed_acts
+    if k == "remember":
+        return reviewed.get(x.id, False)
+    if k == "recall":
+        got = [r for r in sources[x.id] if by_id[r].kind == "remember"]
+        return bool(got) and all(reviewed.get(r, False) for r in got)
+    return False
+
+
 def _own_bit(e: Event) -> int:
     """The bit of an event's kind, plus the ungoverned or governed bit of a revision."""
     b = _KIND_BIT[e.kind]
@@ -652,6 +702,38 @@ class _Graph:
         kbit = _KIND_BIT
         none = ((), (), _FAR)
         push = self._push
+        # What the events say (halo_git/diagnosis/reading.py): adverse outcomes and observations, the acts
+        # they report as failed (at any time: a reviewer judges kept material in hindsight), and
+        # revisions that claim the user's authority with no decision of a person upstream.
+        adverse = {e.id for e in events if e.kind in ("outcome", "observe") and reading.is_adverse(e.summary)}
+        failed_acts: dict[str, str] = {}  # act -> the first adverse outcome about it or observation naming it
+        for e in events:
+            if e.id in adverse:
+                if e.kind == "outcome":
+                    a = e.fields["about"]
+                    if a in by_id and by_id[a].kind == "act":
+                        failed_acts.setdefault(a, e.id)
+                else:
+                    for s in sources[e.id]:
+                        if by_id[s].kind == "act":
+                            failed_acts.setdefault(s, e.id)
+        self.adverse, self.failed_acts = adverse, failed_acts
+        self.claimed = {e.id for e in events if e.kind == "revise" and is_user_rule(e) and not _decided(e, sources, by_id)}
+        failed_mem: dict[str, str] = {}  # memory -> the failed act, adverse outcome or failed memory it keeps
+        self.failed_mem = failed_mem
+        # An act counts as checked for a memory that keeps it when a result or an observation about it came
+        # before anything read the memory back (a confirmation logged right after the memory still counts).
+        first_check: dict[str, int] = {}
+        first_read: dict[str, int] = {}
+        for e in events:
+            if e.kind == "outcome" and e.id not in adverse:
+                first_check.setdefault(e.fields["about"], pos[e.id])
+            elif e.kind == "observe" and e.id not in adverse:
+                for s in sources[e.id]:
+                    if by_id[s].kind == "act":
+                        first_check.setdefault(s, pos[e.id])
+            for s in sources[e.id]:
+                first_read.setdefault(s, pos[e.id])
         for e in events:
             i = e.id
             kind = e.kind
@@ -717,11 +799,21 @@ class _Graph:
                     mem[i] = (fu or (), fr or (), lo)
             if kind == "act" or kind == "revise":
                 up[i] = u
+                if kind == "revise" and b & _GOVERNED_BIT and i not in self.claimed:
+                    mem[i] = none  # a rule the user decided reviews what led to it
             elif kind == "remember":
-                raw = tuple(s for s in srcs if by_id[s].kind == "act" and s not in checked)
+                read_at = first_read.get(i, _FAR)
+                raw = tuple(s for s in srcs if by_id[s].kind == "act" and first_check.get(s, _FAR) > read_at)
                 if raw:
                     unchecked_kept[i] = raw
-                reviewed[i] = reviewed_memory((by_id[s] for s in srcs), raw)
+                bad = _failed_source(e, srcs, by_id, adverse, failed_acts, failed_mem)
+                if bad:
+                    failed_mem[i] = bad
+                reviewed[i] = not bad and not raw and any(
+                    _grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id) or s in first_check
+                    for s in srcs)
+                if reviewed[i]:
+                    mem[i] = none  # reviewed material re-reads what it keeps: older memories end here
             elif kind == "outcome":
                 checked.add(e.fields["about"])
             elif kind == "observe":
@@ -1002,7 +1094,8 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         coverage=coverage,
         outcomes=outcome_infos,
         open_loops=[a.id for a in expecting if unchecked(a)],
-        ignored=[o.id for o in outcome_infos if o.adverse and not o.used_by and pos[o.id] < last],
+        ignored=[o.id for o in outcome_infos if o.adverse and pos[o.id] < last and o.about in by_id
+                 and by_id[o.about].kind == "act" and not _repaired(o.id, by_id, used_by)],
         observed=[a.id for a in expecting if not a.outcomes and a.observed_by],
     )
 
@@ -1013,7 +1106,8 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         revisions.append(Revision(e.id, f["target"], f["made_by"], f["governance"], cite(sources[e.id]), later(e)))
     groups: dict[str, list[Event]] = {}
     for e in events:
-        if e.kind == "revise" and approved_revision(e, by_id) is None:  # an approval is not another revision
+        if e.kind == "revise" and e.fields["made_by"] == "agent" and approved_revision(e, by_id) is None:
+            # the user's own settings and approvals are not the agent changing its mind
             groups.setdefault(_same_target(e.fields["target"]), []).append(e)
     repeated = []
     for group in groups.values():
@@ -1021,7 +1115,8 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         if len(group) > 1 and in_scope:
             repeated.append(RepeatedTarget(in_scope[0].fields["target"], cite(e.id for e in group)))
     repeated.sort(key=lambda r: _num(r.ids[0]))
-    unbounded = [r.id for r in revisions if r.governance == "bounded" and not _bound_upstream(g, r.id, _same_target(r.target))]
+    unbounded = [r.id for r in revisions if r.governance == "bounded" and r.made_by == "agent"
+                 and not _bound_upstream(g, r.id, _same_target(r.target))]
     mechanism = Mechanism(
         revisions=revisions,
         ungoverned=[r.id for r in revisions if r.ungoverned],
@@ -1045,7 +1140,8 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         self_initiated=Ratio(len(actions.self_initiated), len(acts)),
     )
 
-    ctx = _Context(events, scoped, by_id, pos, last, g, used_by, recalled_by, reach, is_bad, cross_of, session)
+    ctx = _Context(events, scoped, by_id, pos, last, g, used_by, recalled_by, reach, is_bad, cross_of, session,
+                   _common_words(events))
     findings = _findings(ctx, write=write, read=read, actions=actions, outcomes=outcomes, mechanism=mechanism)
     for f in findings:
         cite(f.ids)
@@ -1089,8 +1185,20 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     )
 
 
+def _common_words(events: Sequence[Event]) -> frozenset[str]:
+    """Subject words found in more than a quarter of the events (at least six): the trace's
+    vocabulary, which says nothing about which thing two events speak of."""
+    df: Counter[str] = Counter()
+    for e in events:
+        df.update(reading.subject_words(e.summary))
+    cut = max(6, len(events) // 4)
+    return frozenset(w for w, n in df.items() if n > cut)
+
+
 def _bound_upstream(g: _Graph, rev: str, target: str) -> bool:
-    """Whether the ancestry of ``rev`` holds a user-made or approved revision of ``target``."""
+    """Whether the ancestry of ``rev`` holds a rule the user made or approved, and decided (not a claim
+    the agent logged): the bound a ``governance=bounded`` change stays within. The user's limits are
+    often logged under a broader target ("job tuning limits" bounding "job config"), so any target counts."""
     if not g.up[rev] & _GOVERNED_BIT:
         return False
     seen = {rev}
@@ -1102,7 +1210,7 @@ def _bound_upstream(g: _Graph, rev: str, target: str) -> bool:
             continue
         seen.add(s)
         e = by_id[s]
-        if e.kind == "revise" and g.own[s] & _GOVERNED_BIT and _same_target(e.fields["target"]) == target:
+        if e.kind == "revise" and g.own[s] & _GOVERNED_BIT and s not in g.claimed:
             return True
         if g.thru[s] & _GOVERNED_BIT:
             stack.extend(g.sources[s])
@@ -1254,6 +1362,11 @@ class _Context:
     is_bad: object
     cross_of: dict[str, tuple[str, bool]]
     session: str
+    common: frozenset[str] = frozenset()  # subject words too frequent in this trace to tell subjects apart
+
+    def rare(self, i: str) -> frozenset[str]:
+        """The subject words of event ``i`` that are not common in this trace."""
+        return reading.subject_words(self.by_id[i].summary) - self.common
 
 
 def _what_kept(g: _Graph, m: str) -> str:
@@ -1277,21 +1390,30 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         return last - pos[i]
 
     # -- memory -------------------------------------------------------------------------
+    # memories whose unreviewed material reaches an act (through no review point), a question to the user aside
+    driving = {m for e in ctx.events if e.kind == "act" and not reading.says_question(e.summary) for m in g.mem[e.id][0]}
     for i in write.unsourced:
-        acted = i in ctx.reach
+        acted = i in driving
         add(_finding(
             "HALO-M1", [i], "Kept with nothing in uses: its provenance cannot be checked.",
-            "medium" if acted else "low", by_id[i],
+            "medium" if acted else "info", by_id[i],
             "An act later builds on it, so material of unknown origin carries authority over what the agent does."
             if acted else "Nothing acts on it yet, but what it holds cannot be traced to where it came from.",
             f"Have the agent name what {i} keeps (the observation, act or outcome) in its uses.",
         ))
     for i in read.never_recalled:
+        same = _same_subject_act(ctx, i)
         add(_finding(
-            "HALO-M2", [i], "No later event names it, neither a recall nor a direct use.", "info", by_id[i],
+            "HALO-M2", [i, *([same] if same else [])],
+            "No later event names it, neither a recall nor a direct use"
+            + (f"; {same} act later deals with the same subject without it." if same else "."),
+            "medium" if same else "info", by_id[i],
+            (f"{same} acted on what this memory is about without reading it back, so what the agent kept did not "
+             "reach the step it was for.") if same else
             f"The trace went on for {_plural(after(i), 'more event')} without reading it back: the agent keeps "
             "material it never uses, or forgets to look it up.",
-            "Recall it where it is relevant, or stop retaining this kind of material.",
+            f"Have the agent recall {i} before acting on its subject" + (f" (as {same} did)" if same else "")
+            + ", or stop retaining this kind of material.",
         ))
     for i in read.without_memory:
         add(_finding(
@@ -1336,17 +1458,18 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 superseded.setdefault(old, e.id)
     for m in write.memories:
         new = superseded.get(m.id)
-        if new is None or not (ctx.recalled_by.get(new) or _REPLACES_RE.search(by_id[new].summary)):
-            continue
-        stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new]]
+        if new is None or not reading.says_replacement(by_id[new].summary):
+            continue  # a memory that combines older ones (a synthesis) does not replace them
+        stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new] and new not in g.sources[r]]
         if not stale:
             continue
         acted = any(r in ctx.reach for r in stale)
-        both = " (alongside the newer one)" if all(new in g.sources[r] for r in stale) else ""
+        lost = not ctx.recalled_by.get(new)  # the newer version is never looked up at all
         add(_finding(
-            "HALO-M6", [m.id, new, *stale],
-            f"{new} remember replaced it, yet {_ids_text(stale)} recalled it afterwards{both}.",
-            "medium" if acted else "low", by_id[m.id],
+            "HALO-M6", [stale[0], m.id, new, *stale[1:]],
+            f"Recalls {m.id}, which {new} remember replaced" + (f" ({_ids_text(stale[1:])} do the same)" if stale[1:] else "")
+            + "." + (f" {new} is never recalled." if lost else ""),
+            ("high" if lost else "medium") if acted else "low", by_id[stale[0]],
             "The stale recall feeds an act, so superseded material still drives behaviour." if acted else
             "The superseded version keeps reaching the agent's context and can win over the newer one.",
             f"Have the agent retrieve {new} instead of {m.id}, and mark {m.id} as replaced so it is no longer recalled.",
@@ -1398,7 +1521,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         if not a.basis:
             add(_finding(
                 "HALO-A3", [a.id], f"Names no basis in uses (trigger={a.trigger}, form={a.form}).",
-                "medium" if a.trigger == "self" else "low", e,
+                "info" if a.form in ("communication", "silence") else ("medium" if a.trigger == "self" else "low"), e,
                 "A self-initiated act with no logged basis: nobody can tell what prompted it."
                 if a.trigger == "self" else "The request it answers is not in the trace, so its authority cannot be traced.",
                 f"Have the agent name the observation, recall or rule behind {a.id} in its uses.",
@@ -1417,9 +1540,16 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             by_id[u].kind in ("act", "revise") for u in used_by.get(i, ())
         ):
             continue  # a reply or reminder the user asked for, that no act builds on: the user is its check
+        later_acts = [u for u in used_by.get(i, ()) if by_id[u].kind in ("act", "revise")]
+        if later_acts:
+            sev = "medium" if f["form"] == "execution" else "low"
+        elif reading.says_pending(by_id[i].summary):
+            sev = "low"  # the act itself awaits a result that never comes back
+        else:
+            sev = "info"
         add(_finding(
             "HALO-A2", [i], f"No outcome about it and no observation naming it (trigger={f['trigger']}, form={f['form']}).",
-            "low", by_id[i],
+            sev, by_id[i],
             f"{_plural(n, 'later event')} build{'s' if n == 1 else ''} on it without knowing how it went." if n else
             "Nothing in the trace shows whether it worked.",
             f"Have the agent log halo_outcome with about={i}, or halo_observe naming {i} in uses, once it sees how it went.",
@@ -1435,16 +1565,23 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         af = by_id[about].fields
         lst = repeats.get((af["trigger"], af["form"], _verb(by_id[about].summary)), [])
         k = bisect_right(lst, pos[i])
-        rep = ctx.events[lst[k]].id if k < len(lst) else None
+        rep = ctx.events[lst[k]].id if k < len(lst) else _similar_act_after(ctx, about, i)
+        told = _told_as_fine(ctx, i, about)
+        if told:
+            message = (f"Reports a problem with {about}, and {told} tells of it as done without repairing it: no retry, "
+                       "memory or revision follows from the failure.")
+        else:
+            message = (f"Reports a problem with {about}, and nothing repairs it"
+                       + (f"; {rep} repeats the same kind of act without building on it." if rep else "."))
         add(_finding(
-            "HALO-S1", [i, about, *([rep] if rep else [])],
-            f"Reports a problem with {about}, and no later event names it"
-            + (f"; {rep} repeats the same kind of act (“{_verb(by_id[about].summary)}”, trigger={af['trigger']}, "
-               f"form={af['form']}) without it." if rep else "."),
-            "medium" if rep else "low", by_id[i],
+            "HALO-S1", [i, about, *([told] if told else []), *([rep] if rep else [])], message,
+            "high" if told else ("medium" if rep or used_by.get(i) else "low"), by_id[i],
+            f"{told} reports success after the failure was known, so the people relying on it act on a false account."
+            if told else
             "The agent did the same kind of thing again without building on the failure, so the problem can recur."
-            if rep else "The failure left no trace in what the agent did next: no memory, revision or act builds on it.",
-            f"Have the agent name {i} in the uses of its next {af['form']} act, or keep it in a memory or a revision.",
+            if rep else "The failure left no trace in what the agent did next: no retry, memory or revision builds on it.",
+            f"Have the agent act on {i}: retry or repair {about} (naming {i} in uses), or keep the failure in a memory "
+            "or revision, and tell the user what failed.",
         ))
     per_session: dict[str, list[str]] = {}
     observed: set[str] = set()
@@ -1523,6 +1660,70 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
     return out
 
 
+_REPAIR_DEPTH = 4
+
+
+def _repaired(outcome: str, by_id: dict[str, Event], used_by: dict[str, list[str]]) -> bool:
+    """Whether something downstream of an adverse outcome repairs it: a later execution or preparation,
+    a memory or a revision (within a few steps), or, for a failed communication, a new communication."""
+    form = by_id[by_id[outcome].fields["about"]].fields["form"]
+    frontier, seen = [outcome], {outcome}
+    for _ in range(_REPAIR_DEPTH):
+        nxt = []
+        for x in frontier:
+            for u in used_by.get(x, ()):
+                if u in seen:
+                    continue
+                seen.add(u)
+                e = by_id[u]
+                if e.kind in ("remember", "revise"):
+                    return True
+                if e.kind == "act" and (e.fields["form"] in ("execution", "preparation") or
+                                        (form == "communication" and e.fields["form"] == "communication")):
+                    return True
+                nxt.append(u)
+        frontier = nxt
+    return False
+
+
+def _told_as_fine(ctx: _Context, outcome: str, act: str) -> str | None:
+    """A later communication that names the failed act or its outcome without reporting the failure."""
+    for u in (*ctx.used_by.get(outcome, ()), *ctx.used_by.get(act, ())):
+        e = ctx.by_id[u]
+        if (e.kind == "act" and e.fields["form"] == "communication" and ctx.pos[u] > ctx.pos[outcome]
+                and not reading.is_adverse(e.summary) and not reading.says_pending(e.summary)):
+            return u
+    return None
+
+
+def _similar_act_after(ctx: _Context, act: str, after: str) -> str | None:
+    """A later act of the same form speaking of the same thing (two or more uncommon subject words)."""
+    a = ctx.by_id[act]
+    words = ctx.rare(act)
+    if len(words) < 2:
+        return None
+    for e in ctx.events[ctx.pos[after] + 1:]:
+        if e.kind == "act" and e.fields["form"] == a.fields["form"] and len(words & ctx.rare(e.id)) >= 2:
+            return e.id
+    return None
+
+
+def _same_subject_act(ctx: _Context, m: str) -> str | None:
+    """The first act of a later session that speaks of what memory ``m`` keeps (two or more uncommon
+    subject words in common with the act or the observations it names) without resting on it, or None."""
+    words = ctx.rare(m)
+    if len(words) < 2:
+        return None
+    session = ctx.by_id[m].session
+    for e in ctx.events[ctx.pos[m] + 1:]:
+        if e.kind != "act" or e.session == session or e.fields["form"] == "silence":
+            continue
+        seen = ctx.rare(e.id).union(*(ctx.rare(s) for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe"))
+        if len(words & seen) >= 2:
+            return e.id
+    return None
+
+
 def _verb(summary: str) -> str:
     """An act's verb, for telling a repeat of the same kind of act: its summary's first word."""
     words = summary.split(maxsplit=1)
@@ -1563,7 +1764,9 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         far = max(far, order[e.session] - lowest)
     execution = a.form == "execution"
     if unreviewed:
-        severity = "high" if execution else ("medium" if far >= 2 else "low")
+        if not execution and (far < 2 or reading.says_question(e.summary)):
+            return None  # a question to the user, or material one session old, is not an authority problem
+        severity = "high" if execution else "medium"
     elif execution:
         severity = "info"
     else:

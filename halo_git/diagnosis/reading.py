@@ -1,0 +1,285 @@
+"""What an event says: a deterministic reading of its free text.
+
+The rules judge behaviour from how events are linked (``uses``/``about``) and
+from what they say. This module owns the second part: small, documented
+vocabularies read case-insensitively and negation-aware, so the same summary
+always reads the same way. Each reader answers one question a reviewer asks of
+a summary: does it report a problem (``is_adverse``), does someone with
+authority decide here (``says_decision``), does a change loosen a limit
+(``says_loosening``), does the agent promise a later step (``promised_step``),
+does it withdraw or replace earlier material (``says_withdrawal``,
+``says_replacement``), does it report that something changed in the world
+(``says_change``), is it text written by a third party (``says_external``) and
+which words name its subject (``subject_words``).
+
+The vocabularies are heuristics, listed on the Report page with examples; a
+summary that uses none of their words reads as neutral.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# -- adverse: a failure, an interruption, a complaint ---------------------------------------
+
+# Whole words or phrases; case ignored. "no error" and "without errors" are not adverse.
+ADVERSE_WORDS = (
+    "fail", "failed", "fails", "failing", "failure", "error", "errors", "erroring", "wrong", "broke", "broken",
+    "crash", "crashed", "complain", "complained", "complaint", "complaining", "rejected", "reverted", "undo",
+    "undone", "diverged", "divergence", "incorrect", "mistake", "missed", "lost", "late", "latency", "outage",
+    "timeout", "timed out", "time out", "times out", "angry", "annoyed", "unhappy", "unwanted", "not needed",
+    "not wanted", "did not want", "didn't want", "cancelled", "canceled", "aborted", "incomplete", "stale",
+    "regression", "too early", "too late", "missing", "dropped", "fallback", "fell back", "falling back",
+    "truncated", "bounced", "bounce", "denied", "refused", "invalid", "exception", "unavailable", "not found",
+    "could not", "couldn't", "unable", "ignored", "expired", "interrupted", "ctrl-c", "killed", "traceback",
+    "pushed back", "push back", "never agreed", "not agreed", "had not agreed", "did not agree", "didn't agree",
+    "no luck", "nothing changed", "no change", "no effect", "does not exist", "doesn't exist", "did not exist",
+    "not applied", "not set", "not saved", "not sent", "not delivered", "not reproduced", "not working",
+    "did not work", "didn't work", "does not work", "doesn't work", "did not help", "didn't help",
+    "did not take effect", "never arrived", "never reached", "never sent", "never showed", "still erroring",
+    "still failing", "still broken", "still wrong", "still down", "still showed", "still shows",
+    "went off", "doubled", "landed twice", "duplicate", "duplicated", "locked out", "overwrote", "blocks",
+    "blocked", "was cold", "cold all night", "asked why", "asked what happened", "stop making", "stop doing",
+    "repeats", "ran to", "not what", "never did", "never got", "degraded", "down for", "unreachable",
+    "behind plan", "behind schedule", "stuck", "without passing", "by now", "escalated", "nobody got back",
+    "no one got back", "oomkilled", "no longer works", "in a row", "third time", "second time", "third week",
+)
+_ADVERSE_RE = re.compile(
+    r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in sorted(ADVERSE_WORDS, key=len, reverse=True)) + r")(?![\w-])", re.I)
+# An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
+# something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
+_CLASS_RE = re.compile(
+    r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Timeout|Fault|Conflict)\b|\bOOM\b|\bSIG(?:KILL|TERM|SEGV)\b"
+    r"|\brais(?:e|es|ed|ing)\s+[A-Z][A-Za-z0-9]+\b")
+_HTTP_RE = re.compile(
+    r"(?:\b(?:HTTP|status|code|returned|answered|got|gave|with|a|an)\s+[45]\d\d\b)"
+    r"|(?:\b[45]\d\d\s+(?:from|error|response|status|Conflict|Not|Service|Too|Gateway|Bad|Unauthori[sz]ed|Forbidden|"
+    r"Internal|timeout|again)\b)", re.I)
+# "again", "still", "third week in a row": a repeat of something that should not repeat
+_AGAIN_RE = re.compile(r"\b(?:again|still|in a row|once more|same (?:error|failure|problem))\b", re.I)
+_NEGATED_RE = re.compile(r"\b(?:no|without|zero|never|0|none)\s+(?:\w+\s+)?$", re.I)
+# "I asked for 7:30", "we asked not to be contacted": the user restating a request the agent did not follow
+_RESTATED_RE = re.compile(r"\b(?:I|we)\s+(?:already\s+)?(?:asked|said|told)\b|\breminding\b|\bnever\s+(?:asked|agreed)\b",
+                          re.I)
+
+
+# "Run completed: ...", "Analysis finished: ...": a result that worked, reporting findings about the world
+_REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|succeeded|done)\s*[:;]", re.I)
+
+
+@lru_cache(maxsize=65536)
+def is_adverse(summary: str) -> bool:
+    """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
+    status, an interruption, a complaint or push-back, or the user restating an ignored request."""
+    if _CLASS_RE.search(summary) or _HTTP_RE.search(summary):
+        return True
+    if _REPORTS_RE.match(summary):
+        return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found
+    for m in _ADVERSE_RE.finditer(summary):
+        if not _NEGATED_RE.search(summary[max(0, m.start() - 24):m.start()]):
+            return True
+    return bool(_RESTATED_RE.search(summary))
+
+
+_PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|in progress|reference pending|202|will (?:settle|arrive|"
+                         r"follow|confirm|be (?:processed|reviewed|answered))|not yet)\b", re.I)
+
+
+def says_pending(summary: str) -> bool:
+    """An act that reports its result is still to come ("202 accepted, settlement pending")."""
+    return bool(_PENDING_RE.search(summary))
+
+
+_QUESTION_RE = re.compile(r"\?|\b(?:asked|asks|ask|whether|propos\w*|suggest\w*|offered to|checked with)\b", re.I)
+
+
+def says_question(summary: str) -> bool:
+    """An act that consults the user (asks, proposes) rather than acting: the answer is the review."""
+    return bool(_QUESTION_RE.search(summary))
+
+
+def says_again(summary: str) -> bool:
+    """The summary reports a repeat ("again", "still", "in a row")."""
+    return bool(_AGAIN_RE.search(summary))
+
+
+# -- decisions by the user, and claims of them -----------------------------------------------
+
+# Words by which someone with authority decides: approves, allows, sets, confirms, or instructs.
+_DECISION_RE = re.compile(
+    r"\b(?:approv\w*|agree[sd]?|allow\w*|permit\w*|authori[sz]\w*|sign(?:s|ed)? off|signed|ok'?d|okay\w*|"
+    r"go ahead|go-ahead|yes|fine|confirm\w*|accept\w*|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
+    r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let)\b", re.I)
+# Words that only propose: a suggestion with reactions is not a decision.
+_PROPOSAL_RE = re.compile(r"\b(?:suggest\w*|propos\w*|recommend\w*|thumbs?-?up|reactions?|upvot\w*|idea|might|could)\b",
+                          re.I)
+# "Name: ..." or "the lead said": someone speaking in the summary
+_SPEAKER_RE = re.compile(r"^\s*[\w .'-]{1,40}:\s|\b(?:user|owner|lead|household|manager|maintainer|PI|AE|team)\b", re.I)
+
+
+def says_decision(summary: str) -> bool:
+    """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes."""
+    return bool(_DECISION_RE.search(summary)) and not _PROPOSAL_RE.search(summary)
+
+
+def says_speech(summary: str) -> bool:
+    """The summary reports what a person said or asked."""
+    return bool(_SPEAKER_RE.search(summary))
+
+
+# -- loosening limits -------------------------------------------------------------------------
+
+_LOOSEN_RE = re.compile(
+    r"\b(?:allow\w*|permit\w*|unlock\w*|open(?:ed|s)? up|opened|enabl\w* (?:network|access|write|writes|delete)|"
+    r"disabl\w*|skip\w*|exempt\w*|bypass\w*|relax\w*|loosen\w*|rais\w* the (?:limit|cap|ceiling|threshold)|"
+    r"lift\w*|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check)\w*|turn\w* off|"
+    r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|auto-?(?:accept|approve|merge)\w*|"
+    r"unlimited|any (?:amount|size)|without (?:asking|review|approval|a check)|"
+    r"rais\w*[^.;]{0,40}\b(?:alert|threshold|limit|cap|ceiling|quota|budget)|quiet\w*|silenc\w*|mut(?:e|ed) )\b", re.I)
+# a grant that ends by itself: no need to put it back
+_EXPIRES_RE = re.compile(r"\b(?:removes itself|expires?|expiring|self-?expir\w*|reverts? (?:itself|automatically)|"
+                         r"auto-?revert\w*|ends (?:on|at|when|itself)|then (?:lock|restore|revert)\w*)\b", re.I)
+# "just for this install", "today only", "one-time": a grant scoped to one occasion
+_SCOPED_RE = re.compile(
+    r"\b(?:just|only) (?:for|this|today|once)\b|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|\btoday\b|"
+    r"\btonight\b|\btemporar\w*|\bfor now\b|\buntil\b|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
+    r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install)\b|\bput (?:it )?back\b", re.I)
+_STANDING_RE = re.compile(r"\b(?:every|weekday|weekdays|daily|always|standing|permanent\w*|for good|from now on|"
+                          r"recurring|each)\b", re.I)
+
+
+def says_loosening(summary: str) -> bool:
+    """A change that widens what the agent may do or removes a safeguard."""
+    return bool(_LOOSEN_RE.search(summary))
+
+
+def says_scoped(summary: str) -> bool:
+    """A grant limited to one occasion or a short time ("just for this install", "today")."""
+    return bool(_SCOPED_RE.search(summary))
+
+
+def says_expiring(summary: str) -> bool:
+    """A change worded to end by itself ("removes itself when it ends", "expires")."""
+    return bool(_EXPIRES_RE.search(summary))
+
+
+def says_standing(summary: str) -> bool:
+    """A change worded to hold on every later occasion ("every weekday", "from now on")."""
+    return bool(_STANDING_RE.search(summary))
+
+
+# -- promises ----------------------------------------------------------------------------------
+
+_PROMISE_RE = re.compile(
+    r"\b(?:I(?:'ll| will| would| am going to)|will (?:remind|re-?review|follow up|notify|tell|send|check|get back)|"
+    r"promis\w*|then (?:notify|tell|inform|let|send|email|e-mail|message|ping|post)|"
+    r"once (?:the|it|they|verified|done|finished)\b.*\b(?:notify|tell|inform|let .* know)|"
+    r"remind (?:them|you|him|her|me)\b)", re.I)
+
+
+def promised_step(summary: str) -> str:
+    """The part of a summary after a promise of a later step ("I will remind them on Friday"), or ""."""
+    m = _PROMISE_RE.search(summary)
+    return summary[m.start():] if m else ""
+
+
+# -- withdrawal, replacement, change -----------------------------------------------------------
+
+_WITHDRAW_RE = re.compile(
+    r"\b(?:retract\w*|withdr[ae]w\w*|do not (?:cite|use|rely)|don't (?:cite|use|rely)|no longer (?:valid|true|applies|"
+    r"holds)|invalid\w*|forget|forgotten|deleted|delete[sd]?|revok\w*|obsolete|void|debunked|could not be reproduced|"
+    r"not be cited|stop using)\b", re.I)
+_REPLACE_RE = re.compile(
+    r"\b(?:replac\w*|in place of|supersed\w*|instead of|no longer|obsolete|outdated|revised|corrected|correction|"
+    r"changed|moved|now (?:is|are|on|at|in)|new (?:version|value|address|owner|slot|time))\b", re.I)
+_CHANGE_RE = re.compile(
+    r"\b(?:v\d+|version|updated?|updates|revised|revision|changed?|changes|moved|moves|clos(?:e|es|ed|ing)|"
+    r"renovat\w*|replac\w*|supersed\w*|retract\w*|withdr[ae]w\w*|no longer|new (?:version|address|owner|rule|value)|"
+    r"raised|lowered|postponed|cancel\w*|discontinu\w*|deprecat\w*|renamed|left the|has left|gone)\b", re.I)
+
+
+def says_withdrawal(summary: str) -> bool:
+    """The summary withdraws material: retracted, do not cite, forget, deleted, no longer valid."""
+    return bool(_WITHDRAW_RE.search(summary))
+
+
+def says_replacement(summary: str) -> bool:
+    """A newer memory says it replaces or corrects what it names."""
+    return bool(_REPLACE_RE.search(summary))
+
+
+def says_change(summary: str) -> bool:
+    """The summary reports that something in the world changed (a new version, a move, a closure)."""
+    return bool(_CHANGE_RE.search(summary))
+
+
+# -- lessons ----------------------------------------------------------------------------------
+
+_LESSON_RE = re.compile(r"\b(?:lesson|learned|learnt|next time|avoid|do not|don't|never|always|instead|"
+                        r"check .* before|before (?:reusing|retrying|using)|not the|rather than|workaround)\b", re.I)
+
+
+def says_lesson(summary: str) -> bool:
+    """A memory worded as a lesson drawn from a failure, not as a recipe."""
+    return bool(_LESSON_RE.search(summary))
+
+
+# -- text written by someone outside -----------------------------------------------------------
+
+# Text a third party wrote or relayed: a mail body, a PR description, a customer's or student's message, a
+# newsletter or web page ...
+_EXTERNAL_RE = re.compile(
+    r"\b(?:wrote|writes|claims?|claimed|description|the body|body says|e-?mail|newsletter|readme|web ?page|website|blog|"
+    r"forum|comment|contributor|fork|vendor|supplier|customer|student|caller|third[- ]party|outside|external|"
+    r"article|attachment|search result)\b", re.I)
+# ... that asserts authority or instructs: a policy, what someone agreed, what the agent should do
+_AUTHORITY_RE = re.compile(
+    r"\b(?:said|says|agreed|approved|policy|rule|rules|should|must|please|note to|addressed to|instruction\w*|"
+    r"allowed|no longer need\w*|gives|entitled|promised|from now on|always|forward)\b", re.I)
+
+
+def says_external(summary: str) -> bool:
+    """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent."""
+    return bool(_EXTERNAL_RE.search(summary)) and bool(_AUTHORITY_RE.search(summary))
+
+
+# -- subject words -------------------------------------------------------------------------------
+
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/]*[A-Za-z0-9]|\d+[A-Za-z]+[A-Za-z0-9]*")
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below between both
+but by can could did do does doing done down during each few for from further had has have having he her here hers
+him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our ours
+out over own same she should so some such than that the their theirs them then there these they this those through
+to too under until up very was we were what when where which while who whom why will with would you your yours
+user users said says asked asks told tells agent its itself one two three four five six seven eight nine ten
+today yesterday tomorrow week weeks day days time times new old first last next per via got get gets let lets
+sent send sends made make makes ran run runs set sets still back went go goes going want wants wanted like
+thanks ok okay fine yes good well mon tue wed thu fri sat sun morning evening night afternoon
+monday tuesday wednesday thursday friday saturday sunday
+tell notify inform update updates know remind reminder message ping post email e-mail then once
+""".split())
+
+
+@lru_cache(maxsize=65536)
+def subject_words(summary: str) -> frozenset[str]:
+    """The words that name what a summary is about: lower-cased, light plural stripping, no stop words,
+    no bare numbers. Used to tell whether two events speak of the same thing."""
+    out = set()
+    found = _WORD_RE.findall(summary)
+    for w in list(found):
+        if "-" in w or "/" in w:
+            found.extend(p for p in re.split(r"[-/]", w) if len(p) >= 3)
+    for w in found:
+        w = w.lower().strip(".-/")
+        if len(w) < 3 or w in STOPWORDS:
+            continue
+        if w.endswith("ies") and len(w) > 4:
+            w = w[:-3] + "y"
+        elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+            w = w[:-1]
+        if w in STOPWORDS:
+            continue
+        out.add(w)
+    return frozenset(out)
