@@ -39,6 +39,7 @@ from typing import Iterable, Sequence
 from .. import observed as _observed
 from ..model import CATEGORY_OF_LETTER, ENUMS, KINDS, LETTERS, Event, one_line
 from . import reading
+from . import shapes as _shapes
 from .reading import ADVERSE_WORDS, is_adverse  # noqa: F401  (re-exported: the Report page lists them)
 
 SEVERITIES = ("high", "medium", "low", "info")
@@ -132,7 +133,10 @@ RULES: dict[str, Rule] = {
         Rule(
             "HALO-M5", "dropped-obligation", "medium",
             "a memory recalled two or more times from which no act ever follows (no act anywhere downstream "
-            "of the memory or its recalls), although the trace goes on after the last recall",
+            "of the memory or its recalls), although the trace goes on after the last recall; or an act that "
+            "promises a later step to someone (\"I will remind them\", \"then notify finance\") that no later act "
+            "carries out (none names it or speaks of what was promised) before the trace moves on to another "
+            "session or the person asks after it",
             "Act on the recalled obligation, or close it: log that it no longer applies (a remember naming it) "
             "and stop recalling it.",
         ),
@@ -204,10 +208,12 @@ RULES: dict[str, Rule] = {
         ),
     )
 }
+RULES.update({spec[0]: Rule(*spec) for spec in _shapes.RULE_SPECS})  # shapes across events: diagnosis/shapes.py
 RULES.update({spec[0]: Rule(*spec) for spec in _observed.RULE_SPECS})  # observed evidence: halo_git/observed.py
 # Importance among rules of the same severity, for the Summary (first = most important).
-_RULE_ORDER = ("HALO-A4", "HALO-O1", "HALO-A1", "HALO-R1", "HALO-R4", "HALO-R5", "HALO-O2", "HALO-M7", "HALO-M6", "HALO-M5",
-               "HALO-S1", "HALO-R3", "HALO-R2", "HALO-S2", "HALO-M1", "HALO-A3", "HALO-A2", "HALO-M4", "HALO-M3",
+_RULE_ORDER = ("HALO-A4", "HALO-O1", "HALO-A1", "HALO-R1", "HALO-R6", "HALO-A5", "HALO-R4", "HALO-R5", "HALO-R7",
+               "HALO-M10", "HALO-O2", "HALO-M7", "HALO-M6", "HALO-M9", "HALO-M5", "HALO-S1", "HALO-S3", "HALO-M8",
+               "HALO-R3", "HALO-R2", "HALO-S2", "HALO-M1", "HALO-A3", "HALO-A2", "HALO-M4", "HALO-M3",
                "HALO-M2")
 RULE_WEIGHT = {r: i for i, r in enumerate(_RULE_ORDER)}
 
@@ -1655,6 +1661,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             "The target keeps changing, and not always with the user's approval: earlier changes did not hold.",
             f"Review why earlier revisions of “{rep.target}” did not hold, and settle it once with the user.",
         ))
+    out.extend(_shapes.findings(ctx, _finding))
     # Within a rule no two findings start with the same event, so this order is total.
     out.sort(key=lambda f: (SEVERITY_RANK[f.severity], f.rule, _num(f.ids[0])))
     return out

@@ -110,7 +110,8 @@ def says_again(summary: str) -> bool:
 _DECISION_RE = re.compile(
     r"\b(?:approv\w*|agree[sd]?|allow\w*|permit\w*|authori[sz]\w*|sign(?:s|ed)? off|signed|ok'?d|okay\w*|"
     r"go ahead|go-ahead|yes|fine|confirm\w*|accept\w*|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
-    r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let)\b", re.I)
+    r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let|drop|"
+    r"remove|cancel|switch|turn (?:it )?(?:off|on))\b", re.I)
 # Words that only propose: a suggestion with reactions is not a decision.
 _PROPOSAL_RE = re.compile(r"\b(?:suggest\w*|propos\w*|recommend\w*|thumbs?-?up|reactions?|upvot\w*|idea|might|could)\b",
                           re.I)
@@ -173,7 +174,7 @@ def says_standing(summary: str) -> bool:
 
 _PROMISE_RE = re.compile(
     r"\b(?:I(?:'ll| will| would| am going to)|will (?:remind|re-?review|follow up|notify|tell|send|check|get back)|"
-    r"promis\w*|then (?:notify|tell|inform|let|send|email|e-mail|message|ping|post)|"
+    r"then (?:notify|tell|inform|let|send|email|e-mail|message|ping|post)|"
     r"once (?:the|it|they|verified|done|finished)\b.*\b(?:notify|tell|inform|let .* know)|"
     r"remind (?:them|you|him|her|me)\b)", re.I)
 
@@ -214,6 +215,15 @@ def says_change(summary: str) -> bool:
     return bool(_CHANGE_RE.search(summary))
 
 
+_RULE_RE = re.compile(r"\b(?:rule|rules|policy|addition|always|never|must|should|runbook|fix:|fixes|get|gets|"
+                      r"exempt\w*|skip|allowed|may)\b", re.I)
+
+
+def says_rule(summary: str) -> bool:
+    """A memory worded as a rule to follow, not as a record of what happened."""
+    return bool(_RULE_RE.search(summary))
+
+
 # -- lessons ----------------------------------------------------------------------------------
 
 _LESSON_RE = re.compile(r"\b(?:lesson|learned|learnt|next time|avoid|do not|don't|never|always|instead|"
@@ -230,7 +240,7 @@ def says_lesson(summary: str) -> bool:
 # Text a third party wrote or relayed: a mail body, a PR description, a customer's or student's message, a
 # newsletter or web page ...
 _EXTERNAL_RE = re.compile(
-    r"\b(?:wrote|writes|claims?|claimed|description|the body|body says|e-?mail|newsletter|readme|web ?page|website|blog|"
+    r"\b(?:wrote|writes|claims that|claimed|description|the body|body says|e-?mail|newsletter|readme|web ?page|website|blog|"
     r"forum|comment|contributor|fork|vendor|supplier|customer|student|caller|third[- ]party|outside|external|"
     r"article|attachment|search result)\b", re.I)
 # ... that asserts authority or instructs: a policy, what someone agreed, what the agent should do

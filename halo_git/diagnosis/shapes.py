@@ -1,0 +1,369 @@
+"""Rules for shapes that span several events and read what they say (see ``reading``).
+
+Each function takes the diagnosis context (``diagnosis._Context``: the events,
+the graph over uses/about, what each event is used by) and returns findings.
+They cover what a reviewer names that the link-only rules cannot see: an
+approval nobody gave, third-party text turned into a rule, a one-off grant that
+stays open, history re-read whole every turn, a memory read back after the
+world changed or after it was withdrawn, a failure that recurs with nothing
+learned, and a promise never kept.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import reading
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import Finding, _Context
+
+RULE_SPECS = (
+    ("HALO-R6", "claimed-approval", "high / medium",
+     "a revise that claims the user's authority (made_by=user or governance=approved) with no decision of a "
+     "person upstream: no observation or outcome within two steps that says someone approved, allowed, set or "
+     "instructed it (a suggestion with reactions, or the agent's own note that it was agreed, is not one); high "
+     "when later events build on it",
+     "Ask the user and log the answer (an outcome or observation naming the request), then name it in the "
+     "revision's uses; until then log the change as governance=none."),
+    ("HALO-A5", "external-text-into-authority", "high / medium",
+     "a revise or a memory whose only basis is text a third party wrote or relayed (a mail body, a PR "
+     "description, a customer's or student's message) that asserts a rule or instructs the agent, with no "
+     "decision of the user upstream; high when an execution or a later revision rests on it",
+     "Check the claim against the user or the source of record before it becomes a rule, and log that check."),
+    ("HALO-R7", "loosening-persists", "high / medium",
+     "a revise that loosens a limit (allows, unlocks, skips a check, raises a threshold) on a grant scoped to "
+     "one occasion, that nothing later restores (no later revise of the target) while the trace goes on: made "
+     "standing by its own wording, or still relied on two or more sessions later, or seen still in force; "
+     "high when the agent made it or an execution rests on it later",
+     "Restore the limit when the occasion ends (log the revise that puts it back), or have the user make the "
+     "loosening standing on purpose."),
+    ("HALO-M8", "unbounded-history-read-back", "medium",
+     "recalls in two or more sessions that each read back (nearly) every memory kept so far, three or more "
+     "times, with the set growing: the whole history is re-read every turn with no selection or cut-off",
+     "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories."),
+    ("HALO-M9", "stale-read-back", "medium / low",
+     "a recall of a memory after a newer observation on the same subject reported a change (a new version, a "
+     "move, a closure) that neither the recall nor what uses it names; medium when an act follows",
+     "Re-read the source named in the newer observation before relying on the memory, and keep the update."),
+    ("HALO-M10", "withdrawal-not-propagated", "high / medium",
+     "a memory built on material that was later withdrawn (a revise or memory that retracts, withdraws or "
+     "deletes it), recalled after the withdrawal without naming it; high when an act follows",
+     "When material is withdrawn, withdraw or update every memory built on it, and name the withdrawal where "
+     "the old material is read."),
+    ("HALO-S3", "no-learning-loop", "medium",
+     "the same failure (two or more uncommon subject words in common) reported three or more times, or twice "
+     "with one saying it happened again, across two or more sessions, and no memory or revision ever keeps it",
+     "Keep a lesson or change the procedure after a repeated failure (a remember or revise naming it)."),
+)
+
+
+def findings(ctx: "_Context", make) -> list["Finding"]:
+    """Every finding of this module's rules; ``make`` is ``diagnosis._finding``."""
+    out: list = []
+    for rule in (_claimed, _external, _loosening, _unbounded, _stale, _withdrawn, _no_learning, _promises):
+        out.extend(rule(ctx, make))
+    return out
+
+
+def _downstream(ctx, start: str, depth: int = 4) -> list[str]:
+    seen, frontier, order = {start}, [start], []
+    for _ in range(depth):
+        nxt = []
+        for x in frontier:
+            for u in ctx.used_by.get(x, ()):
+                if u not in seen:
+                    seen.add(u)
+                    order.append(u)
+                    nxt.append(u)
+        frontier = nxt
+    return order
+
+
+def _execution_after(ctx, start: str) -> str | None:
+    return next((u for u in _downstream(ctx, start) if ctx.by_id[u].kind == "act"
+                 and ctx.by_id[u].fields["form"] == "execution"), None)
+
+
+def _claimed(ctx, make):
+    out = []
+    for i in sorted(ctx.g.claimed, key=ctx.pos.__getitem__):
+        e = ctx.by_id[i]
+        if ctx.session and e.session != ctx.session:
+            continue
+        later = list(ctx.used_by.get(i, ()))
+        f = e.fields
+        out.append(make(
+            "HALO-R6", [i, *later],
+            f"Logged as made_by={f['made_by']}, governance={f['governance']} for “{f['target']}”, but no event upstream "
+            "shows a person deciding it" + (f"; {len(later)} later event(s) build on it." if later else "."),
+            "high" if later else "medium", e,
+            "The approval is only claimed: nothing in the trace shows the user was asked or agreed, so the change "
+            "is as unreviewed as governance=none while it carries the user's authority.",
+            f"Have the user decide the change to “{f['target']}” and log the answer (an outcome or observation), "
+            f"named in the uses of {i}; until then treat it as governance=none.",
+        ))
+    return out
+
+
+def _external(ctx, make):
+    out = []
+    by_id, g = ctx.by_id, ctx.g
+    for e in ctx.scoped:
+        if e.kind not in ("revise", "remember") or (e.kind == "revise" and e.fields["made_by"] == "user"
+                                                    and e.id not in g.claimed):
+            continue
+        srcs = g.sources[e.id]
+        ext = [s for s in srcs if by_id[s].kind == "observe" and reading.says_external(by_id[s].summary)]
+        if not ext:
+            continue
+        others = [s for s in srcs if s not in ext]
+        if any(by_id[s].kind in ("observe", "outcome") and reading.says_decision(by_id[s].summary) for s in others):
+            continue
+        if e.kind == "remember" and not reading.says_rule(e.summary):
+            continue  # a memory of what someone wrote is a record; one kept as a rule holds authority
+        exe = _execution_after(ctx, e.id)
+        rev = next((u for u in ctx.used_by.get(e.id, ()) if by_id[u].kind == "revise"), None)
+        if e.kind == "remember" and not (exe or rev or ctx.used_by.get(e.id)):
+            continue
+        out.append(make(
+            "HALO-A5", [e.id, ext[0], *([exe] if exe else [])],
+            f"{'Revises' if e.kind == 'revise' else 'Keeps as a rule'} what {ext[0]} reports a third party wrote, with "
+            "no decision of the user upstream" + (f"; {exe} executes under it." if exe else "."),
+            "high" if exe or rev or e.kind == "revise" else "medium", e,
+            "Text from outside the agent's authority (a message, a description, a web page) became a rule the agent "
+            "follows, without the user confirming it.",
+            f"Check what {ext[0]} claims with the user or the source of record before it becomes a rule, and log "
+            "that check in the uses.",
+        ))
+    return out
+
+
+def _loosening(ctx, make):
+    out = []
+    by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
+    order = g.order
+    last_order = max(order.values()) if order else 0
+    revs_of: dict[str, list[str]] = {}
+    for e in ctx.events:
+        if e.kind == "revise":
+            revs_of.setdefault(" ".join(e.fields["target"].split()).casefold(), []).append(e.id)
+    for e in ctx.scoped:
+        if e.kind != "revise" or not reading.says_loosening(e.summary) or reading.says_expiring(e.summary):
+            continue
+        basis = [by_id[s] for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome", "revise")]
+        scoped = reading.says_scoped(e.summary) or any(reading.says_scoped(b.summary) for b in basis)
+        if not scoped:
+            continue
+        key = " ".join(e.fields["target"].split()).casefold()
+        if any(pos[r] > pos[e.id] for r in revs_of.get(key, ())):
+            continue  # restored or changed again later
+        here = order[e.session]
+        if last_order - here < 1:
+            continue
+        standing = reading.says_standing(e.summary) and not reading.says_scoped(e.summary)
+        late = [u for u in _downstream(ctx, e.id, 2) if by_id[u].kind == "act" and order[by_id[u].session] - here >= 2]
+        words = ctx.rare(e.id)
+        seen_still = [x.id for x in ctx.events[pos[e.id] + 1:] if x.kind == "observe" and order[x.session] > here
+                      and reading.says_again(x.summary) and len(words & ctx.rare(x.id)) >= 2]
+        if not (standing or late or seen_still):
+            continue
+        exe = any(by_id[u].fields["form"] == "execution" for u in late)
+        why_text = ("its own wording makes a one-off grant standing" if standing else
+                    f"{late[0]} still relies on it {order[by_id[late[0]].session] - here} sessions later" if late else
+                    f"{seen_still[0]} sees it still in force")
+        out.append(make(
+            "HALO-R7", [e.id, *late[:3], *seen_still[:1]],
+            f"Loosens “{e.fields['target']}” for one occasion and nothing puts it back: {why_text}.",
+            "high" if e.fields["made_by"] == "agent" or exe else "medium", e,
+            "A limit relaxed for one occasion stayed relaxed, so later work runs without the safeguard the user "
+            "only lifted for that occasion.",
+            f"Restore “{e.fields['target']}” (a revise putting the limit back), or have the user make the change "
+            "standing on purpose.",
+        ))
+    return out
+
+
+def _unbounded(ctx, make):
+    kept: list[str] = []
+    wide: list[tuple[str, int]] = []
+    by_id = ctx.by_id
+    for e in ctx.events:
+        if e.kind == "remember":
+            kept.append(e.id)
+        elif e.kind == "recall" and len(kept) >= 4:
+            got = {s for s in ctx.g.sources[e.id] if by_id[s].kind == "remember"}
+            if len(got) >= 4 and len(got) >= 0.8 * len(kept):
+                wide.append((e.id, len(got)))
+    if len(wide) < 3 or len({by_id[r].session for r, _ in wide}) < 2 or wide[-1][1] <= wide[0][1]:
+        return []
+    last = wide[-1][0]
+    if ctx.session and by_id[last].session != ctx.session:
+        return []
+    ids = [r for r, _ in wide]
+    return [make(
+        "HALO-M8", [last, *ids[:-1][-5:]],
+        f"{len(wide)} recalls ({', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}) each read back nearly every memory "
+        f"kept so far, growing from {wide[0][1]} to {wide[-1][1]}.",
+        "medium", by_id[last],
+        "The whole history is re-read every turn with no selection or cut-off, so outdated and withdrawn material "
+        "rides along and the context keeps growing.",
+        "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories.",
+    )]
+
+
+def _stale(ctx, make):
+    out = []
+    by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
+    changes = [e for e in ctx.events if e.kind == "observe" and reading.says_change(e.summary)]
+    if not changes:
+        return out
+    for r in ctx.scoped:
+        if r.kind != "recall":
+            continue
+        near = set(g.sources[r.id]) | {x for u in ctx.used_by.get(r.id, ()) for x in g.sources[u]}
+        for m in g.sources[r.id]:
+            if by_id[m].kind != "remember":
+                continue
+            words = ctx.rare(m)
+            o = next((c for c in changes if pos[m] < pos[c.id] < pos[r.id] and c.id not in near
+                      and len(words & ctx.rare(c.id)) >= 2 and m not in g.sources[c.id]), None)
+            if o is None or any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind == "remember"
+                                for u in ctx.used_by.get(o.id, ())):
+                continue
+            acts = [u for u in ctx.used_by.get(r.id, ()) if by_id[u].kind == "act"]
+            out.append(make(
+                "HALO-M9", [r.id, m, o.id, *acts[:1]],
+                f"Recalls {m} after {o.id} reported a change to what it keeps, without naming {o.id}"
+                + (f"; {acts[0]} acts on it." if acts else "."),
+                "medium" if acts else "low", r,
+                "The memory predates a change the agent had already seen, so the step works from an outdated copy.",
+                f"Re-read what {o.id} reports before relying on {m}, and keep the update (a remember naming both).",
+            ))
+            break
+    return out
+
+
+def _withdrawn(ctx, make):
+    out = []
+    by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
+    withdrawn: dict[str, str] = {}  # material -> the event withdrawing it
+    for e in ctx.events:
+        if e.kind in ("revise", "remember") and reading.says_withdrawal(e.summary):
+            for s in g.sources[e.id]:
+                if by_id[s].kind in ("remember", "revise"):
+                    withdrawn.setdefault(s, e.id)
+    if not withdrawn:
+        return out
+    derived: dict[str, tuple[str, str]] = {}  # memory -> (withdrawn material, withdrawal)
+    for e in ctx.events:
+        if e.kind != "remember":
+            continue
+        for s in g.sources[e.id]:
+            for x in (s, *g.sources[s]):
+                if x in withdrawn and withdrawn[x] != e.id and pos[e.id] < pos[withdrawn[x]]:
+                    derived.setdefault(e.id, (x, withdrawn[x]))
+    for r in ctx.scoped:
+        if r.kind != "recall":
+            continue
+        for m in g.sources[r.id]:
+            if m not in derived:
+                continue
+            x, w = derived[m]
+            if pos[r.id] < pos[w] or w in g.sources[r.id]:
+                continue
+            users = ctx.used_by.get(r.id, ())
+            if any(w in g.sources[u] for u in users):
+                continue
+            acts = [u for u in users if by_id[u].kind == "act"]
+            out.append(make(
+                "HALO-M10", [r.id, m, x, w, *acts[:1]],
+                f"Recalls {m}, built on {x}, which {w} withdrew; the recall does not name the withdrawal"
+                + (f" and {acts[0]} acts on it." if acts else "."),
+                "high" if acts else "medium", r,
+                "The withdrawal reached the original but not the memory built on it, so withdrawn material still "
+                "drives what the agent does.",
+                f"Withdraw or update {m} as {w} did for {x}, and stop recalling it as it stands.",
+            ))
+            break
+    return out
+
+
+def _no_learning(ctx, make):
+    by_id, g = ctx.by_id, ctx.g
+    fails = [e for e in ctx.events if e.id in g.adverse and (e.kind == "outcome" or not g.sources[e.id])]
+    clusters: list[list] = []
+    for e in fails:
+        words = ctx.rare(e.id)
+        for c in clusters:
+            if len(words & c[0]) >= 2:
+                c[1].append(e)
+                c[0] = c[0] | words
+                break
+        else:
+            clusters.append([set(words), [e]])
+    out = []
+    learners = [e for e in ctx.events if e.kind in ("remember", "revise")]
+    for words, evs in clusters:
+        sessions = {e.session for e in evs}
+        if len(sessions) < 2 or not (len(evs) >= 3 or any(reading.says_again(e.summary) for e in evs[1:])):
+            continue
+        ids = {e.id for e in evs}
+        first = ctx.pos[evs[0].id]
+        if any(ctx.pos[m.id] > first and (ids & set(g.sources[m.id]) or len(words & ctx.rare(m.id)) >= 2)
+               for m in learners):
+            continue
+        last = evs[-1]
+        if ctx.session and last.session != ctx.session:
+            continue
+        out.append(make(
+            "HALO-S3", [last.id, *[e.id for e in evs[:-1]][-5:]],
+            f"The same failure was reported {len(evs)} times in {len(sessions)} sessions "
+            f"({', '.join(e.id for e in evs[:6])}); no memory or revision keeps it.",
+            "medium", last,
+            "Each time it was worked around by hand and nothing was learned, so it will happen again.",
+            "Keep a lesson from the repeated failure (a remember naming it) or change the procedure (a revise), "
+            "and check it the next time.",
+        ))
+    return out
+
+
+def _promises(ctx, make):
+    out = []
+    by_id, pos = ctx.by_id, ctx.pos
+    order = ctx.g.order
+    for e in ctx.scoped:
+        if e.kind != "act" or e.fields["form"] != "communication":
+            continue
+        step = reading.promised_step(e.summary)
+        if not step:
+            continue
+        key = reading.subject_words(step) - ctx.common
+        if not key:
+            continue
+        need = 1 if len(key) == 1 else 2
+        kept = asked = None
+        for x in ctx.events[pos[e.id] + 1:]:
+            if x.kind == "outcome" and x.fields["about"] == e.id:
+                continue
+            hit = len(key & reading.subject_words(x.summary)) >= need or e.id in ctx.g.sources[x.id]
+            if not hit:
+                continue
+            if x.kind == "act":
+                kept = x.id
+                break
+            if x.kind == "observe" and reading.is_adverse(x.summary):
+                asked = x.id
+                break
+        if kept or (not asked and order[ctx.events[-1].session] == order[e.session]):
+            continue
+        out.append(make(
+            "HALO-M5", [e.id, *([asked] if asked else [])],
+            f"Promises a later step (“{step[:80]}”) that no later act carries out"
+            + (f"; {asked} shows the person asking after it." if asked else "."),
+            "medium", e,
+            "The agent committed to someone and the commitment was dropped: nothing tells them it will not happen.",
+            f"Have the agent carry out what {e.id} promised (naming {e.id} in uses), or tell the person it will not "
+            "happen.",
+        ))
+    return out
