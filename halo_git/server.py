@@ -547,7 +547,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 TOKEN_ENV = "HALO_TOKEN"
 # Limits of the HTTP transport, chosen so that a flood of connections or
 # ``initialize`` calls costs bounded memory and never locks new clients out.
-MAX_HTTP_SESSIONS = 1000  # open Mcp-Session-Id sessions; the least recently active idle one is closed for a new one
+MAX_HTTP_SESSIONS = 1000  # open Mcp-Session-Id sessions; when full, the least recently active one is closed for a new one
 HTTP_SESSION_IDLE_TIMEOUT = 600.0  # seconds without a request before a session is closed
 HTTP_READ_TIMEOUT = 15.0  # seconds a connection may take to send a request's headers and body
 HTTP_KEEP_ALIVE_TIMEOUT = 5  # seconds an idle keep-alive connection stays open (uvicorn's default)
@@ -694,30 +694,66 @@ def _h11_with_read_timeout(read_timeout: float):
     return ReadTimeoutH11
 
 
-def _evict_idle_sessions(manager) -> None:
-    """When the session table is full, close the least recently active idle session
-    instead of answering 503, so a flood of ``initialize`` calls cannot lock new
-    clients out until the idle timeout. Sessions with a request in flight stay."""
+def _make_room_for_newcomers(manager) -> None:
+    """A full session table closes a session for each newcomer instead of answering 503.
+
+    The SDK answers 503 while ``max_sessions`` sessions are open, and a session
+    with a request in flight (a held SSE stream, say) never idles out: 1,000
+    clients holding streams locked everyone else out for as long as they held.
+    Here admission makes room under the manager's own creation lock, so each
+    newcomer frees exactly the slot it takes, even when thousands arrive at once:
+    the session idle the longest is closed first, and when none is idle, the one
+    whose latest request began the longest ago (a stream held for minutes goes
+    before a call made a moment ago). A closed session's id answers 404 and its
+    client starts a new one."""
+    admit = manager._admit_session
     handle = manager._handle_stateful_request
+    began: dict[str, float] = {}  # session id -> when its latest request began (monotonic)
 
-    async def handle_with_room(scope, receive, send) -> None:
-        from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+    def victim(sessions: dict) -> tuple | None:
+        best = None
+        for sid, t in sessions.items():
+            scope = t.idle_scope
+            if scope is not None and scope.deadline != float("inf"):
+                key = (0, scope.deadline)  # idle: the one idle the longest first
+            else:
+                key = (1, began.get(sid, 0.0))  # busy: the one whose latest request is oldest
+            if best is None or key < best[0]:
+                best = (key, sid, t)
+        return best
 
+    def admit_with_room(requestor):
         sessions = manager._server_instances
         if manager.max_sessions is not None and len(sessions) >= manager.max_sessions:
-            headers = dict(scope.get("headers", ()))
-            if MCP_SESSION_ID_HEADER.lower().encode() not in headers:
-                idle = [
-                    (t.idle_scope.deadline, sid, t)
-                    for sid, t in list(sessions.items())
-                    if t.idle_scope is not None and t.idle_scope.deadline != float("inf")
-                ]
-                if idle:
-                    _, sid, transport = min(idle, key=lambda x: x[0])
-                    await manager._discard_session(sid, transport)
+            chosen = victim(sessions)
+            if chosen is not None:
+                _, sid, transport = chosen
+                sessions.pop(sid, None)  # forgotten now, so the newcomer's admission below has room
+                manager._session_owners.pop(sid, None)
+                began.pop(sid, None)
+                manager._task_group.start_soon(manager._discard_session, sid, transport)
+        transport = admit(requestor)
+        if transport is not None:
+            began[transport.mcp_session_id] = time.monotonic()
+            if len(began) > 2 * len(sessions) + 64:  # sessions the SDK ended on its own
+                for sid in [s for s in began if s not in sessions]:
+                    del began[s]
+        return transport
+
+    async def handle_noting_activity(scope, receive, send) -> None:
+        from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+
+        wanted = MCP_SESSION_ID_HEADER.lower().encode()
+        for name, value in scope.get("headers", ()):
+            if name == wanted:
+                sid = value.decode("latin-1")
+                if sid in manager._server_instances:
+                    began[sid] = time.monotonic()
+                break
         await handle(scope, receive, send)
 
-    manager._handle_stateful_request = handle_with_room
+    manager._admit_session = admit_with_room
+    manager._handle_stateful_request = handle_noting_activity
 
 
 async def serve_http(
@@ -757,7 +793,7 @@ async def serve_http(
         session_idle_timeout=HTTP_SESSION_IDLE_TIMEOUT,
         max_sessions=max_sessions,
     )
-    _evict_idle_sessions(app.server.session_manager)
+    _make_room_for_newcomers(app.server.session_manager)
     asgi = BearerAuth(starlette_app, token) if token is not None else starlette_app
     config = uvicorn.Config(
         asgi,

@@ -13,6 +13,7 @@ URLs, branch names and far-future clocks.
 from __future__ import annotations
 
 import json
+import time
 import os
 import subprocess
 from pathlib import Path
@@ -178,3 +179,91 @@ def test_observed_tool_names_argument_keys_and_session_ids_are_screened(root, tm
     assert "withheld tool name" in report.stdout and "withheld session 1" in report.stdout
     page = (out / "agents" / "dev" / "observed.html").read_text(encoding="utf-8")
     assert "withheld key" in page and "read_file" in page and "path=a.txt" in page
+
+
+# -- the HTTP session table locks nobody out -------------------------------------------------
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def _initialize(url: str) -> tuple[int, str | None]:
+    import httpx2
+
+    with httpx2.Client(timeout=60) as c:
+        r = c.post(url, content=json.dumps(INIT), headers=JSON_HEADERS)
+        sid = r.headers.get("mcp-session-id")
+        if r.status_code == 200:
+            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            c.post(url, content=json.dumps(note), headers=JSON_HEADERS | {"mcp-session-id": sid,
+                                                                            "mcp-protocol-version": "2025-06-18"})
+        return r.status_code, sid
+
+
+def _hold_stream(port: int, sid: str):
+    """A GET SSE stream of session ``sid``, held open (a socket whose response has begun)."""
+    import socket
+
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall((f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n"
+               f"mcp-session-id: {sid}\r\nmcp-protocol-version: 2025-06-18\r\n\r\n").encode())
+    head = s.recv(4096)
+    assert head.startswith(b"HTTP/1.1 200"), head[:200]
+    return s
+
+
+def test_sessions_holding_streams_do_not_lock_out_a_newcomer(root):
+    """Every slot of the session table held by a session with an open SSE stream: a new
+    client still gets in and logs an event (before: 503 for as long as they held), and
+    the stream held the longest is the one closed for it."""
+    from mcp import Client
+
+    from tests.test_http_security import running
+
+    cap = 20
+    with running(root, "--agent", "held", "--max-sessions", str(cap)) as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        held = []
+        for _ in range(cap):
+            status, sid = _initialize(url)
+            assert status == 200
+            held.append(_hold_stream(port, sid))
+            time.sleep(0.02)  # distinct start times: the first held is the oldest
+
+        async def main():
+            with anyio.fail_after(60):
+                async with Client(url, mode="legacy") as c:
+                    r = await c.call_tool("halo_observe", {"summary": "got in while every session held a stream"})
+                    assert not r.is_error, r.content
+                    return json.loads(r.content[0].text)["id"]
+
+        assert anyio.run(main) == "e1"
+        held[0].settimeout(30)
+        closed = b""
+        while True:  # the oldest stream ends: the server closed its session for the newcomer
+            chunk = held[0].recv(4096)
+            if not chunk:
+                break
+            closed += chunk
+        held[-1].settimeout(0.5)
+        with pytest.raises(TimeoutError):
+            held[-1].recv(4096)  # the newest stream is still open
+        for s in held:
+            s.close()
+
+
+def test_concurrent_newcomers_are_never_refused(root):
+    """With the table full of idle sessions, 200 newcomers arriving 25 at a time all get
+    in (before: each saw the table full and many got 503, 433 of 3,000 at the default cap)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.test_http_security import running
+
+    cap = 20
+    with running(root, "--agent", "flood", "--max-sessions", str(cap)) as (url, _):
+        for _ in range(cap):
+            assert _initialize(url)[0] == 200
+        with ThreadPoolExecutor(25) as pool:
+            statuses = list(pool.map(lambda _: _initialize(url)[0], range(200)))
+    assert statuses.count(200) == 200, {s: statuses.count(s) for s in set(statuses)}
