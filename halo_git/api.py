@@ -19,7 +19,7 @@ import shlex
 import weakref
 from typing import Any, Callable, Mapping, Sequence
 
-from . import jsonl, revisions
+from . import jsonl, lineage, revisions
 from .accept import Accepted, accepted_for
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
@@ -33,6 +33,7 @@ from .model import (
     check_limit,
     check_session,
     logged_reply,
+    merge_origin,
     new_session_label,
     EARLIEST,
     clock_time,
@@ -331,6 +332,74 @@ class Halo:
         listed = revisions.report_impacts([r.id for r in d.mechanism.revisions])
         return render_report(d, audit=self.audit(agent, branch, allowed_signers, impacts_for=listed), accepted=taken)
 
+    def merge(self, agent: str, source: str, into: str | None = None, *, remote: str | None = None) -> "Merged":
+        """Merge a diverged copy into the branch ``into`` (default: this Halo's
+        branch): ``source`` is a branch or commit of the agent, or with ``remote``
+        (a URL) the remote's branch. See ``store.merge``."""
+        from .store.merge import merge, pull_merge
+
+        repo = self.store.repo(check_agent_name(agent))
+        into = into or self.branch
+        if remote is not None:
+            return pull_merge(repo, remote, source, into)
+        if not repo.exists:
+            raise NotFound(f"agent '{agent}' has no repository under {self.root}; check the agent name and --root")
+        return merge(repo, source, into)
+
+    # -- lineage: history of one event, blame of a target, beliefs in force --------------
+
+    def _lineage_log(self, agent: str, branch: str | None) -> EventLog:
+        self.require_agent(agent)
+        self.require_branch(agent, branch or self.branch)
+        return self.event_log(agent, branch)
+
+    def _approval_status(self, agent: str, branch: str | None, log: EventLog, allowed_signers: str | None) -> dict[str, str]:
+        return {i: revisions.PROVEN if s.proven else revisions.CLAIMED
+                for i, s in self.signoffs(agent, branch, allowed_signers, log=log).items()}
+
+    def history(self, agent: str, event_id: str, branch: str | None = None, allowed_signers: str | None = None) -> dict:
+        """The history of one event (``lineage.history``): what it rests on, what rests
+        on it, its target's versions, the approvals covering it."""
+        number = parse_id(event_id, "event")
+        log = self._lineage_log(agent, branch)
+        if number > len(log.events):
+            raise NotFound(f"agent '{agent}' has no event {event_id} on branch '{log.branch}' (it holds e1..e{len(log.events)})"
+                           if log.events else f"agent '{agent}' has no events on branch '{log.branch}'")
+        g = lineage.Graph(log.events, log.commit_of)
+        out = lineage.history(g, event_id, self._approval_status(agent, branch, log, allowed_signers))
+        return {"agent": agent, "branch": log.branch, "head": log.head, **out}
+
+    def blame(self, agent: str, target: str, branch: str | None = None, allowed_signers: str | None = None) -> dict:
+        """Each version of ``target`` (case and spacing ignored): event, who made it,
+        governance, approval (proven or claimed), what used it."""
+        log = self._lineage_log(agent, branch)
+        a = self.audit(agent, branch, allowed_signers, log=log, impacts_for=())
+        t = a.target(target)
+        if t is None:
+            known = "; ".join(x.name for x in a.targets[:10]) or "none"
+            raise NotFound(f"agent '{agent}' has no revision of target {target!r}; its targets: {known}")
+        return {"agent": agent, "branch": log.branch, "head": log.head, "target": t.name, "versions": lineage.blame_rows(t)}
+
+    def beliefs(self, agent: str, at: str | None = None, branch: str | None = None, allowed_signers: str | None = None) -> dict:
+        """The memories and rules in force at the head, or ``at`` (an event id or a
+        commit of the branch): see ``lineage.beliefs``."""
+        log = self._lineage_log(agent, branch)
+        events = log.events
+        if at:
+            if at.startswith("e") and at[1:].isdigit():
+                n = parse_id(at, "at")
+                if n > len(events):
+                    raise NotFound(f"agent '{agent}' has no event {at} on branch '{log.branch}' (it holds e1..e{len(events)})")
+                events = events[:n]
+            else:
+                sha = self.store.repo(agent).resolve(at)
+                if sha in log.commits:
+                    events = events[: log.commits.index(sha) + 1]
+                else:
+                    raise NotFound(f"commit {at} is not on branch '{log.branch}' of agent '{agent}'; give an event id (eN) or a commit of the branch")
+        out = lineage.beliefs(events, self._approval_status(agent, branch, log, allowed_signers))
+        return {"agent": agent, "branch": log.branch, "head": log.head, **out}
+
     def diff(self, agent: str, base: str, head: str) -> BehaviourDiff:
         """Behaviour diff of two branches or commit ids of the agent (see ``halo_git.diff``)."""
         repo = self.store.repo(check_agent_name(agent))
@@ -404,15 +473,16 @@ class Halo:
         for e, c in zip(log.events, log.commits):
             if e.kind == "revise":
                 if signing.is_approval_event(e, targets):
-                    candidates[e.id] = c
+                    candidates[e.id] = merge_origin(e.merged_from).commit if e.merged_from else c  # a merged one: its original commit
                 targets[e.id] = e.fields["target"]
         if not candidates:
             return {}
         proofs = signing.read_proofs(
             self.store.repo(agent).path, agent, candidates, self.allowed_signers(allowed_signers), self.gpg_keyring(gpg_keyring)
         )
+        merged = {e.id: e.uses[0] for e in log.events if e.id in proofs and e.merged_from}  # the id the approved revision has here
         return {
-            i: revisions.Signoff(p.event, p.approves, p.approver, p.signature.status, p.signature.principal,
+            i: revisions.Signoff(p.event, merged.get(i, p.approves), p.approver, p.signature.status, p.signature.principal,
                                  p.signature.key, p.signature.format, p.commit)
             for i, p in proofs.items()
         }

@@ -37,6 +37,10 @@ COMMANDS = [
     "site",
     "revisions",
     "approve",
+    "merge",
+    "history",
+    "blame",
+    "beliefs",
 ]
 
 OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130

@@ -92,6 +92,7 @@ class Event:
     uses: tuple[str, ...] = ()
     fields: Mapping[str, str] = field(default_factory=dict)  # the kind's own fields
     channels: tuple[str, ...] = ()
+    merged_from: str | None = None  # "<source> e<N> <commit>" on an event a merge appended (``merge_origin``)
 
     @property
     def number(self) -> int:
@@ -130,6 +131,8 @@ class Event:
         }
         for name in KINDS[self.kind].fields:
             d[name] = self.fields[name]
+        if self.merged_from is not None:
+            d["merged_from"] = self.merged_from
         d["channels"] = list(self.channels)
         return d
 
@@ -147,7 +150,35 @@ class Event:
             uses=tuple(d.get("uses") or ()),
             fields={name: d[name] for name in kind.fields},
             channels=tuple(d.get("channels") or ()),
+            merged_from=d.get("merged_from"),
         )
+
+
+# --- merged events ----------------------------------------------------------------
+
+MAX_SOURCE = 300
+_MERGED_FROM_RE = re.compile(r"(?P<source>[^\x00-\x1f\x7f\x85\u2028\u2029]{1,%d}) (?P<id>e[1-9][0-9]{0,12}) (?P<commit>[0-9a-f]{40})\Z" % MAX_SOURCE)
+
+
+@dataclass(frozen=True)
+class MergeOrigin:
+    """Where a merged event came from: the branch or remote it was merged from,
+    its id there and the commit that first recorded it (its original)."""
+
+    source: str
+    id: str
+    commit: str
+
+    def text(self) -> str:
+        return f"{self.source} {self.id} {self.commit}"
+
+
+def merge_origin(value: Any) -> MergeOrigin:
+    """Parse a ``merged_from`` value (``<source> e<N> <40-hex commit>``), or refuse it."""
+    m = _MERGED_FROM_RE.match(value) if isinstance(value, str) else None
+    if m is None or not m.group("source").strip():
+        raise InvalidCall(f"'merged_from' must read '<source> e<N> <commit id>' on one line, got {str(value)[:80]!r}")
+    return MergeOrigin(m.group("source"), m.group("id"), m.group("commit"))
 
 
 # --- names, ids, labels --------------------------------------------------------

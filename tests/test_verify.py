@@ -262,7 +262,12 @@ def test_merge_commit_is_caught(root):
     merge = subprocess.run(["git", "--git-dir", str(repo), "commit-tree", tree, "-p", "main", "-p", "main~1", "-m", "e7 observe: merge"],
                            capture_output=True, text=True, check=True, env=env).stdout.strip()
     git(repo, "update-ref", "refs/heads/main", merge)
-    assert_refused_at(root, merge, "merge of 2 commits")
+    # a commit with two parents is only the first event a merge appended: one file, the next event, merged_from
+    assert_refused_at(root, merge, "it changes no file")
+    hand = subprocess.run(["git", "--git-dir", str(repo), "commit-tree", tree, "-p", "main~1", "-p", "main~2", "-m", "Merge branch 'x'"],
+                          capture_output=True, text=True, check=True, env=env).stdout.strip()
+    git(repo, "update-ref", "refs/heads/main", hand)
+    assert_refused_at(root, hand, "merge of 2 commits")
 
 
 def test_corrupted_object_is_caught_by_verify_and_by_git(root):

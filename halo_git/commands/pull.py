@@ -25,17 +25,24 @@ def add_parser(sub) -> None:
     p.add_argument("remote", metavar="REMOTE", help="URL or path of the agent's remote repository; with --all, of the folder or namespace holding <agent>.git")
     p.add_argument("--into", metavar="LOCAL", help="local branch to update or create (default: the same name as --branch)")
     p.add_argument("--all", action="store_true", help="pull every agent of the root; a failure is reported and the others go on")
+    p.add_argument("--merge", action="store_true", help="when both sides have new events, merge the remote's into the branch "
+                   "(see halo-git merge) instead of refusing")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     with open_halo(args) as h:
         if args.all:
+            if args.merge:
+                raise InvalidCall("--merge merges one agent's copy; name it with --agent instead of --all")
             if args.agent or args.into:
                 raise InvalidCall("--all pulls each agent's --branch into the same branch; drop --agent and --into")
             return report_outcomes(pull_all(h.root, h.require_agents("clone them first: halo-git clone --all REMOTE --agents a,b"),
                                             args.remote, args.branch), "pulled")
         if not args.agent:
             raise InvalidCall("name the agent with --agent A, or pull every agent of the root with --all")
+        if args.merge:
+            print(h.merge(args.agent, args.branch, args.into or args.branch, remote=args.remote).describe())
+            return 0
         print(pull(h.store.repo(args.agent), args.remote, args.branch, into=args.into).describe())
     return 0

@@ -6,7 +6,10 @@ it cannot tell whether the history *as a whole* was rewritten with ordinary
 walk re-derives every event from the one before and fails at the first commit
 that HALO could not have written:
 
-* the walk follows single parents from the head to the root commit (no merges);
+* the walk follows first parents from the head to the root commit; a commit with
+  a second parent is the first event a merge appended, and the line it merges
+  is checked the same way, with every merged event against its original
+  (``merge.check_merges``);
 * each commit adds exactly one file, the next event's path, and changes nothing else;
 * every object read hashes to its id (no corrupted loose object or pack entry);
 * the file is HALO's canonical YAML of an event whose id is the next one, of
@@ -31,7 +34,7 @@ it; a cache changed outside HALO is reported (reads already ignore it).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dulwich.objects import Blob, Commit, ShaFile, Tree
 from dulwich.repo import Repo
@@ -47,12 +50,13 @@ from ..model import (
     commit_message,
     epoch_seconds,
     load_yaml,
+    merge_origin,
     normalize_time,
     resolve,
     to_yaml,
 )
 from . import signing, snapshot
-from .repo import AgentRepo, _path_parts, branch_ref, event_blob_ids, event_path, read_travelling
+from .repo import AgentRepo, _path_parts, branch_ref, event_blob_ids, event_path, number_from_message, read_travelling
 
 _FILE_MODE = 0o100644
 
@@ -114,7 +118,10 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
             return Verified(repo.agent, branch, None, 0)
         chain = _first_parent_chain(git.object_store, head, repo.agent, branch)
         try:
-            check_history(git.object_store, chain, repo.agent)
+            events = check_history(git.object_store, chain, repo.agent)
+            from .merge import check_merges  # merge imports this module
+
+            check_merges(git.object_store, chain, events, repo.agent)
         except BadCommit as e:
             raise IntegrityError(
                 f"commit {e.commit[:12]} (position e{e.number} on branch '{branch}' of agent "
@@ -259,8 +266,9 @@ def _first_parent_chain(store, head: bytes, agent: str, branch: str) -> list[Com
     while sha is not None:
         try:
             commit = _read(store, sha, "commit", Commit)
-            if len(commit.parents) > 1:
-                raise _Bad(f"it is a merge of {len(commit.parents)} commits; an event commit has one parent")
+            if len(commit.parents) > 2 or (len(commit.parents) == 2 and number_from_message(commit.message) is None):
+                # two parents: the first event a merge appended (the merged line is checked by merge.check_merges)
+                raise _Bad(f"it is a merge of {len(commit.parents)} commits; an event commit has one parent (a merged one two)")
         except _Bad as e:
             raise IntegrityError(
                 f"commit {sha.decode()[:12]} on branch '{branch}' of agent '{agent}' is not a HALO event commit: {e}. "
@@ -429,6 +437,8 @@ def _check_event(data: bytes, number: int, agent: str, kinds: list[str], path: s
         if not isinstance(time, str) or normalize_time(time) != time:
             raise _Bad(f"{path} has time {str(time)[:40]!r}, not a UTC ISO 8601 time as HALO writes it")
         event = resolve(draft, number, agent, session, time, lambda n: kinds[n - 1])
+        if "merged_from" in d:  # checked against its original by merge.check_merges
+            event = replace(event, merged_from=merge_origin(d["merged_from"]).text())
     except HaloError as e:
         raise _Bad(f"{path} does not validate: {e}") from None
     expected = event.to_dict()
