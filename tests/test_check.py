@@ -83,15 +83,15 @@ def test_annotation_names_at_most_20_ids(root):
 @pytest.mark.parametrize(
     "args, code, says",
     [
-        (["--agent", "nobody"], 1, "no agent 'nobody'"),
-        (["--agent", "demo", "--session", "nope"], 1, "has no session 'nope'"),
-        (["--agent", "demo", "--branch", "nope"], 1, "has no branch 'nope'"),
+        (["--agent", "nobody"], 2, "no agent 'nobody'"),
+        (["--agent", "demo", "--session", "nope"], 2, "has no session 'nope'"),
+        (["--agent", "demo", "--branch", "nope"], 2, "has no branch 'nope'"),
         (["--agent", "demo", "--fail-on", "info"], 2, "invalid choice"),
         ([], 2, "--agent"),
     ],
 )
-def test_not_found_exits_1_and_usage_errors_exit_2(checked_root, args, code, says):
-    """The CLI's exit-code table: what does not exist is 1 (never 0, never "no findings"), usage 2."""
+def test_every_error_exits_2_never_as_findings(checked_root, args, code, says):
+    """check's exit-code table (docs/ci.md): 1 is findings only; what does not exist is an error, 2."""
     r = run_cli("check", *args, root=checked_root)
     assert r.returncode == code and r.stdout == ""
     assert says in r.stderr
@@ -154,9 +154,9 @@ def test_baseline_passes_on_a_branch_that_adds_nothing_new_and_lists_resolved(pr
     assert run_cli("check", "--agent", "demo", "--branch", "pr-bad", "--baseline", main[:10], root=pr_root).returncode == 1
 
 
-def test_baseline_not_found_exits_1_and_usage_errors_exit_2(pr_root):
+def test_baseline_not_found_and_usage_errors_exit_2(pr_root):
     r = run_cli("check", "--agent", "demo", "--baseline", "nope", root=pr_root)
-    assert r.returncode == 1 and "no branch or commit 'nope'" in r.stderr  # not found, per the exit-code table
+    assert r.returncode == 2 and "no branch or commit 'nope'" in r.stderr  # could not check, per docs/ci.md
     r = run_cli("check", "--agent", "demo", "--baseline", "main", "--session", "s1", root=pr_root)
     assert r.returncode == 2 and "leave out --session" in r.stderr
     r = run_cli("check", "--agent", "demo", "--output", "xml=out.xml", root=pr_root)

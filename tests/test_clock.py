@@ -15,7 +15,7 @@ import subprocess
 
 from halo_git import Halo
 from halo_git.model import EARLIEST
-from tests.conftest import PYTHON, run_cli
+from tests.conftest import PYTHON, require_tool, run_cli
 
 AGENT = "clocky"
 
@@ -64,7 +64,7 @@ def _verifies_and_reimports(root, tmp_path):
 
 
 def test_a_process_whose_clock_reads_1970_writes_a_history_verify_accepts(tmp_path):
-    assert shutil.which("faketime"), "this test needs faketime (Debian package; scripts/test.sh installs it)"
+    require_tool("faketime", shutil.which("faketime") is not None, "the Debian package; it runs the CLI with its clock at 1970")
     root = tmp_path / "root"
 
     def log(summary: str, fake: str | None) -> dict:

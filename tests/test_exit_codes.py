@@ -64,9 +64,9 @@ WALK: dict[str, dict[str, tuple[list[str], int]]] = {
         "unknown agent": (["{remote}", "--agent", "nobody"], 1),
         "bad argument": (["{remote}", "--agent", "../demo"], 2),
     },
-    "check": {
-        "missing root": (["--agent", "demo"], 1),
-        "unknown agent": (["--agent", "nobody"], 1),
+    "check": {  # a gate: 1 means findings, so every error is 2 (commands/check.py EXIT_CODES, docs/ci.md)
+        "missing root": (["--agent", "demo"], 2),
+        "unknown agent": (["--agent", "nobody"], 2),
         "bad argument": (["--agent", "demo", "--fail-on", "info"], 2),
     },
     "verify": {

@@ -13,20 +13,16 @@ import anyio
 import pytest
 
 from halo_git import Halo
-from tests.conftest import PYTHON
+from tests.conftest import CI_TOOLS, PYTHON, require_tool
 from tests.test_server import http_server
 
 REPO = Path(__file__).resolve().parent.parent
-INSPECTOR = REPO / ".ci-tools" / "node_modules" / ".bin" / "mcp-inspector"
+INSPECTOR = CI_TOOLS / "node_modules" / ".bin" / "mcp-inspector"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def inspector_installed():
-    if not INSPECTOR.exists():
-        message = "the MCP Inspector is not installed: run scripts/test.sh (it installs it into .ci-tools/)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_tool("the MCP Inspector", INSPECTOR.exists(), f"the npm package @modelcontextprotocol/inspector in {CI_TOOLS}")
 
 
 def inspect(tmp_path: Path, *args: str) -> dict:

@@ -3,11 +3,10 @@
 Fails (exit 1) when a finding at or above ``--fail-on`` is not accepted — with
 ``--baseline REV``, only when it is new relative to that branch or commit
 (matched by rule and event content, as ``halo-git diff`` matches findings);
-exits 0 otherwise. An unknown root, agent, session, branch or baseline exits 1
-as well (the CLI's one exit-code table: not found), so it can never pass for
-"no findings"; a usage error (a bad option, a broken accept file) exits 2, and
-so does a trace that cannot be read (a repository HALO could not have written),
-which must never read as findings either.
+exits 0 otherwise. Every error exits 2 (``EXIT_CODES`` below, the table
+docs/ci.md shows and the review action reads): an unknown root, agent,
+session, branch or baseline, a bad option, a broken accept file, a trace that
+cannot be read — so an error never passes for "no findings", nor for findings.
 
 ``--format`` picks what goes to stdout: ``github`` (default: one workflow
 command per failing finding, so a pull request shows annotations), ``text``,
@@ -29,13 +28,22 @@ from ..store import event_path
 from . import add_accept, add_common, add_observed, load_accept, load_observed, open_halo
 
 
+# The gate's exit codes: shown in docs/ci.md, read by .github/actions/review (its `case $rc`).
+EXIT_CODES: list[tuple[int, str]] = [
+    (0, "passed: no open finding at or above `--fail-on` (with `--baseline`: no new one)"),
+    (1, "failed: open findings at or above `--fail-on` (with `--baseline`: new ones); accepted findings never count"),
+    (2, "could not check: a usage error, a root, agent, branch, baseline or session that does not exist, a broken "
+        "accept file, a trace that cannot be read, an output file that cannot be written"),
+]
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "check",
         help="fail a pipeline on diagnosis findings (new ones only with --baseline); annotations, text, md, json, SARIF or JUnit",
         description="Fail a pipeline on the diagnosis findings of an agent's trace (or one session): exits 1 if a finding "
         "at or above --fail-on is not accepted (with --baseline: is new relative to that branch or commit), 0 if none, "
-        "2 on usage errors.",
+        "2 on any error (so 1 always means findings).",
     )
     add_common(p)
     p.add_argument("--session", default="", help="check one session (default: the whole trace; not with --baseline)")
