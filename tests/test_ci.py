@@ -179,7 +179,7 @@ def test_permissions_are_scoped_per_job():
             assert isinstance(job.get("permissions"), dict) and job["permissions"], f"{wf.name} job {name}"
             assert "write-all" not in str(job["permissions"])
     perms = {name: job["permissions"] for name, job in load(REPO / ".github/workflows/review-site.yml")["jobs"].items()}
-    assert perms == {"build": {"contents": "read"}, "deploy": {"pages": "write", "id-token": "write"}}
+    assert perms == {"build": {"contents": "read", "pages": "read"}, "deploy": {"pages": "write", "id-token": "write"}}
 
 
 def test_tests_workflow_matrix_caching_and_wheel_job():

@@ -540,6 +540,20 @@ def test_review_site_workflow_steps_build_a_site_from_cloned_repositories(built,
     assert workflow["jobs"]["build"]["steps"][-1]["with"]["path"].endswith("/review-site")
 
 
+def test_review_site_workflow_without_traces_says_where_to_put_them(tmp_path):
+    """The default `halo/*.git` in a repository without traces: one error naming the pattern and
+    what to do, not "invalid agent name '*'" from the clone."""
+    workflow = yaml.safe_load((REPO / ".github/workflows/review-site.yml").read_text())
+    step = next(s for s in workflow["jobs"]["build"]["steps"] if s.get("name") == "Clone the agent repositories into one root")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "AGENTS": workflow["jobs"]["build"]["env"]["AGENTS"].split("'")[1], "HALO_ROOT": str(tmp_path / "root")}
+    assert env["AGENTS"] == "halo/*.git"
+    r = subprocess.run(["bash", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "invalid agent name" not in r.stderr
+    assert r.stdout.startswith("::error::no agent repository at 'halo/*.git': commit the agents' repositories under halo/")
+    assert "pages" in workflow["jobs"]["build"]["permissions"]  # configure-pages reads the Pages settings
+
+
 def test_tests_workflow_runs_the_test_script():
     workflow = yaml.safe_load((REPO / ".github/workflows/tests.yml").read_text())
     runs = [s.get("run", "") for s in workflow["jobs"]["test"]["steps"]]
