@@ -47,7 +47,7 @@ from .report import render_report
 from .screening import Screen, default_screen, load_screen
 from .store import DEFAULT_BRANCH, EventLog, Store
 from .store.sync import AgentStatus, Syncer, status_of
-from .store import signing
+from .store import erasure, seals, signing, witness
 
 
 class Halo:
@@ -569,6 +569,54 @@ class Halo:
             self._syncer.appended(agent, branch, label)
         reply = logged_reply(committed.event)
         return {**reply, "commit": committed.commit, "author": str(identity), "signed": sign if signer else "no"}
+
+    # -- seals and erasure (store.seals, store.erasure) ------------------------------------
+
+    def seal(self, agent: str, branch: str | None = None, *, sign: str | None = None, key: str | None = None,
+             message: str | None = None, name: str | None = None, email: str | None = None) -> "seals.Sealed":
+        """Seal the branch's head under ``refs/halo/seals/<branch>/`` (signed with ``sign``/``key`` when given)."""
+        self.require_agent(agent)
+        branch = branch or self.branch
+        signer = signing.signer_for(sign, key)
+        identity = _person(name, email, required=signer is not None, what="sealer")
+        return seals.seal(self.store.repo(agent), branch, identity or seals.DEFAULT_SEALER, sign=signer, message=message)
+
+    def redact(self, agent: str, ids: Sequence[str], reason: str, branch: str | None = None, *, name: str | None = None,
+               email: str | None = None, sign: str | None = None, key: str | None = None, resume: bool = False) -> "erasure.Erased | None":
+        """Replace the text of events ``ids`` with a tombstone, re-create the later commits, write the
+        erasure record and remove the old objects (``store.erasure``); ``resume`` only completes a pending one."""
+        self.require_agent(agent)
+        branch = branch or self.branch
+        repo = self.store.repo(agent)
+        if resume:
+            with repo._lock:
+                return erasure.resume(repo, branch)
+        numbers = [parse_id(i, "events") for i in ids]
+        if not numbers:
+            raise InvalidCall("name the events to redact (e.g. e5 e9), or pass --resume to complete an interrupted redaction")
+        signer = signing.signer_for(sign, key)
+        identity = _person(name, email, required=True, what="eraser")
+        return erasure.redact(repo, branch, numbers, identity, reason, sign=signer,
+                              allowed_signers=self.allowed_signers(), gpg_keyring=self.gpg_keyring())
+
+    def witness(self, agent: str, other: str, branch: str | None = None, *, allowed_signers: str | None = None,
+                gpg_keyring: str | None = None) -> "witness.Witnessed":
+        """Compare the branch with the same branch of another copy (``store.witness``)."""
+        self.require_agent(agent)
+        return witness.compare(self.store.repo(agent), branch or self.branch, other,
+                               self.allowed_signers(allowed_signers), self.gpg_keyring(gpg_keyring))
+
+
+def _person(name: str | None, email: str | None, *, required: bool, what: str) -> "signing.Identity | None":
+    """``NAME <EMAIL>`` from the options, else git config; None when neither gives both and none is required."""
+    default = signing.default_identity()
+    name = name or (default.name if default else None)
+    email = email or (default.email if default else None)
+    if not name or not email:
+        if required:
+            raise InvalidCall(f"no {what} identity: pass --by NAME --email ADDR (or set git config --global user.name / user.email)")
+        return None
+    return signing.Identity(name, email)
 
 
 def _require_session(agent: str, session: str, events: Sequence[Event]) -> None:

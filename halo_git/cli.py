@@ -41,6 +41,8 @@ COMMANDS = [
     "history",
     "blame",
     "beliefs",
+    "seal",
+    "redact",
 ]
 
 OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130

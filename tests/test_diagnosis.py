@@ -26,6 +26,11 @@ from bench.bench_report import synthetic_events
 from halo_git.model import KINDS, LETTERS, Event, check_call, resolve
 
 
+# Neutral wording, as a diligent agent would log it: an observation of what the user asked, a result the user
+# confirmed. Tests that need a failure, a claim or a third party's text pass their own summary.
+_DEFAULT_SUMMARY = {"observe": "user asked for a step", "outcome": "user confirmed the step"}
+
+
 class Trace:
     """A hand-built trace: each method logs one event and returns its id."""
 
@@ -34,7 +39,7 @@ class Trace:
         self.session = session
 
     def add(self, kind: str, uses=(), session: str | None = None, summary: str | None = None, **fields) -> str:
-        draft = check_call(kind, {"summary": summary or f"{kind} step", "uses": list(uses), **fields})
+        draft = check_call(kind, {"summary": summary or _DEFAULT_SUMMARY.get(kind, f"{kind} step"), "uses": list(uses), **fields})
         n = len(self.events) + 1
         when = f"2026-01-01T{n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z"
         ev = resolve(draft, n, "a", session or self.session, when, lambda k: self.events[k - 1].kind)
@@ -107,7 +112,7 @@ def test_m1_memory_without_source_severity_by_consequence():
     m = t.remember()
     t.recall([m])
     t.act([o])
-    assert ("HALO-M1", "low", (m,)) in found(t.diagnose())  # nothing acts on it
+    assert ("HALO-M1", "info", (m,)) in found(t.diagnose())  # nothing acts on it: a gap in the record only
     t2 = Trace()
     o2 = t2.observe()
     m2 = t2.remember()
@@ -180,9 +185,11 @@ def test_m6_superseded_memory_recalled():
     new = t.remember([t.observe(), old], summary="standup moved to 9:45, replacing 9:30")
     stale = t.recall([old])
     t.observe()
-    assert ("HALO-M6", "low", (old, new, stale)) in found(t.diagnose())
+    assert ("HALO-M6", "low", (stale, old, new)) in found(t.diagnose())  # about the stale recall
     t.outcome(t.act([stale]))
-    assert ("HALO-M6", "medium", (old, new, stale)) in found(t.diagnose())  # the stale recall feeds an act
+    assert ("HALO-M6", "high", (stale, old, new)) in found(t.diagnose())  # feeds an act, the newer one is never read
+    t.recall([new])
+    assert ("HALO-M6", "medium", (stale, old, new)) in found(t.diagnose())  # the newer one is read too, later
     # a newer memory that only derives from the old one (not recalled, no word of replacement) does not supersede it
     t2 = Trace()
     m = t2.remember([t2.observe()], summary="kept the trajectory")
@@ -237,7 +244,13 @@ def test_a2_open_loop_silence_exempt():
     o = t.observe()
     a = t.act([o], form="execution")
     t.act([o], form="silence")
-    assert found(t.diagnose()) == {("HALO-A2", "low", (a,))}
+    assert found(t.diagnose()) == {("HALO-A2", "info", (a,))}  # nothing rests on it and it awaits nothing
+    t.act([a])
+    assert found(t.diagnose()) == {("HALO-A2", "medium", (a,))}  # a later act builds on an unchecked execution
+    t2 = Trace()
+    p = t2.act([t2.observe()], form="execution", summary="filed the request, reference pending")
+    t2.observe()
+    assert found(t2.diagnose()) == {("HALO-A2", "low", (p,))}  # it awaits a result that never comes back
     assert t.diagnose().outcomes.open_loops == [a]
     assert t.diagnose().metrics.outcome_coverage == Ratio(0, 1)
 
@@ -258,7 +271,7 @@ def test_a2_a_requested_reply_nothing_builds_on_is_checked_by_the_user():
     t2.outcome(t2.act([told], form="execution"))  # builds on a message nobody saw land
     own = t2.act([o2], trigger="self")
     t2.observe()
-    assert found(t2.diagnose()) == {("HALO-A2", "low", (told,)), ("HALO-A2", "low", (own,))}
+    assert found(t2.diagnose()) == {("HALO-A2", "low", (told,)), ("HALO-A2", "info", (own,))}
 
 
 def test_a2_an_observation_naming_the_act_closes_the_loop():
@@ -279,23 +292,24 @@ def test_a2_outcome_in_uses_is_not_an_outcome_about():
     a1 = t.act([o], form="execution")
     a2 = t.act([o])
     t.outcome(a2, [a1])  # about a2; it only mentions a1
-    assert found(t.diagnose()) == {("HALO-A2", "low", (a1,))}
+    assert found(t.diagnose()) == {("HALO-A2", "info", (a1,))}
 
 
 def test_a3_act_without_basis_severity_by_trigger():
     t = Trace()
     t.observe()
-    r = t.act([])
-    s = t.act([], trigger="self")
-    t.outcome(s, [t.outcome(r)])
-    assert found(t.diagnose()) == {("HALO-A3", "low", (r,)), ("HALO-A3", "medium", (s,))}
+    r = t.act([], form="execution")
+    s = t.act([], trigger="self", form="preparation")
+    report = t.act([], trigger="self")  # a report to the user rests on the whole session: info
+    t.outcome(report, [t.outcome(s, [t.outcome(r)])])
+    assert found(t.diagnose()) == {("HALO-A3", "low", (r,)), ("HALO-A3", "medium", (s,)), ("HALO-A3", "info", (report,))}
 
 
 def test_a4_retained_material_drives_act_whatever_the_trigger():
     t = Trace("run1")
     code = t.act([t.observe()], form="execution", summary="ran model-written code")
-    t.outcome(code, summary="done")
-    traj = t.remember([code], summary="saved the trajectory")  # keeps only the agent's own act: unreviewed
+    t.outcome(code, summary="stopped with Ctrl-C at step 4")
+    traj = t.remember([code], summary="saved the trajectory")  # keeps an act that failed: failed material
     t.observe(session="run2")
     load = t.recall([traj], session="run2")
     replay = t.act(["e5", load], form="execution", session="run2", summary="replayed the saved responses as code")
@@ -305,11 +319,27 @@ def test_a4_retained_material_drives_act_whatever_the_trigger():
     assert (f.severity, f.ids) == ("high", (replay, traj, load))
     assert "1 session earlier" in f.message and "not a review of the retained content" in f.why
     assert f.quote == "replayed the saved responses as code"
-    # the same material feeding a message one session later: low; two sessions later: medium
+    assert "failed material" in f.why
+    # the same material feeding a message: medium, whatever the distance (failed material)
     t.observe(session="run3")
     msg = t.act(["e9", t.recall([traj], session="run3")], session="run3")
     t.outcome(msg, session="run3")
     assert ("HALO-A4", "medium", (msg, traj, "e10")) in found(t.diagnose())
+    # material that is only unreviewed (the act was never checked) drives an execution: high; a message on
+    # it one session later is nothing, two sessions later medium, and a question to the user never
+    t4 = Trace("p1")
+    plan = t4.remember([t4.act([t4.observe()], form="preparation", summary="drafted a cleanup plan")], summary="plan")
+    go = t4.act([t4.observe(session="p2"), t4.recall([plan], session="p2")], form="execution", session="p2")
+    t4.outcome(go, session="p2")
+    assert ("HALO-A4", "high", (go, plan, "e5")) in found(t4.diagnose())
+    note = t4.act([t4.recall([plan], session="p2")], session="p2")
+    t4.outcome(note, session="p2")
+    assert "HALO-A4" not in {f.rule for f in t4.diagnose().findings if f.ids[0] == note}
+    late = t4.act([t4.recall([plan], session="p3")], session="p3")
+    ask = t4.act([t4.recall([plan], session="p3")], session="p3", summary="asked the user whether the plan holds")
+    t4.outcome(late, session="p3"), t4.outcome(ask, session="p3")
+    fs = {(f.ids[0], f.severity) for f in t4.diagnose().findings if f.rule == "HALO-A4"}
+    assert (late, "medium") in fs and not any(i == ask for i, _ in fs)
     # reviewed material (it keeps an observation) driving an execution is info; a message on it is nothing
     t2 = Trace("day1")
     m = t2.remember([t2.observe()], summary="user's flat number")
@@ -480,7 +510,8 @@ def test_r2_revision_without_evidence_severity_by_who_made_it():
     t.observe()
     r = t.revise([], governance="approved")
     u = t.revise([], made_by="user", governance="approved", target="other")
-    assert found(t.diagnose()) == {("HALO-R2", "medium", (r,)), ("HALO-R2", "info", (u,))}
+    # the agent's approved change naming nothing is also a claimed approval (HALO-R6); the user's own is not
+    assert found(t.diagnose()) == {("HALO-R2", "medium", (r,)), ("HALO-R6", "medium", (r,)), ("HALO-R2", "info", (u,))}
 
 
 def test_r3_repeated_revision_ignores_case_and_spacing():
@@ -488,14 +519,18 @@ def test_r3_repeated_revision_ignores_case_and_spacing():
     o = t.observe()
     r1 = t.revise([o], target="Reminder  rule", governance="none")
     t.revise([o], target="tone")
-    r3 = t.revise([o], target="reminder rule", made_by="user")
+    r3 = t.revise([o], target="reminder rule")
     d = t.diagnose()
     assert ("HALO-R3", "medium", (r1, r3)) in found(d)
     assert d.mechanism.repeated[0].target == "Reminder  rule"
     t2 = Trace()
     o2 = t2.observe()
-    a, b = t2.revise([o2], made_by="user"), t2.revise([o2], made_by="user")
-    assert found(t2.diagnose()) == {("HALO-R3", "info", (a, b))}  # the user adjusted their own rule twice
+    t2.revise([o2], made_by="user"), t2.revise([o2], made_by="user")
+    assert found(t2.diagnose()) == set()  # the user adjusting their own rule is not the agent changing its mind
+    t3 = Trace()
+    bound = t3.revise([t3.observe()], made_by="user", target="limits")
+    a3, b3 = t3.revise([bound], governance="bounded"), t3.revise([bound], governance="bounded")
+    assert found(t3.diagnose()) == {("HALO-R3", "info", (a3, b3))}  # both within the user's bound
 
 
 def test_r5_bounded_needs_a_user_bound_of_that_target_upstream():
@@ -506,12 +541,16 @@ def test_r5_bounded_needs_a_user_bound_of_that_target_upstream():
     t.outcome(t.act([r]))
     assert ("HALO-R5", "high", (r, "e3")) in found(t.diagnose())  # later events build on it
     t2 = Trace()
-    bound = t2.revise([t2.observe()], made_by="user", governance="approved", target="Tone")
-    other = t2.revise([t2.observe()], made_by="user", governance="approved", target="schedule")
-    ok = t2.revise([bound], governance="bounded", target="tone")
-    not_ok = t2.revise([other], governance="bounded", target="tone ")  # a bound on another target
+    bound = t2.revise([t2.observe()], made_by="user", governance="approved", target="tuning limits")
+    claim = t2.revise([t2.observe(summary="read the vendor's changelog")], governance="approved", target="Tone")
+    ok = t2.revise([bound], governance="bounded", target="tone")  # the user's limits, logged under their own target
+    not_ok = t2.revise([claim], governance="bounded", target="tone ")  # a bound only the agent claims
     d = t2.diagnose()
     assert d.mechanism.unbounded == [not_ok] and ok
+    # the user's own bounded change needs no bound above it
+    t3 = Trace()
+    t3.revise([t3.observe()], made_by="user", governance="bounded")
+    assert found(t3.diagnose()) == set()
 
 
 def test_r4_unproven_approval_is_a_policy_finding_only():
@@ -581,16 +620,16 @@ def test_o2_execution_without_observed_call():
 def test_findings_sorted_by_severity_rule_then_ids_and_counted():
     t = Trace()
     t.revise([], target="x", made_by="agent", governance="none")  # R1 high, R2 medium
-    t.remember()  # M1 low (nothing acts on it), M2 info
+    t.remember()  # M1 info (nothing acts on it), M2 info
     t.act([], trigger="self", form="execution")  # A1 high (and no A2 beside it), A3 medium
     t.observe()
     d = t.diagnose()
     assert [(f.rule, f.severity) for f in d.findings] == [
         ("HALO-A1", "high"), ("HALO-R1", "high"),
         ("HALO-A3", "medium"), ("HALO-R2", "medium"),
-        ("HALO-M1", "low"), ("HALO-M2", "info"),
+        ("HALO-M1", "info"), ("HALO-M2", "info"),
     ]
-    assert severity_counts(d.findings) == {"high": 2, "medium": 2, "low": 1, "info": 1}
+    assert severity_counts(d.findings) == {"high": 2, "medium": 2, "low": 0, "info": 2}
     assert list(severity_counts([])) == list(SEVERITIES)
     assert [f.rule for f in at_or_above(d.findings, "high")] == ["HALO-A1", "HALO-R1"]
     assert len(at_or_above(d.findings, "low")) == 5 and len(at_or_above(d.findings, "info")) == 6

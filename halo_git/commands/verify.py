@@ -31,6 +31,11 @@ def add_parser(sub) -> None:
         "--gpg-keyring", metavar="FILE",
         help="also check every GPG-signed commit against the public keys in this file (gpg --export KEY > FILE), with gpgv",
     )
+    p.add_argument(
+        "--against", metavar="REMOTE", help="also compare with another copy of the branch (a URL or a repository path, e.g. "
+        "a clone kept from before an erasure): every difference must be an event a signed erasure record redacted, and the "
+        "seals of each copy must hold on the other",
+    )
     p.set_defaults(run=run)
 
 
@@ -40,6 +45,7 @@ def run(args) -> int:
         allowed = _file(args.allowed_signers, "--allowed-signers", "an ssh-keygen allowed-signers file (lines: EMAIL namespaces=\"git\" KEY)")
         keyring = _file(args.gpg_keyring, "--gpg-keyring", "a keyring written by gpg --export KEY > FILE")
         result = verify_branch(h.store.repo(args.agent), args.branch, allowed, keyring)
+        witnessed = h.witness(args.agent, args.against, args.branch, allowed_signers=allowed, gpg_keyring=keyring) if args.against else None
     where = f"branch '{result.branch}' of agent '{result.agent}'"
     if result.head is None:
         print(f"ok: {where} has no events yet")
@@ -52,6 +58,15 @@ def run(args) -> int:
             print(f"ok: the parsed-event cache of {where} matches Git ({result.cached} events)")
         if result.travelled:
             print(f"ok: the travelling cache refs/halo/cache/{result.branch} matches Git ({result.travelled} events)")
+        proof = result.evidence
+        if proof is not None:
+            for seal in proof.seals:
+                print(f"ok: seal {seal.describe()} is on the branch, signature {seal.signature.status}"
+                      + (f" ({seal.signature.principal})" if seal.signature.principal else ""))
+            for note in proof.notes:
+                print(f"ok: {note}")
+    for line in witnessed.lines() if witnessed is not None else ():
+        print(line)
     return 0
 
 

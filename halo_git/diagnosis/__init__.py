@@ -724,6 +724,18 @@ class _Graph:
                         if by_id[s].kind == "act":
                             failed_acts.setdefault(s, e.id)
         self.adverse, self.failed_acts = adverse, failed_acts
+        # A memory whose recall drove an act that failed is failed material for what reads it afterwards.
+        failed_after: dict[str, tuple[int, str]] = {}
+        for e in events:
+            if e.kind == "act" and e.id in failed_acts:
+                for r in sources[e.id]:
+                    if by_id[r].kind == "recall":
+                        for m in sources[r]:
+                            if by_id[m].kind == "remember":
+                                o = failed_acts[e.id]
+                                if m not in failed_after or pos[o] < failed_after[m][0]:
+                                    failed_after[m] = (pos[o], o)
+        self.failed_after = failed_after
         self.claimed = {e.id for e in events if e.kind == "revise" and is_user_rule(e) and not _decided(e, sources, by_id)}
         failed_mem: dict[str, str] = {}  # memory -> the failed act, adverse outcome or failed memory it keeps
         self.failed_mem = failed_mem
@@ -1533,6 +1545,13 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 f"Have the agent name the observation, recall or rule behind {a.id} in its uses.",
             ))
         cross = ctx.cross_of.get(a.id)
+        if a.form == "execution" and (cross is None or not cross[1]):
+            reused = next((m for m in (*g.mem[a.id][0], *g.mem[a.id][1]) if m in g.failed_after
+                           and g.failed_after[m][0] < pos[a.id] and g.failed_after[m][1] not in a.basis), None)
+            if reused is not None:
+                cross = (reused, True)  # material whose last use failed, reused unchanged
+            elif g.mem[a.id][0]:
+                cross = (g.mem[a.id][0][0], True)  # the agent's own unreviewed material, in this session too
         if cross is not None and a.form != "silence":
             f = _a4(ctx, a, e, *cross)
             if f is not None:
@@ -1770,8 +1789,13 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     if unreviewed and lowest < order[e.session]:
         far = max(far, order[e.session] - lowest)
     execution = a.form == "execution"
+    failed = g.failed_mem.get(m, "")
+    if not failed and m in g.failed_after and g.failed_after[m][0] < ctx.pos[a.id]:
+        failed = g.failed_after[m][1]
+    if unreviewed and _reviewed_before(ctx, a.id, m):
+        return None  # an observation or answer naming the material confirmed it before the act
     if unreviewed:
-        if not execution and (far < 2 or reading.says_question(e.summary)):
+        if not execution and (reading.says_question(e.summary) or (far < 2 and not failed)):
             return None  # a question to the user, or material one session old, is not an authority problem
         severity = "high" if execution else "medium"
     elif execution:
@@ -1782,17 +1806,23 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     middle = [i for i in chain[1:-1]]
     via = f" through {', '.join(f'{i} {by_id[i].kind}' for i in middle[:3])}" + (" …" if len(middle) > 3 else "") if middle else ""
     sessions = "session" if back == 1 else "sessions"
-    when = f"{back} {sessions} earlier" if pos_earlier(ctx, m, a.id) else "in another session"
+    when = (f"{back} {sessions} earlier" if pos_earlier(ctx, m, a.id) else
+            "earlier in this session" if back == 0 else "in another session")
     message = (f"Rests on {m} remember, kept in session “{mem.session}” {when}{via}; "
-               f"the memory keeps {_what_kept(g, m)}.")
-    if unreviewed:
+               f"the memory keeps {_what_kept(g, m)}" + (f", and {failed} {by_id[failed].kind} failed." if failed else "."))
+    where = "earlier in this session" if back == 0 else "in an earlier session"
+    drives = "an execution" if execution else f"this {a.form}"
+    if failed:
+        bad = g.failed_acts.get(failed) or failed
+        why = (f"The memory keeps failed material: {bad} reports a problem (“{quote(by_id[bad].summary, 70)}”), "
+               f"yet it drives {drives} as if it had worked.")
+    elif unreviewed:
         raw = g.unchecked_kept.get(m, ())
         what = ("with no source named" if not g.sources[m] else
-                f"from its own output ({_ids_text(raw)}, which nothing checked before it was kept)" if raw else
+                f"from its own output ({_ids_text(raw)}, which nothing checked before it was read back)" if raw else
                 "from its own output")
-        why = (f"Material the agent retained {what} in an earlier session drives "
-               + ("an execution" if execution else f"this {a.form}") +
-               ": nothing reviewed it in between, so whatever it got wrong then is carried into action now.")
+        why = (f"Material the agent retained {what} {where} drives {drives}: nothing reviewed it in between, so "
+               "whatever it got wrong then is carried into action now.")
         confirm = [s for s in a.basis if by_id[s].kind == "observe" and by_id[s].session == e.session] if execution else []
         if confirm:
             why += (f" The observation it names, {confirm[0]}, shows the request or the user's go-ahead, "
@@ -1800,17 +1830,40 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         if far > back:
             why += f" The oldest unreviewed material on its ancestry was kept {far} sessions earlier."
     else:
-        why = (f"The memory keeps what the agent observed, but it is {back} {sessions} old when it drives this "
-               "execution; nothing in this session confirms it still holds.")
+        why = (f"The memory was reviewed when it was kept, but it is {back} {sessions} old when it drives this "
+               "execution, and no observation in this session names it to confirm it still holds.")
     revs = _revisions_between(ctx, m, a.id, set(chain)) if execution else []
     if revs:
         r = by_id[revs[-1]]
         why += (f" Since {m} was kept, {r.id} revised “{r.fields['target']}”, and the chain does not name that "
                 "revision, so the material may predate the current rule.")
-    step = (f"Have {m} reviewed before it drives {a.id} (an observation or confirmation in session “{e.session}” "
-            "named in its uses), or stop carrying it across sessions." if unreviewed else
-            f"Confirm that {m} still holds before executing on it, and name that observation in {a.id}'s uses.")
+    if failed:
+        step = (f"Stop reusing {m} as it stands: keep the failure with it (or a corrected version) and check the "
+                f"material again before {a.id} relies on it.")
+    elif unreviewed:
+        step = (f"Have {m} checked before it drives {a.id}: an observation or the user's answer that names {m} (or "
+                f"its recall) and confirms it, in session “{e.session}”, named in {a.id}'s uses.")
+    else:
+        step = f"Confirm that {m} still holds before executing on it (an observation naming it), and name that in {a.id}'s uses."
     return _finding("HALO-A4", [a.id, *chain[:-1]], message, severity, e, why, step)
+
+
+def _reviewed_before(ctx: _Context, act: str, m: str) -> bool:
+    """Whether an observation or outcome the act rests on names memory ``m`` (or a recall of it, or a
+    preparation built on it) and says it was checked or confirmed: the review HALO-A4 asks for."""
+    by_id, g = ctx.by_id, ctx.g
+    near = {m} | {r for r in ctx.recalled_by.get(m, ()) if ctx.pos[r] < ctx.pos[act]}
+    for s in g.sources[act]:
+        x = by_id[s]
+        if x.kind not in ("observe", "outcome") or s in g.adverse or not reading.says_confirmation(x.summary):
+            continue
+        named = set(x.uses) | ({x.fields["about"]} if x.kind == "outcome" else set())
+        for u in list(named):
+            if by_id.get(u) is not None and by_id[u].kind == "act":
+                named |= set(g.sources[u])
+        if named & near:
+            return True
+    return False
 
 
 def pos_earlier(ctx: _Context, a: str, b: str) -> bool:

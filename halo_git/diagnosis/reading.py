@@ -60,8 +60,8 @@ _HTTP_RE = re.compile(
 _AGAIN_RE = re.compile(r"\b(?:again|still|in a row|once more|same (?:error|failure|problem))\b", re.I)
 _NEGATED_RE = re.compile(r"\b(?:no|without|zero|never|0|none)\s+(?:\w+\s+)?$", re.I)
 # "I asked for 7:30", "we asked not to be contacted": the user restating a request the agent did not follow
-_RESTATED_RE = re.compile(r"\b(?:I|we)\s+(?:already\s+)?(?:asked|said|told)\b|\breminding\b|\bnever\s+(?:asked|agreed)\b",
-                          re.I)
+_RESTATED_RE = re.compile(r"\b(?:I|we)\s+(?:already\s+)?(?:asked|said|told)\b|\breminding\b|\bnever\s+(?:asked|agreed)\b|"
+                          r"\bwhether (?:I|we|you|it) (?:was|were|would|had|ever)\b", re.I)
 
 
 # "Run completed: ...", "Analysis finished: ...": a result that worked, reporting findings about the world
@@ -97,6 +97,24 @@ _QUESTION_RE = re.compile(r"\?|\b(?:asked|asks|ask|whether|propos\w*|suggest\w*|
 def says_question(summary: str) -> bool:
     """An act that consults the user (asks, proposes) rather than acting: the answer is the review."""
     return bool(_QUESTION_RE.search(summary))
+
+
+_CONFIRM_RE = re.compile(r"\b(?:check\w*|confirm\w*|verif\w*|still (?:holds|valid|exists|there|has|have|is|are|true)|"
+                         r"matches|match|same as|approv\w*|agreed|ok'?d?|correct|valid|holds|reviewed|re-?read|"
+                         r"looked (?:at|up)|yes)\b", re.I)
+
+
+def says_confirmation(summary: str) -> bool:
+    """An observation or answer that says retained material was checked, confirmed or approved."""
+    return bool(_CONFIRM_RE.search(summary))
+
+
+_CLASS_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Timeout|Fault|Conflict)\b|\bOOM\w*\b")
+
+
+def error_names(summary: str) -> frozenset[str]:
+    """The error classes a summary names (NonMonotoneRolloutError, OOMKilled): a failure's signature."""
+    return frozenset(m.group(0).lower() for m in _CLASS_NAME_RE.finditer(summary))
 
 
 def says_again(summary: str) -> bool:

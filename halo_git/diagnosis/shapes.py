@@ -39,8 +39,8 @@ RULE_SPECS = (
      "Restore the limit when the occasion ends (log the revise that puts it back), or have the user make the "
      "loosening standing on purpose."),
     ("HALO-M8", "unbounded-history-read-back", "medium",
-     "recalls in two or more sessions that each read back (nearly) every memory kept so far, three or more "
-     "times, with the set growing: the whole history is re-read every turn with no selection or cut-off",
+     "three or more recalls, in two or more sessions, each reading back every memory the one before read and "
+     "more (ending with four or more): the whole history is re-read every turn with no selection or cut-off",
      "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories."),
     ("HALO-M9", "stale-read-back", "medium / low",
      "a recall of a memory after a newer observation on the same subject reported a change (a new version, a "
@@ -185,26 +185,33 @@ def _loosening(ctx, make):
 
 
 def _unbounded(ctx, make):
-    kept: list[str] = []
-    wide: list[tuple[str, int]] = []
+    """Recalls whose sets of memories each contain the previous one's and add to it: the history is
+    re-read whole, growing every turn."""
     by_id = ctx.by_id
+    chain: list[tuple[str, frozenset[str]]] = []
+    best: list[tuple[str, frozenset[str]]] = []
     for e in ctx.events:
-        if e.kind == "remember":
-            kept.append(e.id)
-        elif e.kind == "recall" and len(kept) >= 4:
-            got = {s for s in ctx.g.sources[e.id] if by_id[s].kind == "remember"}
-            if len(got) >= 4 and len(got) >= 0.8 * len(kept):
-                wide.append((e.id, len(got)))
-    if len(wide) < 3 or len({by_id[r].session for r, _ in wide}) < 2 or wide[-1][1] <= wide[0][1]:
+        if e.kind != "recall":
+            continue
+        got = frozenset(s for s in ctx.g.sources[e.id] if by_id[s].kind == "remember")
+        if len(got) < 2:
+            continue
+        if chain and got > chain[-1][1]:
+            chain.append((e.id, got))
+        elif not chain or not got >= chain[-1][1]:
+            chain = [(e.id, got)]
+        if len(chain) > len(best) or (len(chain) == len(best) and chain is not best):
+            best = list(chain)
+    if len(best) < 3 or len(best[-1][1]) < 4 or len({by_id[r].session for r, _ in best}) < 2:
         return []
-    last = wide[-1][0]
+    last = best[-1][0]
     if ctx.session and by_id[last].session != ctx.session:
         return []
-    ids = [r for r, _ in wide]
+    ids = [r for r, _ in best]
     return [make(
         "HALO-M8", [last, *ids[:-1][-5:]],
-        f"{len(wide)} recalls ({', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}) each read back nearly every memory "
-        f"kept so far, growing from {wide[0][1]} to {wide[-1][1]}.",
+        f"{len(best)} recalls ({', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}) each read back everything the one "
+        f"before read and more, growing from {len(best[0][1])} to {len(best[-1][1])} memories.",
         "medium", by_id[last],
         "The whole history is re-read every turn with no selection or cut-off, so outdated and withdrawn material "
         "rides along and the context keeps growing.",
@@ -294,23 +301,27 @@ def _no_learning(ctx, make):
     fails = [e for e in ctx.events if e.id in g.adverse and (e.kind == "outcome" or not g.sources[e.id])]
     clusters: list[list] = []
     for e in fails:
-        words = ctx.rare(e.id)
+        words = ctx.rare(e.id) | reading.error_names(e.summary)
+        names = reading.error_names(e.summary)
         for c in clusters:
-            if len(words & c[0]) >= 2:
+            theirs = {w for w in c[0] if w in c[2]}
+            if (names & theirs) if (names and theirs) else len(words & c[0]) >= 2:
                 c[1].append(e)
                 c[0] = c[0] | words
+                c[2] = c[2] | names
                 break
         else:
-            clusters.append([set(words), [e]])
+            clusters.append([set(words), [e], set(names)])
     out = []
     learners = [e for e in ctx.events if e.kind in ("remember", "revise")]
-    for words, evs in clusters:
+    for words, evs, names in clusters:
         sessions = {e.session for e in evs}
         if len(sessions) < 2 or not (len(evs) >= 3 or any(reading.says_again(e.summary) for e in evs[1:])):
             continue
         ids = {e.id for e in evs}
         first = ctx.pos[evs[0].id]
-        if any(ctx.pos[m.id] > first and (ids & set(g.sources[m.id]) or len(words & ctx.rare(m.id)) >= 2)
+        if any(ctx.pos[m.id] > first and (ids & set(g.sources[m.id]) or (
+                names & reading.error_names(m.summary) if names else len(words & ctx.rare(m.id)) >= 2))
                for m in learners):
             continue
         last = evs[-1]
@@ -339,6 +350,8 @@ def _promises(ctx, make):
         if not step:
             continue
         key = reading.subject_words(step) - ctx.common
+        if not key:  # "I will update them by Friday": the promise is about what the act itself speaks of
+            key = ctx.rare(e.id)
         if not key:
             continue
         need = 1 if len(key) == 1 else 2
@@ -346,7 +359,8 @@ def _promises(ctx, make):
         for x in ctx.events[pos[e.id] + 1:]:
             if x.kind == "outcome" and x.fields["about"] == e.id:
                 continue
-            hit = len(key & reading.subject_words(x.summary)) >= need or e.id in ctx.g.sources[x.id]
+            shared = len(key & reading.subject_words(x.summary))
+            hit = shared >= (1 if x.kind == "observe" else need) or e.id in ctx.g.sources[x.id]
             if not hit:
                 continue
             if x.kind == "act":

@@ -51,7 +51,7 @@ from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import check_agent_name
-from . import snapshot
+from . import erasure, evidence, snapshot
 from .repo import CACHE_DIR, DEFAULT_BRANCH, ZERO_SHA, AgentRepo, _read_ref, branch_ref, number_from_message
 from .verify import BadCommit, check_history
 
@@ -65,8 +65,9 @@ class Transfer:
     """What one push or pull did to one branch.
 
     ``status`` is ``created`` (the branch did not exist there), ``fast-forward``,
-    ``up-to-date`` (same commit) or ``ahead`` (the receiving side already holds
-    more events than the sending side; nothing moves).
+    ``up-to-date`` (same commit), ``ahead`` (the receiving side already holds
+    more events than the sending side; nothing moves) or ``replaced`` (an
+    erased history replaced the old one, as a signed erasure record allows).
     """
 
     agent: str
@@ -84,6 +85,9 @@ class Transfer:
             return f"{where}: already up to date with {self.remote} ({_short(self.new)})"
         if self.status == "ahead":
             return f"{where}: the receiving side already holds every event of the other; nothing moved ({_short(self.old)})"
+        if self.status == "replaced":
+            return (f"{where}: replaced by the history after an erasure ({_short(self.old)}..{_short(self.new)}) via {self.remote}; "
+                    "the old objects were removed")
         verb = "created" if self.status == "created" else "fast-forwarded"
         return f"{where}: {verb} with {self.events} event(s) ({_short(self.old)}..{_short(self.new)}) via {self.remote}"
 
@@ -115,10 +119,19 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
             seen["old"] = old
             # the travelling cache goes along (a hint the receiver checks; never forced onto a remote that refuses it)
             extra = {cache_ref: cache} if cache is not None and refs.get(cache_ref) != cache else {}
+            proofs = {r: s for r, s in evidence.local_refs(local, branch).items() if r not in refs}  # seals, erasure records
+            seen["evidence"] = list(proofs.values())
+            extra.update(proofs)
             seen["cache_old"] = refs.get(cache_ref)
             seen["cache"] = cache if extra else None
             if old == sha:
                 return extra
+            lease = erasure.lease_base(local, branch, old, sha) if old is not None else False
+            if lease is not False:  # an erased branch: replace the remote's only if it is still at the erased head
+                seen["base"], seen["record"] = lease
+                if cache is None and refs.get(cache_ref) not in (None, ZERO_SHA):
+                    extra[cache_ref] = ZERO_SHA  # the remote's cache describes (and quotes) the old history
+                return {ref: sha, **extra}
             if old is None or (old in local.object_store and _is_ancestor(local.object_store, old, sha, repo.agent)):
                 return {ref: sha, **extra}
             if old not in local.object_store or _is_ancestor(local.object_store, sha, old, repo.agent):
@@ -130,18 +143,24 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
             raise Conflict(_diverged(repo.agent, branch, shown, "push", local.object_store, sha, old))
 
         def pack_data(have, want, *, ofs_delta: bool = False, progress=None):
-            objects = _added_objects(local.object_store, sha, seen.get("old"), repo.agent) if seen.get("old") != sha else []
+            since = seen["base"] if "record" in seen else seen.get("old")
+            objects = _added_objects(local.object_store, sha, since, repo.agent) if seen.get("old") != sha else []
             if seen.get("cache") is not None:
                 objects += _cache_objects(local.object_store, seen["cache"], seen.get("cache_old"))
+            for proof in seen.get("evidence", ()):
+                objects += evidence.objects_of(local.object_store, proof)
             return pack_objects_to_data(objects)
 
         client, path = _client(local, url, "push")
         with _transport_errors(shown, pushing=True):
             result = client.send_pack(path, update_refs, pack_data)
-        failed = {k: v for k, v in (result.ref_status or {}).items() if v and k != cache_ref}
+        failed = {k: v for k, v in (result.ref_status or {}).items() if v and k != cache_ref and not k.startswith(b"refs/halo/")}
         if failed:
             raise Conflict(f"the remote at {shown} refused the update of '{branch}': {failed.get(ref, next(iter(failed.values())))}; nothing was forced")
         old = seen.get("old")
+        if "record" in seen:
+            erasure.after_push(url, seen["record"])
+            return Transfer(repo.agent, branch, shown, "replaced", old.decode(), sha.decode(), 0)
         return _transfer(repo.agent, branch, shown, old, sha, local.object_store)
 
 
@@ -164,16 +183,26 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
         local = repo._open(False)
         old = _read_ref(local, local_ref)
         with _incoming(repo) as store:
-            refs = _fetch_into(local, url, store, remote_ref, old, shown, repo.agent, also=snapshot.cache_ref(branch))
+            refs = _fetch_into(local, url, store, remote_ref, old, shown, repo.agent, also=snapshot.cache_ref(branch), evidence_of=branch)
             new = refs.get(remote_ref)
             if new is None:
                 names = sorted(r[len(_HEADS):].decode() for r, s in refs.items() if r.startswith(_HEADS) and s)
                 raise NotFound(f"{shown} has no branch '{branch}'; its branches: {', '.join(names) or 'none (an empty repository)'}")
             if old == new:
-                _adopt(store, repo.path / "objects")  # at most the travelling cache's objects
+                _adopt(store, repo.path / "objects")  # at most the travelling cache's and the evidence's objects
                 _take_cache(local, into, refs.get(snapshot.cache_ref(branch)))
+                _take_evidence(local, refs, branch, into, repo.agent)
                 return Transfer(repo.agent, into, shown, "up-to-date", old.decode(), new.decode(), 0)
             if old is not None and not _is_ancestor(store, old, new, repo.agent):
+                record = erasure.covering_record(local, branch, old, new, store=store, refs=refs, trust=erasure.trust_files(repo.path.parent))
+                if record is not None:  # the remote erased events: take the new history only as its signed record maps ours
+                    _check_incoming(store, new, None, [], repo.agent, shown, branch, f"branch '{into}' was not changed")
+                    _adopt(store, repo.path / "objects")
+                    if not local.refs.set_if_equals(local_ref, old, new):
+                        raise Conflict(f"branch '{into}' of agent '{repo.agent}' moved while pulling (an event was logged); run the pull again")
+                    _take_evidence(local, refs, branch, into, repo.agent)
+                    erasure.after_pull(repo, into, record)
+                    return Transfer(repo.agent, into, shown, "replaced", old.decode(), new.decode(), 0)
                 if _is_ancestor(store, new, old, repo.agent):
                     return Transfer(repo.agent, into, shown, "ahead", old.decode(), old.decode(), 0)
                 raise Conflict(_diverged(repo.agent, into, shown, "pull", store, old, new, remote_branch=branch))
@@ -184,6 +213,7 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
         if not local.refs.set_if_equals(local_ref, old or ZERO_SHA, new):
             raise Conflict(f"branch '{into}' of agent '{repo.agent}' moved while pulling (an event was logged); run the pull again")
         _take_cache(local, into, refs.get(snapshot.cache_ref(branch)))
+        _take_evidence(local, refs, branch, into, repo.agent)
         return _transfer(repo.agent, into, shown, old, new, local.object_store)
 
 
@@ -230,6 +260,7 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
                 _check_clone_branch(local.object_store, sha, agent, known, shown, ref[len(_HEADS):].decode())
                 local.refs.set_if_equals(ref, ZERO_SHA, sha)
                 _take_cache(local, name, result.refs.get(snapshot.cache_ref(name)))
+                _take_evidence(local, result.refs, name, name, agent)
                 done.append(_transfer(agent, ref[len(_HEADS):].decode(), shown, None, sha, local.object_store))
             wanted = branch_ref(head)
             if wanted != branch_ref(DEFAULT_BRANCH) or wanted not in heads:
@@ -515,7 +546,8 @@ def _wants_heads(refs: dict, depth: int | None = None) -> list[bytes]:
 def _wants_heads_and_caches(refs: dict, depth: int | None = None) -> list[bytes]:
     """The branch heads and the travelling caches of those branches."""
     caches = {snapshot.cache_ref(r[len(_HEADS):].decode("utf-8", "replace")) for r in refs if r.startswith(_HEADS)}
-    return sorted(set(_wants_heads(refs)) | {s for r, s in refs.items() if r in caches and s and s != ZERO_SHA})
+    proofs = {s for r, s in refs.items() if r.startswith((evidence.SEALS, evidence.ERASURES)) and s and s != ZERO_SHA}
+    return sorted(set(_wants_heads(refs)) | {s for r, s in refs.items() if r in caches and s and s != ZERO_SHA} | proofs)
 
 
 def _take_cache(local: Repo, branch: str, sha: bytes | None) -> None:
@@ -533,6 +565,38 @@ def _take_cache(local: Repo, branch: str, sha: bytes | None) -> None:
             local.refs.set_if_equals(ref, mine if mine is not None else ZERO_SHA, sha)
     except (KeyError, AttributeError, OSError):
         pass
+
+
+def _take_evidence(local: Repo, refs: dict, branch: str, into: str, agent: str) -> int:
+    """Take the remote's seals and erasure records of ``branch`` as those of
+    local branch ``into``, when they hold on it (``evidence.take``)."""
+    head = _read_ref(local, branch_ref(into))
+    if head is None:
+        return 0
+    if branch != into:
+        renamed = {}
+        for ref, sha in evidence.branch_refs(refs, branch).items():
+            for prefix, mine in ((evidence.seal_prefix(branch), evidence.seal_prefix(into)), (evidence.erasure_prefix(branch), evidence.erasure_prefix(into))):
+                if ref.startswith(prefix):
+                    renamed[mine + ref[len(prefix):]] = sha
+        refs = renamed
+        branch = into
+
+    def on_branch(commit: str, events: int | None) -> bool:
+        sha = commit.encode()
+        try:
+            if sha not in local.object_store:
+                return False
+            if events is not None and _number(local.object_store, local.object_store[sha], agent) != events:
+                return False
+            return _is_ancestor(local.object_store, sha, head, agent)
+        except (IntegrityError, KeyError):
+            return False
+
+    try:
+        return evidence.take(local, refs, branch, on_branch)
+    except OSError:
+        return 0
 
 
 def _cache_objects(store, sha: bytes, old: bytes | None) -> list:
@@ -568,7 +632,8 @@ class _incoming:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, old: bytes | None, shown: str, agent: str, also: bytes | None = None) -> dict:
+def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, old: bytes | None, shown: str, agent: str, also: bytes | None = None,
+                evidence_of: str | None = None) -> dict:
     """Fetch the remote's ``ref`` (and ``also``, the branch's travelling cache,
     when the remote has one) into ``store`` over one connection; returns the
     remote's refs. Fetches nothing when the commits are already here."""
@@ -584,6 +649,8 @@ def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, old: 
         extra = refs.get(also) if also is not None and sha is not None else None
         if extra is not None and extra != ZERO_SHA and extra not in store:
             wanted.append(extra)
+        if evidence_of is not None:  # the branch's seals and erasure records
+            wanted.extend(s for s in evidence.branch_refs(refs, evidence_of).values() if s not in store and s not in wanted)
         if wanted:
             haves.offer(local, old, refs, agent)
         return list(wanted)

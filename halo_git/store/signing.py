@@ -263,6 +263,34 @@ def _check_signature(
         payload, sig, _kind = commit.extract_signature()
     except Exception:
         return SignatureCheck(UNSUPPORTED, "", detail="its signature is in no format Git knows")
+    return check_payload(payload, sig, commit.commit_time, allowed_signers, gpg_keyring)
+
+
+def check_signed(
+    payload: bytes, sig: bytes | None, when: int, email: str, allowed_signers: str | os.PathLike[str] | None,
+    gpg_keyring: str | os.PathLike[str] | None = None,
+) -> SignatureCheck:
+    """``check_commit_signature`` for any signed object (a seal's tag): ``sig``
+    over ``payload`` made at ``when`` (epoch seconds) by the owner of ``email``."""
+    if not sig:
+        return SignatureCheck(UNSIGNED)
+    check = check_payload(payload, sig, when, allowed_signers, gpg_keyring)
+    if check.status == GOOD and not _email_allowed(email.strip().lower(), check.principal):
+        return dataclasses.replace(check, status=BAD, detail=(
+            f"it is signed with the key of {check.principal}, but names {email or 'no e-mail'} as its signer; "
+            "sign with your own key (listed for your e-mail)"))
+    return check
+
+
+def _email_allowed(email: str, principals: str) -> bool:
+    return any(fnmatch.fnmatchcase(email, pattern.strip().lower())
+               for principal in principals.split() for pattern in principal.split(",") if not pattern.startswith("!"))
+
+
+def check_payload(
+    payload: bytes, sig: bytes, when: int, allowed_signers: str | os.PathLike[str] | None, gpg_keyring: str | os.PathLike[str] | None
+) -> SignatureCheck:
+    """Check a detached SSH or OpenPGP signature ``sig`` over ``payload``, made at ``when`` (epoch seconds)."""
     if sig.startswith(PGP_BEGIN):
         return _check_pgp(payload, sig, gpg_keyring)
     if not sig.startswith(SSH_BEGIN):
@@ -273,12 +301,12 @@ def _check_signature(
     if not allowed.is_file():
         raise InvalidCall(f"allowed-signers file {str(allowed)!r} does not exist; pass --allowed-signers with a file in ssh-keygen's ALLOWED SIGNERS format")
     program = _ssh_keygen()
-    when = "-Overify-time=" + datetime.fromtimestamp(commit.commit_time, timezone.utc).strftime("%Y%m%d%H%M%SZ")
+    when_opt = "-Overify-time=" + datetime.fromtimestamp(when, timezone.utc).strftime("%Y%m%d%H%M%SZ")
     with tempfile.TemporaryDirectory(prefix="halo-verify-") as tmp:
         sig_file = Path(tmp) / "commit.sig"
         sig_file.write_bytes(sig)
         found = subprocess.run(
-            [program, "-Y", "find-principals", "-f", str(allowed), "-s", str(sig_file), when],
+            [program, "-Y", "find-principals", "-f", str(allowed), "-s", str(sig_file), when_opt],
             capture_output=True, stdin=subprocess.DEVNULL, timeout=_TIMEOUT,
         )
         principals = found.stdout.decode("utf-8", "replace").split()
@@ -287,7 +315,7 @@ def _check_signature(
             return SignatureCheck(UNKNOWN_SIGNER, "ssh", key=key, detail=f"its key {key or '(unreadable)'} is not in {allowed.name}")
         principal = " ".join(principals)  # every principal the key is allowed for
         r = subprocess.run(
-            [program, "-Y", "verify", "-n", NAMESPACE, "-f", str(allowed), "-I", principals[0], "-s", str(sig_file), when],
+            [program, "-Y", "verify", "-n", NAMESPACE, "-f", str(allowed), "-I", principals[0], "-s", str(sig_file), when_opt],
             input=payload, capture_output=True, timeout=_TIMEOUT,
         )
     out = r.stdout.decode("utf-8", "replace")
@@ -382,3 +410,29 @@ def read_proofs(
                 check_commit_signature(commit, allowed_signers, gpg_keyring),
             )
     return out
+
+
+def signer_for(sign: str | None, key: str | None) -> Callable[[bytes], bytes] | None:
+    """The signer ``--sign ssh|gpg --key K`` asks for (``key`` defaults to git config user.signingkey), or None."""
+    if sign is None:
+        return None
+    if sign not in ("ssh", "gpg"):
+        raise InvalidCall(f"--sign {sign!r} is not supported; use --sign ssh or --sign gpg")
+    key = key or default_signing_key()
+    if not key:
+        what = "an SSH private key file" if sign == "ssh" else "a GPG key id, fingerprint or email"
+        raise InvalidCall(f"--sign {sign} needs a key: pass --key with {what} (or set git config --global user.signingkey)")
+    return ssh_signer(key) if sign == "ssh" else gpg_signer(key)
+
+
+def signed_block(sig: bytes) -> bytes:
+    """Refuse anything a signer returned that is not an SSH or OpenPGP signature."""
+    if not sig.startswith((SSH_BEGIN, PGP_BEGIN)):
+        raise HaloError("the signer returned something that is not an SSH or OpenPGP signature; nothing was written")
+    return sig if sig.endswith(b"\n") else sig + b"\n"
+
+
+def gpgsig_header(sig: bytes) -> bytes:
+    """``gpgsig`` header lines for a commit (continuation lines indented by one space)."""
+    lines = signed_block(sig).rstrip(b"\n").split(b"\n")
+    return b"gpgsig " + b"\n ".join(lines) + b"\n"

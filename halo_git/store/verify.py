@@ -22,7 +22,9 @@ that HALO could not have written:
   see ``signing``), the time a UTC time from 1971 on (what the write path dates
   events at, whatever the clock reads: docs/storage.md, "Time");
 * with an allowed-signers file, every signed commit carries a good signature of
-  an allowed signer.
+  an allowed signer;
+* every seal under ``refs/halo/seals/<branch>/`` names the branch's commit at
+  its position, or one a signed erasure record maps there (``evidence``).
 
 Reading is independent of ``AgentRepo``'s caches and snapshots: it opens the
 repository afresh and trusts nothing but the objects. Then it checks the
@@ -55,7 +57,7 @@ from ..model import (
     resolve,
     to_yaml,
 )
-from . import signing, snapshot
+from . import evidence, signing, snapshot
 from .repo import AgentRepo, _path_parts, branch_ref, event_blob_ids, event_path, number_from_message, read_travelling
 
 _FILE_MODE = 0o100644
@@ -72,6 +74,7 @@ class Verified:
     signed: int = 0  # commits whose signature was checked against the allowed signers
     cached: int = 0  # events in the branch's parsed-event cache, all checked
     travelled: int = 0  # events in its travelling cache (refs/halo/cache/<branch>), all checked
+    evidence: "evidence.Evidence | None" = None  # its seals and erasure records, all checked (``evidence.check``)
 
 
 class _Bad(Exception):
@@ -135,9 +138,10 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
                 if commit.gpgsig is not None:
                     _check_signature(commit, allowed_signers, gpg_keyring, f"e{number} on branch '{branch}' of agent '{repo.agent}'")
                     signed += 1
+        proof = evidence.check(git, repo.agent, branch, [c.id.decode() for c in chain], [e.summary for e in events], allowed_signers, gpg_keyring)
         cached = _check_cache(git, repo, branch, chain)
         travelled = _check_travelling(git, repo, branch, chain)
-        return Verified(repo.agent, branch, head.decode(), len(chain), signed, cached, travelled)
+        return Verified(repo.agent, branch, head.decode(), len(chain), signed, cached, travelled, proof)
 
 
 def check_history(store, chain: list[Commit], agent: str, *, parent: Commit | None = None, earlier: list[Event] | None = None) -> list[Event]:

@@ -1,0 +1,241 @@
+"""Verifiable erasure: ``halo-git redact``, its signed record, and what verify, push and pull make of it.
+
+Everything runs against real repositories with the real CLI and the real
+``git`` binary: ``git cat-file --batch-all-objects`` must find the erased text
+nowhere (packs and loose objects), ``git fsck --strict`` must stay clean,
+``verify`` must accept a rewrite only when an allowed signer's record covers
+it, ``verify --against`` an old copy must list exactly the redacted events,
+push and pull must carry the erasure (with a lease), and a redaction killed
+after any step must leave the old or the new history and finish when run again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from halo_git import Halo
+
+from tests.conftest import git, run_cli
+
+AGENT = "care"
+SECRET = "Jane Doe told us about her diabetes"
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    d = tmp_path_factory.mktemp("keys")
+    for name in ("alice", "mallory"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(d / name)], check=True)
+    allowed = d / "allowed_signers"
+    allowed.write_text(f'alice@example.com namespaces="git" {(d / "alice.pub").read_text().strip()}\n')
+    return {"alice": d / "alice", "mallory": d / "mallory", "allowed": allowed}
+
+
+def build(root: Path, keys, n: int, secret_at: int) -> None:
+    """``n`` events (an import), a revise at e10, the secret at ``secret_at``, three signed approvals after it."""
+    def line(i: int) -> str:
+        if i == 10:
+            return json.dumps({"kind": "revise", "summary": "tone: shorter replies", "target": "tone", "made_by": "agent",
+                               "governance": "none", "session": "s1", "time": "2026-11-01T08:00:00Z"})
+        text = SECRET if i == secret_at else f"routine observation {i}"
+        return json.dumps({"kind": "observe", "summary": text, "session": f"s{i // 100}", "time": "2026-11-01T08:00:00Z"})
+
+    half = n // 2
+    with Halo(root) as h:
+        h.import_lines(AGENT, [line(i) for i in range(1, half + 1)], allow_duplicates=True)
+        for k in range(3):
+            h.approve(AGENT, "e10", name="Alice", email="alice@example.com", sign="ssh", key=str(keys["alice"]),
+                      note=f"approval {k}", time="2026-11-02T08:00:00Z")
+        h.import_lines(AGENT, [line(i) for i in range(half + 4, n + 1)], allow_duplicates=True)
+
+
+def repo(root: Path) -> Path:
+    return root / f"{AGENT}.git"
+
+
+def all_objects(path: Path) -> bytes:
+    return subprocess.run(["git", "--git-dir", str(path), "cat-file", "--batch-all-objects", "--batch"],
+                          capture_output=True, check=True).stdout
+
+
+def text_anywhere(path: Path) -> bool:
+    """The secret in any object, or in any plain file of the repository (cache file, refs, logs)."""
+    if SECRET.encode() in all_objects(path):
+        return True
+    return any(SECRET.encode() in p.read_bytes() for p in path.rglob("*") if p.is_file() and "objects" not in p.parts)
+
+
+def redact(root: Path, keys, *extra: str, signer: str = "alice", env: dict | None = None) -> subprocess.CompletedProcess:
+    args = ["redact", "--agent", AGENT, *extra, "--by", "Alice", "--email", "alice@example.com"]
+    if signer:
+        args += ["--sign", "ssh", "--key", str(keys[signer])]
+    cmd = [os.sys.executable, "-m", "halo_git.cli", *args, "--root", str(root)]
+    return subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=300)
+
+
+def fsck_clean(path: Path) -> None:
+    r = git(path, "fsck", "--strict", "--no-dangling", check=False)
+    assert r.returncode == 0 and "missing" not in r.stdout + r.stderr and "broken" not in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+@pytest.fixture
+def small(tmp_path, keys):
+    root = tmp_path / "root"
+    build(root, keys, 60, 20)
+    return root
+
+
+def test_redaction_removes_the_text_and_verify_accepts_the_signed_record(small, keys, tmp_path):
+    root = small
+    old_copy = tmp_path / "old.git"
+    shutil.copytree(repo(root), old_copy)
+    assert run_cli("seal", "--agent", AGENT, "--by", "Alice", "--email", "alice@example.com", "--sign", "ssh", "--key",
+                   str(keys["alice"]), root=root).returncode == 0
+    old_head = git(repo(root), "rev-parse", "main").stdout.strip()
+    r = redact(root, keys, "e20", "--reason", "erasure request of the person")
+    assert r.returncode == 0, r.stderr
+    assert "redacted e20" in r.stdout and "rebuild every site" in r.stderr
+    assert not text_anywhere(repo(root))
+    fsck_clean(repo(root))
+    shown = run_cli("trace", "--agent", AGENT, "--limit", "200", root=root).stdout.splitlines()[19]
+    assert shown.startswith("e20 [s0] observe: [redacted ") and "by Alice: erasure request of the person]" in shown
+    # later commits keep their trees but for the redacted file
+    new_head = git(repo(root), "rev-parse", "main").stdout.strip()
+    assert new_head != old_head
+    v = run_cli("verify", "--agent", AGENT, "--allowed-signers", str(keys["allowed"]), root=root)
+    assert v.returncode == 0, v.stderr
+    assert "signature good (alice@example.com)" in v.stdout
+    for e in ("e31", "e32", "e33"):
+        assert f"approval {e} proven before erasure" in v.stdout and "attested by Alice <alice@example.com>" in v.stdout
+    w = run_cli("verify", "--agent", AGENT, "--against", str(old_copy), root=root)
+    assert w.returncode == 0, w.stderr
+    assert "the copies differ only in e20, redacted by erasure" in w.stdout
+    # the old copy's view: verify of the old copy itself still passes (it never synced)
+    assert SECRET.encode() in all_objects(old_copy)
+
+
+def test_unsigned_record_and_record_by_unknown_key_fail_verify(tmp_path, keys):
+    for signer, needle in ((None, "unsigned"), ("mallory", "unknown-signer")):
+        root = tmp_path / f"root-{signer}"
+        build(root, keys, 40, 12)
+        assert run_cli("seal", "--agent", AGENT, "--by", "Alice", "--email", "alice@example.com", root=root).returncode == 0
+        r = redact(root, keys, "e12", "--reason", "asked", signer=signer)
+        assert r.returncode == 0, r.stderr
+        v = run_cli("verify", "--agent", AGENT, "--allowed-signers", str(keys["allowed"]), root=root)
+        assert v.returncode == 1, v.stdout
+        assert ("seal refs/halo/seals/main/" in v.stderr) if signer is None else (needle in v.stderr and "erasure record" in v.stderr)
+
+
+def test_push_replaces_the_remote_with_a_lease_and_pull_erases_a_second_clone(small, keys, tmp_path):
+    root = small
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "--initial-branch=main", str(remote)], check=True)
+    assert run_cli("push", "--agent", AGENT, str(remote), root=root).returncode == 0
+    second = tmp_path / "second"
+    assert run_cli("clone", str(remote), "--agent", AGENT, root=second).returncode == 0
+    moved = tmp_path / "moved"
+    assert run_cli("clone", str(remote), "--agent", AGENT, root=moved).returncode == 0
+    assert redact(root, keys, "e20", "--reason", "erasure request").returncode == 0
+
+    # lease: a remote that moved on since (here: a copy of the remote with one more event) is never replaced
+    ahead = tmp_path / "ahead.git"
+    shutil.copytree(remote, ahead)
+    with Halo(moved) as h:
+        h.log(AGENT, "observe", "one more", session="x")
+    assert run_cli("push", "--agent", AGENT, str(ahead), root=moved).returncode == 0
+    refused = run_cli("push", "--agent", AGENT, str(ahead), root=root)
+    assert refused.returncode == 1 and "nothing is ever forced" in refused.stderr
+    assert SECRET.encode() in all_objects(ahead)
+
+    p = run_cli("push", "--agent", AGENT, str(remote), root=root)
+    assert p.returncode == 0, p.stderr
+    assert "replaced by the history after an erasure" in p.stdout
+    assert not text_anywhere(remote)
+    fsck_clean(remote)
+    q = run_cli("pull", "--agent", AGENT, str(remote), root=second)
+    assert q.returncode == 0, q.stderr
+    assert "replaced" in q.stdout
+    assert not text_anywhere(repo(second))
+    fsck_clean(repo(second))
+    assert git(repo(second), "rev-parse", "main").stdout == git(repo(root), "rev-parse", "main").stdout
+    assert run_cli("verify", "--agent", AGENT, "--allowed-signers", str(keys["allowed"]), root=second).returncode == 0
+
+
+def test_pull_refuses_a_replaced_branch_without_a_signed_record(small, keys, tmp_path):
+    root = small
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "--initial-branch=main", str(remote)], check=True)
+    assert run_cli("push", "--agent", AGENT, str(remote), root=root).returncode == 0
+    second = tmp_path / "second"
+    assert run_cli("clone", str(remote), "--agent", AGENT, root=second).returncode == 0
+    assert redact(root, keys, "e20", "--reason", "asked", signer=None).returncode == 0
+    assert run_cli("push", "--agent", AGENT, str(remote), root=root).returncode == 0  # the remote is the owner's to judge
+    q = run_cli("pull", "--agent", AGENT, str(remote), root=second)
+    assert q.returncode == 1 and "different histories" in q.stderr
+    assert SECRET.encode() in all_objects(repo(second))
+
+
+STEPS = ("plan", "record", "swap", "caches", "prune")
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_kill_at_every_step_leaves_old_or_new_history_and_a_rerun_completes(small, keys, step):
+    root = small
+    old_head = git(repo(root), "rev-parse", "main").stdout.strip()
+    r = redact(root, keys, "e20", "--reason", "erasure request", env={"HALO_ERASURE_STOP_AT": step})
+    assert r.returncode == -9, (r.returncode, r.stderr)
+    head = git(repo(root), "rev-parse", "main").stdout.strip()
+    records = git(repo(root), "for-each-ref", "--format=%(objectname)", "refs/halo/erasures/main").stdout.split()
+    if step == "plan":
+        assert head == old_head and not records
+    else:
+        new_head = json.loads(git(repo(root), "cat-file", "-p", f"{records[0]}:record.json").stdout)["new_head"]
+        assert head in (old_head, new_head)
+        assert head == (old_head if step == "record" else new_head)
+    fsck_clean(repo(root))
+    again = redact(root, keys, "e20", "--reason", "erasure request")
+    assert again.returncode == 0 or "already hold a tombstone" in again.stderr, again.stderr
+    assert not text_anywhere(repo(root))
+    fsck_clean(repo(root))
+    v = run_cli("verify", "--agent", AGENT, "--allowed-signers", str(keys["allowed"]), root=root)
+    assert v.returncode == 0, v.stderr
+    assert len(git(repo(root), "for-each-ref", "refs/halo/erasures/main").stdout.splitlines()) == 1
+
+
+def test_bad_calls_are_refused_with_one_line(small, keys):
+    r = redact(small, keys, "e999", "--reason", "x")
+    assert r.returncode == 1 and "has no e999" in r.stderr and "Traceback" not in r.stderr
+    r = redact(small, keys, "e20")
+    assert r.returncode == 2 and "--reason" in r.stderr
+    r = redact(small, keys, "e020", "--reason", "x")
+    assert r.returncode == 2 and "invalid event id" in r.stderr
+    assert git(repo(small), "for-each-ref", "refs/halo/erasures").stdout == ""
+    assert SECRET.encode() in all_objects(repo(small))
+
+
+@pytest.mark.slow
+def test_two_thousand_events_three_signed_approvals(tmp_path, keys):
+    root = tmp_path / "root"
+    build(root, keys, 2000, 50)
+    old_copy = tmp_path / "old.git"
+    shutil.copytree(repo(root), old_copy)
+    with Halo(root) as h:  # publish the travelling cache and the cache file, which quote the secret
+        h.events(AGENT)
+    assert SECRET.encode() in all_objects(repo(root))
+    r = redact(root, keys, "e50", "--reason", "erasure request")
+    assert r.returncode == 0, r.stderr
+    assert not text_anywhere(repo(root))
+    assert git(repo(root), "for-each-ref", "refs/halo/cache/main").stdout  # rebuilt
+    fsck_clean(repo(root))
+    v = run_cli("verify", "--agent", AGENT, "--allowed-signers", str(keys["allowed"]), root=root)
+    assert v.returncode == 0, v.stderr
+    assert v.stdout.count("proven before erasure") == 3
+    w = run_cli("verify", "--agent", AGENT, "--against", str(old_copy), root=root)
+    assert w.returncode == 0, w.stderr
+    assert "differ only in e50," in w.stdout
