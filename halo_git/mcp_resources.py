@@ -10,6 +10,8 @@ Resources (templates; ``resources/list`` lists each agent's report)::
     halo://agents/{agent}/findings                  the findings as JSON
     halo://agents/{agent}/trace                     halo_trace's lines, the last 200 events
     halo://agents/{agent}/sessions/{session}/report halo_report's Markdown for one session
+    halo://agents/{agent}/events/{id}/history       one event's history as JSON (halo-git history)
+    halo://agents/{agent}/beliefs                   the memories and rules in force as JSON (halo-git beliefs)
 
 A session label is percent-encoded in its URI (``urllib.parse.quote`` with no safe
 characters). Subscriptions: ``resources/subscribe`` on handshake-era connections,
@@ -47,9 +49,12 @@ REPORT = "halo://agents/{agent}/report"
 FINDINGS = "halo://agents/{agent}/findings"
 TRACE = "halo://agents/{agent}/trace"
 SESSION_REPORT = "halo://agents/{agent}/sessions/{session}/report"
+HISTORY = "halo://agents/{agent}/events/{id}/history"
+BELIEFS = "halo://agents/{agent}/beliefs"
 
 _AGENT = r"(?P<agent>[A-Za-z0-9][A-Za-z0-9._-]{0,63})"
-_URI = re.compile(r"halo://agents/" + _AGENT + r"/(?:(?P<what>report|findings|trace)|sessions/(?P<session>[^/]+)/report)")
+_URI = re.compile(r"halo://agents/" + _AGENT + r"/(?:(?P<what>report|findings|trace|beliefs)|sessions/(?P<session>[^/]+)/report"
+                  r"|events/(?P<event>[^/]+)/history)")
 
 TEMPLATES = [
     types.ResourceTemplate(
@@ -81,6 +86,22 @@ TEMPLATES = [
         description="The diagnosis of one session as Markdown (halo_report with that session); "
         "the session label is percent-encoded.",
         mime_type="text/markdown",
+    ),
+    types.ResourceTemplate(
+        name="event-history",
+        title="History of one event",
+        uri_template=HISTORY,
+        description="One event as JSON: what it rests on (a tree over uses/about), what rests on it later, the versions "
+        "of its target and the approvals covering it (the same as halo-git history --format json).",
+        mime_type="application/json",
+    ),
+    types.ResourceTemplate(
+        name="agent-beliefs",
+        title="Beliefs in force",
+        uri_template=BELIEFS,
+        description="The memories and rules in force at the head as JSON, each with its age, when it was last read and "
+        "whether it was reviewed: what the agent believes and why (halo-git beliefs --format json).",
+        mime_type="application/json",
     ),
 ]
 
@@ -119,13 +140,17 @@ def uri(template: str, agent: str, session: str = "") -> str:
 
 
 def parse_uri(value: str) -> tuple[str, str, str]:
-    """(agent, what, session) of a HALO resource URI; what is report, findings or trace."""
+    """(agent, what, session) of a HALO resource URI; what is report, findings, trace, beliefs or
+    history (then the third item is the event id)."""
     m = _URI.fullmatch(value)
     if not m:
         raise MCPError(
             RESOURCE_NOT_FOUND,
-            f"unknown resource {value[:200]!r}; HALO's resources are {REPORT}, {FINDINGS}, {TRACE} and {SESSION_REPORT}",
+            f"unknown resource {value[:200]!r}; HALO's resources are {REPORT}, {FINDINGS}, {TRACE}, {SESSION_REPORT}, "
+            f"{HISTORY} and {BELIEFS}",
         )
+    if m.group("event") is not None:
+        return m.group("agent"), "history", unquote(m.group("event"))
     if m.group("session") is not None:
         return m.group("agent"), "report", unquote(m.group("session"))
     return m.group("agent"), m.group("what"), ""
@@ -172,7 +197,7 @@ class Extras:
 
     async def read_resource(self, ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         agent, what, session = parse_uri(str(params.uri))
-        mime = {"report": "text/markdown", "findings": "application/json", "trace": "text/plain"}[what]
+        mime = {"report": "text/markdown", "trace": "text/plain"}.get(what, "application/json")
         text = await self._run(lambda: self.read(agent, what, session))
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), mime_type=mime, text=text)])
 
@@ -182,6 +207,10 @@ class Extras:
         new event moves the head, so a kept text can never be stale."""
         if what == "trace":
             return trace_text(self.halo.recent_events(agent, TRACE_RESOURCE_EVENTS), agent)
+        if what == "history":
+            return json.dumps(self.halo.history(agent, session), ensure_ascii=False)
+        if what == "beliefs":
+            return json.dumps(self.halo.beliefs(agent), ensure_ascii=False)
         check_agent_name(agent)
         key = (agent, what, session, self.halo.event_log(agent).head)
         with self._lock:
@@ -339,7 +368,8 @@ class Extras:
 
     async def appended(self, agent: str, session: str) -> None:
         """After an append through this server: tell the subscribers what changed."""
-        changed = [u for u in (uri(REPORT, agent), uri(TRACE, agent), uri(SESSION_REPORT, agent, session)) if self._watched(u)]
+        changed = [u for u in (uri(REPORT, agent), uri(TRACE, agent), uri(SESSION_REPORT, agent, session), uri(BELIEFS, agent))
+                   if self._watched(u)]
         findings = uri(FINDINGS, agent)
         if self._watched(findings):
             try:

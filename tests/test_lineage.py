@@ -175,3 +175,27 @@ def test_pure_functions_need_no_git():
     assert [n["id"] for n in lineage.history(g, "e1")["rested_on_by"]] == ["e2", "e3"]
     b = lineage.beliefs(events)
     assert [m["id"] for m in b["memories"]] == ["e3"] and b["withdrawn"] == [{"id": "e2", "by": "e3"}]
+
+
+def test_mcp_resources_history_and_beliefs(story):
+    """Through the official MCP client over stdio: the same JSON the CLI prints."""
+    import anyio
+    from mcp import Client
+    from mcp.shared.exceptions import MCPError
+
+    from halo_git.mcp_resources import BELIEFS, HISTORY
+    from tests.conftest import server_params
+
+    async def main():
+        async with Client(server_params(story, "--agent", AGENT)) as c:
+            templates = {t.uri_template: t for t in (await c.list_resource_templates()).resource_templates}
+            assert templates[HISTORY].mime_type == templates[BELIEFS].mime_type == "application/json"
+            history = (await c.read_resource(f"halo://agents/{AGENT}/events/e14/history")).contents[0]
+            beliefs = (await c.read_resource(f"halo://agents/{AGENT}/beliefs")).contents[0]
+            with pytest.raises(MCPError, match="no event e99"):
+                await c.read_resource(f"halo://agents/{AGENT}/events/e99/history")
+            return json.loads(history.text), json.loads(beliefs.text)
+
+    history, beliefs = anyio.run(main)
+    assert history == cli_json(story, "history", "e14")
+    assert beliefs == cli_json(story, "beliefs")

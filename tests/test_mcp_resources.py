@@ -15,7 +15,7 @@ from mcp import Client
 from mcp_types import PromptReference, ResourceTemplateReference
 
 from halo_git import Halo
-from halo_git.mcp_resources import FINDINGS, REPORT, SESSION_REPORT, TRACE, uri
+from halo_git.mcp_resources import BELIEFS, FINDINGS, HISTORY, REPORT, SESSION_REPORT, TRACE, uri
 from halo_git.server import GUIDE, LOGGED_SCHEMA, TRACE_SCHEMA
 from tests.conftest import server_params
 from tests.test_server import http_server
@@ -112,7 +112,7 @@ def test_resources_templates_completion_and_prompts(root, transport, mode):
             caps = c.server_capabilities
             assert caps.resources is not None and caps.prompts is not None and caps.completions is not None
             templates = {t.uri_template for t in (await c.list_resource_templates()).resource_templates}
-            assert templates == {REPORT, FINDINGS, TRACE, SESSION_REPORT}
+            assert templates == {REPORT, FINDINGS, TRACE, SESSION_REPORT, HISTORY, BELIEFS}
             listed = {str(r.uri) for r in (await c.list_resources()).resources}
             assert listed == {"halo://agents/clean/report", "halo://agents/demo/report"}
 
