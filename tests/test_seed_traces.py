@@ -34,7 +34,7 @@ HALO_OBSERVATIONS = [
      "A failed/cancelled nonempty row is not excluded by status.", "HALO-M7", "t2_first_mem", ()),
     ("retry leaves the old answer in the history",
      "Retry sets the latest assistant status pending without clearing content; ... until overwrite its old "
-     "content remains retained.", "HALO-M6", "t2_first_mem", ()),
+     "content remains retained.", "HALO-M6", "t3_hist", ()),
     ("the report drives the coding agent's execution",
      "A report copies retained conversation, including incomplete findings, and affords external action "
      "through a path-bearing instruction.", "HALO-A4", "h_handoff", ("execution",)),
@@ -60,7 +60,7 @@ HALO_OBSERVATIONS = [
      "while old answers persist.", "HALO-A4", "t3_answer", ("2 sessions earlier",)),
     ("deletion does not retract a delivered report",
      "Deletion does not retract already delivered reports or guarantee physical file removal.",
-     "HALO-M6", "h_report", ()),
+     "HALO-M6", "d_recall", ()),
 ]
 HALO_LEFT_ALONE = [
     ("t1_sandbox", "a sandboxed execution on request, observed and checked"),

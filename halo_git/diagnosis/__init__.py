@@ -1476,9 +1476,9 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 superseded.setdefault(old, e.id)
     for m in write.memories:
         new = superseded.get(m.id)
-        if new is None or not reading.says_replacement(by_id[new].summary):
+        if new is None or not (reading.says_replacement(by_id[new].summary) or reading.says_withdrawal(by_id[new].summary)):
             continue  # a memory that combines older ones (a synthesis) does not replace them
-        stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new] and new not in g.sources[r]]
+        stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new]]
         if not stale:
             continue
         acted = any(r in ctx.reach for r in stale)
