@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -199,3 +200,21 @@ def test_mcp_resources_history_and_beliefs(story):
     history, beliefs = anyio.run(main)
     assert history == cli_json(story, "history", "e14")
     assert beliefs == cli_json(story, "beliefs")
+
+
+def test_site_beliefs_page_in_the_agent_bar_and_notes_on_event_entries(story, tmp_path):
+    """A real mkdocs build (strict: every link checked): the Beliefs page lists what is in force;
+    memory and rule entries on the trace say whether they are in force or what replaced them."""
+    out = tmp_path / "out"
+    r = run_cli("site", "--out", str(out), "--agent", AGENT, root=story)
+    assert r.returncode == 0, r.stderr
+    page = (out / f"agents/{AGENT}/beliefs.html").read_text(encoding="utf-8")
+    assert "Beliefs of reports" in page and "report due Tuesdays" in page and "withdraw: the report is no longer due Mondays" in page
+    assert "include charts in reports" not in page.split("Withdrawn")[0]  # e9 was withdrawn by e16
+    bar = re.search(r'<p class="halo-agent-bar"[^>]*>(.*?)</p>', page, re.S).group(1)
+    assert "<strong>Beliefs</strong>" in bar
+    overview = (out / f"agents/{AGENT}/index.html").read_text(encoding="utf-8")
+    assert 'href="beliefs.html">Beliefs</a>' in re.search(r'<p class="halo-agent-bar"[^>]*>(.*?)</p>', overview, re.S).group(1)
+    trace = "".join(p.read_text(encoding="utf-8") for p in (out / f"agents/{AGENT}/trace").rglob("*.html"))
+    assert re.search(r'belief: superseded by <a href="[^"]*#e16">e16</a>', trace)
+    assert re.search(r'belief: in force at the head \(<a href="[^"]*beliefs\.html">Beliefs</a>\)', trace)

@@ -171,8 +171,8 @@ def _data(events: list[Event]) -> AgentData:
 def test_pages_grow_with_sessions_and_pages_not_events():
     small = render_site(model([_data(_events(2, 10))], title="t", branch="main"))
     big = render_site(model([_data(_events(2, 500))], title="t", branch="main"))
-    assert len(small) == 2 + 4 + 2  # home, agents index, 4 agent pages, one page per session
-    assert len(big) == 2 + 4 + 2 * 3  # 500 events a session at 200 a page
+    assert len(small) == 2 + 5 + 2  # home, agents index, 5 agent pages (beliefs included), one page per session
+    assert len(big) == 2 + 5 + 2 * 3  # 500 events a session at 200 a page
     assert "agents/a/trace/s1/page-3.md" in big
     # the nav lists index pages only, however many trace pages there are
     assert nav(model([_data(_events(2, 500))], title="t", branch="main")) == nav(model([_data(_events(2, 10))], title="t", branch="main"))

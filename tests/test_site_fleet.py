@@ -91,7 +91,7 @@ def test_each_agent_page_links_to_its_siblings_and_the_index(fleet):
         bar = re.search(r'<p class="halo-agent-bar"[^>]*>(.*?)</p>', (base / path).read_text(), re.S).group(1)
         hrefs = set(re.findall(r'href="([^"]+)"', bar))
         here = posixpath.dirname(path)
-        expected = {posixpath.relpath(t, here) for t in ("index.html", "diagnosis.html", "trace/index.html", "revisions.html", "../index.html")}
+        expected = {posixpath.relpath(t, here) for t in ("index.html", "diagnosis.html", "trace/index.html", "revisions.html", "beliefs.html", "../index.html")}
         expected.discard(posixpath.basename(path) if here == "" else posixpath.relpath(path, here))
         if own:
             assert f"<strong>{own}</strong>" in bar

@@ -225,6 +225,11 @@ def render_event(a: AgentSite, page: TracePage, e: Event) -> str:
         lines.append("- findings " + " ".join(
             f'[<span class="halo-sev halo-sev-{f.severity}">{f.rule} {f.name}</span>]({report})' for f in findings
         ))
+    from .beliefs import belief_note  # it builds on this module's helpers
+
+    note = belief_note(a, page.path, e, link)
+    if note:
+        lines.append(note)
     channels = f" · channels {', '.join(e.channels)}" if e.channels else ""
     lines.append(f"- {_when(e.time)}{channels} · commit {_short(a.commit(e.id))}")
     return "\n".join(lines) + "\n"
@@ -285,7 +290,8 @@ def render_site(site: Site, previous: Previous | None = None) -> dict[str, str]:
     ``previous``: the figures of an earlier build, for the trend on the home
     page and the agents index.
     """
-    from .revisions import audit_of, render_revisions_page  # it builds on this module's helpers
+    from . import beliefs  # it builds on this module's helpers
+    from .revisions import audit_of, render_revisions_page
 
     rows = fleet(site.agents)
     pages = {site.home: render_home(site, rows, previous), site.agents_index: unsearched(render_agents_index(site, rows, previous))}
@@ -296,7 +302,8 @@ def render_site(site: Site, previous: Previous | None = None) -> dict[str, str]:
             a.trace: render_sessions(a),
             a.revisions: render_revisions_page(a, a.data.audit or audit_of(a.data)),
         }
-        extra = []
+        own[beliefs.path(a)] = beliefs.render_beliefs(a)
+        extra = [("Beliefs", beliefs.path(a))]
         if has_observed(a):  # observed evidence: site/observed.py
             own[observed_path(a)] = render_observed(a)
             extra.append(("Observed calls", observed_path(a)))
