@@ -19,7 +19,7 @@ import shlex
 import weakref
 from typing import Any, Callable, Mapping, Sequence
 
-from . import jsonl, lineage, revisions
+from . import jsonl, lineage, retention, revisions
 from .accept import Accepted, accepted_for
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
@@ -598,6 +598,13 @@ class Halo:
         identity = _person(name, email, required=True, what="eraser")
         return erasure.redact(repo, branch, numbers, identity, reason, sign=signer,
                               allowed_signers=self.allowed_signers(), gpg_keyring=self.gpg_keyring())
+
+    def retention(self, agent: str, policy: str, branch: str | None = None) -> "retention.Plan":
+        """The events the retention policy file ``policy`` selects on the branch now (nothing is changed)."""
+        self.require_agent(agent)
+        rules = retention.load_policy(policy)
+        log = self.event_log(agent, branch)
+        return retention.plan(rules, log.events, clock_time(self.clock()), agent, log.branch)
 
     def witness(self, agent: str, other: str, branch: str | None = None, *, allowed_signers: str | None = None,
                 gpg_keyring: str | None = None) -> "witness.Witnessed":

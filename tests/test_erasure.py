@@ -239,3 +239,40 @@ def test_two_thousand_events_three_signed_approvals(tmp_path, keys):
     w = run_cli("verify", "--agent", AGENT, "--against", str(old_copy), root=root)
     assert w.returncode == 0, w.stderr
     assert "differ only in e50," in w.stdout
+
+
+def test_retention_policy_dry_run_lists_then_apply_redacts(tmp_path, keys):
+    root = tmp_path / "root"
+    with Halo(root) as h:
+        h.log(AGENT, "observe", "user-1 said her address is 5 Elm Street", session="user-1", time="2026-01-01T09:00:00Z")
+        h.log(AGENT, "remember", "prefers mornings", session="user-1", time="2026-01-01T09:01:00Z")
+        h.log(AGENT, "observe", "ops check passed", session="ops", time="2026-01-01T09:02:00Z")
+        h.log(AGENT, "observe", "user-2 said hello", session="user-2", time="2099-01-01T09:00:00Z")
+    policy = tmp_path / "halo-retention.yaml"
+    policy.write_text("reason: retention of user sessions (30 days)\nrules:\n  - kind: observe\n    session: 'user-*'\n    after: 30d\n")
+    head = git(repo(root), "rev-parse", "main").stdout
+    dry = run_cli("redact", "--agent", AGENT, "--policy", str(policy), root=root)
+    assert dry.returncode == 0, dry.stderr
+    assert "1 event(s) of branch 'main' of agent 'care' are due" in dry.stdout and "e1" in dry.stdout
+    assert "dry run: 1 event(s) would be redacted" in dry.stdout
+    assert git(repo(root), "rev-parse", "main").stdout == head  # nothing changed
+    done = redact(root, keys, "--policy", str(policy), "--apply")
+    assert done.returncode == 0, done.stderr
+    with Halo(root) as h:
+        summaries = [e.summary for e in h.events(AGENT)]
+    assert summaries[0].startswith("[redacted ") and "retention of user sessions (30 days)]" in summaries[0]
+    assert summaries[1:] == ["prefers mornings", "ops check passed", "user-2 said hello"]
+    assert b"5 Elm Street" not in all_objects(repo(root))
+    again = run_cli("redact", "--agent", AGENT, "--policy", str(policy), root=root)
+    assert "nothing on branch 'main' of agent 'care' is due" in again.stdout
+
+
+def test_retention_policy_problems_are_reported_at_once(tmp_path):
+    root = tmp_path / "root"
+    with Halo(root) as h:
+        h.log(AGENT, "observe", "x", session="s")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("rules:\n  - kind: nap\n    after: soon\n  - sesion: x\n    after: 3d\n")
+    r = run_cli("redact", "--agent", AGENT, "--policy", str(bad), root=root)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "kind must be one or a list of" in r.stderr and "after must be an age" in r.stderr and "unknown key(s) sesion" in r.stderr
