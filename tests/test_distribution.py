@@ -40,6 +40,33 @@ def test_wheel_carries_the_real_template_and_the_license(dists):
 
 
 @needs_sources
+def test_wheel_metadata_a_package_index_shows(dists):
+    """Classifiers (every Python of the test matrix), project URLs, PEP 561's py.typed, the
+    site extra, and a README whose links work where PyPI shows it (absolute, never relative)."""
+    import re
+
+    import yaml
+
+    wheel, _ = dists
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "halo_git/py.typed" in names
+    matrix = yaml.safe_load((REPO / ".github/workflows/tests.yml").read_text())["jobs"]["test"]["strategy"]["matrix"]["python"]
+    for version in matrix:
+        assert f"Classifier: Programming Language :: Python :: {version}\n" in meta
+    assert "Classifier: Typing :: Typed" in meta
+    urls = dict(line[len("Project-URL: "):].split(", ", 1) for line in meta.splitlines() if line.startswith("Project-URL: "))
+    assert {"Homepage", "Repository", "Issues", "Documentation"} <= set(urls)
+    assert all(u.startswith("https://") for u in urls.values())
+    assert "Provides-Extra: site" in meta and re.search(r"^Requires-Dist: mkdocs[<>=.,0-9]+; extra == \"site\"$", meta, re.M)
+    assert not re.search(r"^Requires-Dist: mkdocs[^;]*$", meta, re.M)  # not for a plain install
+    body = meta.split("\n\n", 1)[1]
+    links = re.findall(r"\]\(([^)]+)\)", body)
+    assert links and [u for u in links if not u.startswith(("https://", "#"))] == []
+
+
+@needs_sources
 def test_sdist_ships_no_half_test_tree_and_builds_the_same_wheel(dists, tmp_path):
     _, sdist = dists
     with tarfile.open(sdist) as t:

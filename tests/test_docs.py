@@ -30,7 +30,7 @@ def test_tools_page_quotes_the_guide():
 
 def test_readme_commands_and_ci_entry():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/halo-git demo --out demo-site" in readme
+    assert "python3 -m venv .venv && .venv/bin/pip install '.[site]' && .venv/bin/halo-git demo --out demo-site" in readme
     assert "\nbash scripts/test.sh\n" in readme
     ci = (REPO / ".ci" / "run").read_text()
     assert ci.rstrip().endswith("exec bash scripts/test.sh")

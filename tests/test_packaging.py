@@ -60,3 +60,17 @@ def test_readme_shows_uvx_and_pipx_from_a_git_url_and_says_it_is_not_on_pypi():
     assert "uvx --from git+https://" in readme and "halo-git serve" in readme
     assert "pipx run --spec git+https://" in readme
     assert "not on PyPI" in readme
+
+
+def test_readme_client_snippets_parse_and_launch_the_server():
+    """Claude Desktop, VS Code (`servers`, `type: stdio`) and Cursor snippets are valid JSON
+    that start `halo-git serve`."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", readme, re.S)]
+    vscode = [b["servers"]["halo"] for b in blocks if "servers" in b]
+    assert vscode and vscode[0]["type"] == "stdio" and vscode[0]["args"][0] == "serve"
+    assert vscode[0]["command"].endswith("halo-git")
+    assert "VS Code (`.vscode/mcp.json`" in readme and "Cursor (`~/.cursor/mcp.json`" in readme
+    others = [b["mcpServers"]["halo"] for b in blocks if "mcpServers" in b]
+    assert len(others) >= 3  # Claude Desktop, Cursor, uvx
+    assert all("serve" in s["args"] for s in others)

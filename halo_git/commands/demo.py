@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..demo import AGENT, DEFAULT_ROOT, run_demo
 from ..site import build_site
-from ..site.output import new_out
+from ..site.output import new_out, require_builder
 
 
 def add_parser(sub) -> None:
@@ -26,6 +26,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     out = Path(args.out) if args.out else None
+    if out:
+        require_builder()  # say what to install before the demo runs, not after
     with new_out(out) if out else nullcontext():  # a folder the site cannot go to stops the demo before it runs
         done = run_demo(args.root)
         first, last = done.ids[next(iter(done.ids))], done.ids[list(done.ids)[-1]]

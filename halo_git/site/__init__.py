@@ -29,7 +29,7 @@ from ..observed import Observed
 from .collect import collect
 from ..model import now_iso
 from .fleet import SUMMARY_FILE, fleet, load_previous, summary_json
-from .output import build, check_site_url, new_out, write
+from .output import build, check_site_url, new_out, require_builder, write
 from .pages import PAGE_SIZE, model
 from .render import nav, render_site
 
@@ -99,9 +99,10 @@ def build_site(
     Raises:
         InvalidCall: a bad ``--compare`` or an ``out`` folder that holds other files.
         NotFound: no events to show, or a compared branch or commit that does not exist.
-        HaloError: the strict MkDocs build failed.
+        HaloError: the strict MkDocs build failed, or MkDocs (the ``site`` extra) is not installed.
     """
     started = time.perf_counter()
+    require_builder()  # before anything is read or written
     out = Path(out)
     with new_out(out):
         if src is not None and Path(src).exists():

@@ -181,6 +181,32 @@ class _Pages:
         return files
 
 
+# What to install when the site's builder is missing (``pip install halo-git`` leaves it out).
+SITE_EXTRA = "pip install 'halo-git[site]'"
+
+
+def require_builder() -> None:
+    """Refuse, saying what to install, when MkDocs or MkDocs Material is missing.
+
+    They are the ``site`` extra: the server, the CLI and the reports need
+    neither, so a plain install leaves them out. Called before anything is
+    read or written, so a missing builder costs nothing.
+
+    Raises:
+        HaloError: MkDocs or the Material theme is not importable (exit 1: not a
+            usage error, the installation lacks a part).
+    """
+    from importlib.util import find_spec
+
+    missing = [name for module, name in (("mkdocs", "MkDocs"), ("material", "MkDocs Material")) if find_spec(module) is None]
+    if missing:
+        raise HaloError(
+            f"building the review site needs {' and '.join(missing)}, which this installation of halo-git leaves out "
+            f"(they are its 'site' extra); install them with: {SITE_EXTRA} "
+            "(in a checkout: pip install '.[site]'; with uvx: uvx --from 'halo-git[site]' halo-git site)"
+        )
+
+
 def build(
     config_file: Path, out: Path, pages: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None,
 ) -> None:
@@ -197,6 +223,7 @@ def build(
     Raises:
         HaloError: the build failed (broken link, bad config, …).
     """
+    require_builder()
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
