@@ -17,11 +17,11 @@ import yaml
 
 from .errors import InvalidCall, UnknownEvents, ids_hint
 
-try:  # the C loader/dumper is 5-10x faster; fall back only where libyaml is missing
-    from yaml import CSafeDumper as _Dumper
+from . import eventfile
+
+try:  # the C loader is 5-10x faster; fall back only where libyaml is missing
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover
-    from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 
@@ -564,23 +564,31 @@ def commit_message(event: Event) -> str:
 
 
 def to_yaml(event: Event) -> bytes:
-    """Safe, fixed-order, UTF-8 YAML; every summary round-trips exactly."""
-    return yaml.dump(
-        event.to_dict(),
-        Dumper=_Dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=1 << 30,
-        encoding="utf-8",
-    )
+    """The event's file in HALO's canonical form (``eventfile``: the same bytes
+    on every machine, whichever PyYAML is installed); every summary round-trips exactly."""
+    return eventfile.dump(event.to_dict())
+
+
+def legacy_yaml(event: Event) -> bytes:
+    """The file an earlier version wrote for ``event`` where PyYAML had no
+    libyaml (it differs from ``to_yaml`` only for NEL and characters beyond U+FFFF)."""
+    return eventfile.dump(event.to_dict(), legacy=True)
 
 
 def from_yaml(data: bytes | str) -> Event:
-    d = yaml.load(data, Loader=_Loader)
+    """The event in a file; an alias bomb, an oversized file or a tag is refused
+    (``eventfile.Refused``, a ValueError) before any value is built."""
+    d = eventfile.load(data)
     if not isinstance(d, dict):
         raise ValueError("event file is not a mapping")
     return Event.from_dict(d)
+
+
+def load_event_file(data: bytes | str) -> Any:
+    """The value of an event file, with ``from_yaml``'s limits, for callers that validate it themselves."""
+    return eventfile.load(data)
+
+
 
 
 def load_yaml(data: bytes | str) -> Any:

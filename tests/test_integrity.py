@@ -142,33 +142,31 @@ def _event(text: str):
     return Event("e1", "act", "a", "s", "2026-01-01T00:00:00.250Z", text, ("e1",), {"trigger": "self", "form": text}, ("S→A",))
 
 
-def test_the_fast_canonical_yaml_reads_back_as_the_event_and_mostly_equals_pyyaml():
-    """The cache check trusts an entry when the fast emitter's bytes hash to the
+def test_the_canonical_yaml_reads_back_as_the_event_and_equals_pyyaml():
+    """The cache check trusts an entry when the canonical bytes hash to the
     committed blob, so those bytes must read back as exactly that entry (sound);
-    equality with PyYAML's bytes only decides speed (a miss takes the slow path)."""
-    from halo_git.model import from_yaml, to_yaml
+    they are libyaml's bytes, and the legacy form pure PyYAML's."""
+    import yaml
 
-    misses = 0
+    from halo_git.model import from_yaml, legacy_yaml, to_yaml
+
+    options = dict(sort_keys=False, allow_unicode=True, default_flow_style=False, width=1 << 30, encoding="utf-8")
     for text in _AWKWARD:
         e = _event(text)
-        fast = snapshot._fast_yaml(e)
-        if fast is not None:
-            assert from_yaml(fast) == e, text
-            misses += fast != to_yaml(e)
-        assert snapshot.canonical_yaml(e) in (fast, to_yaml(e))
-    assert misses <= 2
-    assert snapshot._fast_yaml(_event("observe step 12 of the plan")) == to_yaml(_event("observe step 12 of the plan"))
+        assert from_yaml(to_yaml(e)) == e, text
+        assert snapshot.canonical_yaml(e) == to_yaml(e)
+        assert legacy_yaml(e) == yaml.dump(e.to_dict(), Dumper=yaml.SafeDumper, **options), text
+        if getattr(yaml, "CSafeDumper", None) is not None:
+            assert to_yaml(e) == yaml.dump(e.to_dict(), Dumper=yaml.CSafeDumper, **options), text
 
 
 @given(st.text(max_size=40))
 @settings(max_examples=400, deadline=None)
-def test_the_fast_canonical_yaml_is_sound_on_any_text(text):
-    from halo_git.model import from_yaml
+def test_the_canonical_yaml_is_sound_on_any_text(text):
+    from halo_git.model import from_yaml, to_yaml
 
     e = _event(text)
-    fast = snapshot._fast_yaml(e)
-    if fast is not None:
-        assert from_yaml(fast) == e
+    assert from_yaml(to_yaml(e)) == e
 
 
 def test_verify_reports_a_cache_longer_than_the_branch(root):

@@ -113,8 +113,9 @@ def test_impact_compares_the_session_before_with_the_session_after(story):
     assert (i5.before.session, i5.after.session) == ("s1", "s3")
     assert (i5.before.first, i5.before.last, i5.before.events) == ("e1", "e3", 3)
     assert dict(i5.before.findings) == {}  # "the user confirmed" is no feedback left unused (S1 is for adverse outcomes)
-    assert dict(i5.after.findings) == {"HALO-A1": 1, "HALO-R3": 1, "HALO-S2": 1}  # the open loop is part of A1
-    assert i5.introduced == ("HALO-A1", "HALO-R3", "HALO-S2") and i5.resolved == ()
+    # the open loop is part of A1; e8's approval is only the agent's own label (HALO-R6)
+    assert dict(i5.after.findings) == {"HALO-A1": 1, "HALO-R3": 1, "HALO-R6": 1, "HALO-S2": 1}
+    assert i5.introduced == ("HALO-A1", "HALO-R3", "HALO-R6", "HALO-S2") and i5.resolved == ()
     assert i5.acts == ("e7",)
     m_before, m_after = dict(i5.before.metrics), dict(i5.after.metrics)
     assert str(m_before["outcome coverage"]) == "1/1" and str(m_after["outcome coverage"]) == "0/1"
@@ -123,8 +124,10 @@ def test_impact_compares_the_session_before_with_the_session_after(story):
     assert dict(i5.before.channels) == {"S→A": 1, "A→S": 1} and dict(i5.after.channels) == {"R→A": 1, "A→R": 1}
     assert (i6.before, i6.after, i6.acts) == (i5.before, i5.after, ())
     assert (i8.before.session, i8.after.session) == ("s2", "s4")
-    assert dict(i8.before.findings) == {"HALO-R1": 1, "HALO-R3": 1} and dict(i8.after.findings) == {"HALO-R3": 1}
-    assert i8.introduced == () and i8.resolved == ("HALO-R1",) and i8.acts == ("e10",)
+    # e6 is logged as the user's, but nothing upstream shows the user deciding it: a claimed approval (HALO-R6)
+    # (and e12, the user's bound in s4, rests only on "user joined on time"); HALO-R3 counts the agent's own changes
+    assert dict(i8.before.findings) == {"HALO-R1": 1, "HALO-R3": 1, "HALO-R6": 1} and dict(i8.after.findings) == {"HALO-R6": 1}
+    assert i8.introduced == () and i8.resolved == ("HALO-R1", "HALO-R3") and i8.acts == ("e10",)
     assert str(dict(i8.before.metrics)["revisions governed"]) == "1/2"
     assert (i12.before.session, i12.after) == ("s3", None) and i12.introduced == ()
     line = rv.impact_text(i5, str)
@@ -231,7 +234,7 @@ def test_revisions_json_validates_and_filters_by_target(story):
     one = json.loads(r.stdout)
     jsonschema.validate(one, SCHEMA)
     assert [v["id"] for v in one["targets"][0]["versions"]] == ["e5", "e8", "e12"]
-    assert one["targets"][0]["versions"][0]["impact"]["introduced"] == ["HALO-A1", "HALO-R3", "HALO-S2"]
+    assert one["targets"][0]["versions"][0]["impact"]["introduced"] == ["HALO-A1", "HALO-R3", "HALO-R6", "HALO-S2"]
     r = run_cli("revisions", "--agent", AGENT, "--target", "nope", root=story)
     assert r.returncode == 1 and "no revision of target 'nope'" in r.stderr and "reminder rule; tone" in r.stderr
 

@@ -96,7 +96,7 @@ def _claimed(ctx, make):
         out.append(make(
             "HALO-R6", [i, *later],
             f"Logged as made_by={f['made_by']}, governance={f['governance']} for “{f['target']}”, but no event upstream "
-            "shows a person deciding it" + (f"; {len(later)} later event(s) build on it." if later else "."),
+            "shows a person deciding it" + (f"; {len(later)} later event{'' if len(later) == 1 else 's'} build{'s' if len(later) == 1 else ''} on it." if later else "."),
             "high" if later else "medium", e,
             "The approval is only claimed: nothing in the trace shows the user was asked or agreed, so the change "
             "is as unreviewed as governance=none while it carries the user's authority.",

@@ -51,6 +51,7 @@ from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import check_agent_name
+from . import limits
 from . import erasure, evidence, snapshot
 from .repo import CACHE_DIR, DEFAULT_BRANCH, ZERO_SHA, AgentRepo, _read_ref, branch_ref, number_from_message
 from .verify import BadCommit, check_history
@@ -246,7 +247,7 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
             local = fresh._open(True)
             client, path = _client(local, url, "pull")
             with _transport_errors(shown):
-                result = client.fetch(path, local, determine_wants=_wants_heads_and_caches)
+                result = limits.fetch_checked(client, path, local, _wants_heads_and_caches, shown, str(scratch))
             heads = {r: s for r, s in result.refs.items() if r.startswith(_HEADS) and s}
             if not heads:
                 raise NotFound(f"{shown} holds no branches; push one there first: {_cmd('push', '--agent', agent, shown)}")
@@ -638,6 +639,7 @@ def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, old: 
     when the remote has one) into ``store`` over one connection; returns the
     remote's refs. Fetches nothing when the commits are already here."""
     client, path = _client(local, url, "pull")
+    limits.check_local(client, path, shown)  # a remote on this machine is served in this process: headers first
     spool = SpooledTemporaryFile(max_size=_SPOOL, dir=store.path)
     wanted: list[bytes] = []
     haves = _Haves()
@@ -659,6 +661,7 @@ def _fetch_into(local: Repo, url: str, store: DiskObjectStore, ref: bytes, old: 
         result = client.fetch_pack(path, wants, haves, spool.write)
         if wanted and spool.tell():
             spool.seek(0)
+            limits.check_incoming(spool, shown)  # sizes from the object headers, before dulwich inflates anything
             store.add_thin_pack(spool.read, None)
     return result.refs
 

@@ -41,7 +41,7 @@ from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import Event, commit_message, epoch_seconds, from_yaml, not_before, to_yaml
-from . import locking, maintenance, snapshot
+from . import limits, locking, maintenance, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, object_id
 from .snapshot import CACHE_DIR
 
@@ -657,7 +657,21 @@ class AgentRepo:
         return sha
 
     def _blob_at(self, root: bytes, number: int) -> bytes:
-        return self._get(self._repo, self._blob_id_at(root, number)).data
+        return self._event_data(self._repo, self._blob_id_at(root, number), number)
+
+    def _event_data(self, repo: Repo, blob: bytes, number: int, commit: Commit | None = None) -> bytes:
+        """The bytes of event ``number``'s file, refused (``IntegrityError``)
+        before inflating it when its header says it is larger than any event
+        file (a repository filled by plain ``git`` from a hostile remote)."""
+        size = limits.object_size(repo.object_store, blob)
+        if size is not None and size > limits.MAX_EVENT_FILE:
+            where = f"commit {commit.id.decode()[:12]} of agent '{self.agent}' holds" if commit is not None else f"agent '{self.agent}' holds"
+            raise IntegrityError(
+                f"{where} {event_path(number)} (blob {blob.decode()[:12]}), which is {size:,} bytes, larger than any event file "
+                f"({limits.MAX_EVENT_FILE:,}): HALO did not write it; run halo-git verify --agent {self.agent} to see what changed",
+                commit.id.decode() if commit is not None else None,
+            )
+        return self._get(repo, blob).data
 
     def _blob_ids(self, root: bytes, count: int) -> list[bytes | None]:
         """Hex blob ids of e1..e<count> in the tree ``root`` (None where missing),
@@ -769,7 +783,7 @@ class AgentRepo:
         committed = []
         for commit, k in reversed(new):
             blob = self._blob_id_at(root, k)
-            committed.append(Committed(self._parse(self._get(repo, blob).data, commit, k), commit.id.decode(), blob.decode()))
+            committed.append(Committed(self._parse(self._event_data(repo, blob, k, commit), commit, k), commit.id.decode(), blob.decode()))
         if stop:
             return base.extended(head, committed)
         return EventLog(branch, head, [c.event for c in committed], [c.commit for c in committed], blobs=[c.blob for c in committed])

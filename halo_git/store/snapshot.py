@@ -17,10 +17,9 @@ and a load accepts an entry only when
 * the canonical YAML of the cached event hashes to that blob id — the same
   bytes HALO committed, so the cached event *is* the committed one.
 
-The canonical YAML is rebuilt by a small emitter that reproduces PyYAML's
-output for the common shapes (plain and single-quoted one-line strings) and
-defers to ``model.to_yaml`` for anything else, so a check costs a few
-microseconds per event instead of a full YAML dump. Any mismatch discards the
+The canonical YAML is rebuilt by HALO's own emitter (``eventfile``), a few
+microseconds per event; a blob an earlier version wrote where PyYAML had no
+libyaml (the legacy form) is accepted too. Any mismatch discards the
 whole file: the branch is read from Git and the cache rewritten. Commit ids
 per line are only a hint for extending the cache; the log's commit ids are
 read from Git when someone asks for them.
@@ -40,11 +39,9 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
-import yaml
-
-from ..model import ENUMS, KINDS, LETTERS, Event, to_yaml
+from ..model import Event, legacy_yaml, to_yaml
 from . import locking
 
 FORMAT = 3
@@ -130,7 +127,7 @@ def mismatch(snap: Snapshot, tree_blobs: Sequence[bytes | None]) -> str | None:
     for i, (event, blob) in enumerate(zip(snap.events, snap.blobs)):
         if tree_blobs[i] is None or blob.encode() != tree_blobs[i]:
             return f"its entry {event.id} names blob {blob[:12]}, the branch holds {(tree_blobs[i] or b'nothing').decode()[:12]}"
-        if blob_id(event) != blob and _hex(to_yaml(event)) != blob:  # the second look: the fast emitter's rare misses
+        if blob_id(event) != blob and _hex(legacy_yaml(event)) != blob:  # a file an earlier version wrote without libyaml
             return f"its entry {event.id} is not the event in blob {blob[:12]} (edited outside HALO)"
     return None
 
@@ -259,104 +256,9 @@ def _end(f) -> tuple[int, str | None]:
         return 0, None
 
 
-# -- canonical YAML without a full dump ------------------------------------------------
-
-# Characters libyaml writes as they are (with allow_unicode) inside a one-line
-# scalar: printable ASCII and the Basic Multilingual Plane's printable range
-# minus the line separators U+2028/9 (it escapes tab, NEL, the BOM and anything
-# beyond U+FFFF in double quotes). Whatever falls outside takes the slow path.
-_PRINTABLE = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*\\Z")
-# A plain scalar must not start with an indicator, contain ": " or " #", end in
-# ":" or have spaces at either end; anything doubtful is single-quoted instead:
-# a mismatch with PyYAML only costs the slow path, never a wrong answer, but a
-# plain scalar that reads back differently would, hence the strict rules.
-_PLAIN_BAD_START = set("#,[]{}&*!|>'\"%@`-?: .")
-_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z\Z")
-_resolver = yaml.resolver.Resolver()
-_RESOLVED_FIRST = frozenset(k for k in _resolver.yaml_implicit_resolvers if k)  # first characters some type claims
-_ALWAYS_RESOLVE = None in _resolver.yaml_implicit_resolvers  # ("" only concerns the empty string, always quoted here)
-_STR_TAG = "tag:yaml.org,2002:str"
-_ID = re.compile(r"e[1-9][0-9]*\Z")
-_memo: dict[str, str | None] = {}
-
-
-def _scalar(value: Any) -> str | None:
-    """``value`` as PyYAML writes it after ``key: `` or ``- `` (None: not sure,
-    take the slow path)."""
-    found = _memo.get(value) if isinstance(value, str) else None
-    if found is not None:
-        return found
-    if not isinstance(value, str) or not _PRINTABLE.match(value):
-        return None
-    if (
-        value
-        and (value[0] not in _PLAIN_BAD_START or (value[0] in "-?." and value[1:2] not in ("", " ", "-", ".")))
-        and value[-1] not in " :"
-        and ": " not in value
-        and " #" not in value
-        and (
-            (value[0] not in _RESOLVED_FIRST and not _ALWAYS_RESOLVE)
-            or _resolver.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG
-        )
-    ):
-        out = value
-    else:
-        out = "'" + value.replace("'", "''") + "'"
-    if len(value) <= 100 and len(_memo) < 50_000:
-        _memo[value] = out  # repeated values: agents, sessions, targets
-    return out
-
-
-def _plain_set(values) -> frozenset[str]:
-    """Those of ``values`` PyYAML writes plain (checked once, at import)."""
-    return frozenset(v for v in values if _scalar(v) == v)
-
-
-_PLAIN = _plain_set(
-    [k for k in KINDS] + [k.category for k in KINDS.values()] + [v for vs in ENUMS.values() for v in vs]
-    + [f"{a}→{b}" for a in LETTERS for b in LETTERS]
-)
-
-
 def canonical_yaml(event: Event) -> bytes:
-    """Exactly ``model.to_yaml(event)``, mostly without PyYAML's emitter."""
-    fast = _fast_yaml(event)
-    return fast if fast is not None else to_yaml(event)
-
-
-def _fast_yaml(e: Event) -> bytes | None:
-    kind = KINDS.get(e.kind) if isinstance(e.kind, str) else None
-    time = e.time
-    if kind is None or not isinstance(time, str) or not _TIME.match(time) or not isinstance(e.id, str) or not _ID.match(e.id):
-        return None
-    agent, session, summary = _scalar(e.agent), _scalar(e.session), _scalar(e.summary)
-    if agent is None or session is None or summary is None:
-        return None
-    parts = [f"id: {e.id}\nkind: {kind.name}\ncategory: {kind.category}\nagent: {agent}\nsession: {session}\ntime: '{time}'\nsummary: {summary}\nuses:"]
-    if e.uses:
-        for u in e.uses:
-            if not (isinstance(u, str) and _ID.match(u)):
-                return None
-            parts.append(f"\n- {u}")
-        parts.append("\n")
-    else:
-        parts.append(" []\n")
-    for name in kind.fields:
-        v = e.fields.get(name)
-        s = v if isinstance(v, str) and v in _PLAIN else _scalar(v)
-        if s is None:
-            return None
-        parts.append(f"{name}: {s}\n")
-    if e.channels:
-        parts.append("channels:")
-        for c in e.channels:
-            if not isinstance(c, str) or c not in _PLAIN:
-                return None
-            parts.append(f"\n- {c}")
-        parts.append("\n")
-    else:
-        parts.append("channels: []\n")
-    return "".join(parts).encode("utf-8")
+    """The bytes of ``event``'s file (``model.to_yaml``, HALO's own emitter)."""
+    return to_yaml(event)
 
 
 __all__ = ["FORMAT", "CHUNK", "Snapshot", "load", "entries", "install", "mismatch", "save", "blob_id", "canonical_yaml", "path_for", "cache_ref", "chunk_name", "travel_message", "travel_claim"]

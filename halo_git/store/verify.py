@@ -42,6 +42,8 @@ from dulwich.objects import Blob, Commit, ShaFile, Tree
 from dulwich.repo import Repo
 
 from ..errors import HaloError, IntegrityError, NotFound
+from ..model import legacy_yaml, load_event_file  # the event file's limits (eventfile)
+from . import limits
 from ..model import (
     KINDS,
     SHARED_PARAMS,
@@ -51,7 +53,6 @@ from ..model import (
     check_session,
     commit_message,
     epoch_seconds,
-    load_yaml,
     merge_origin,
     normalize_time,
     resolve,
@@ -246,7 +247,10 @@ _TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
 def _read(store, sha: bytes, what: str, kind: type[ShaFile]) -> ShaFile:
     """Read an object, proving its bytes hash to its id and it is of the expected type."""
     try:
+        limits.check_size(store, sha, kind.type_num, f"{what} {sha.decode()[:12]}")  # before inflating it
         type_num, raw = store.get_raw(sha)
+    except limits.TooLarge as e:
+        raise _Bad(f"it holds {e}") from None
     except KeyError:
         raise _Bad(f"its {what} {sha.decode()[:12]} is missing from the repository") from None
     except Exception as e:
@@ -337,7 +341,7 @@ def _earlier_event(store, root: bytes, number: int, trees: "_Trees") -> dict | N
     if entry is None:
         return None
     try:
-        d = load_yaml(_read(store, entry[1], f"file {event_path(number)}", Blob).data)
+        d = load_event_file(_read(store, entry[1], f"file {event_path(number)}", Blob).data)
     except Exception:
         return None
     return d if isinstance(d, dict) else None
@@ -419,7 +423,7 @@ def _check_tree_change(commit: Commit, parent: Commit | None, number: int, path:
 def _check_event(data: bytes, number: int, agent: str, kinds: list[str], path: str) -> Event:
     """Re-derive the event from its own fields and the earlier events' kinds."""
     try:
-        d = load_yaml(data)
+        d = load_event_file(data)
     except Exception as e:
         raise _Bad(f"{path} is not valid YAML ({str(e).splitlines()[0]})") from None
     if not isinstance(d, dict):
@@ -449,6 +453,6 @@ def _check_event(data: bytes, number: int, agent: str, kinds: list[str], path: s
     if list(d) != list(expected) or d != expected:
         wrong = [k for k in expected if d.get(k) != expected[k]] + [k for k in d if k not in expected]
         raise _Bad(f"{path} differs from the event its fields imply in: {', '.join(dict.fromkeys(wrong)) or 'key order'}")
-    if to_yaml(event) != data:
+    if to_yaml(event) != data and legacy_yaml(event) != data:  # legacy: written where PyYAML had no libyaml
         raise _Bad(f"{path} is not in HALO's canonical YAML form (edited by hand?)")
     return event
