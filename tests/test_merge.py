@@ -277,3 +277,35 @@ def test_report_of_the_merged_branch_is_the_union_of_both_sides(tmp_path):
     assert any(found[0] == "e4" for _, found in side_a)  # the self-initiated execution with no basis
     assert any(found[0] == "e6" and rule.startswith("HALO-R") for rule, found in merged)  # the ungoverned self-revision
     assert rules
+
+
+def test_a_fleet_shares_one_remote(tmp_path):
+    """Laptop and CI clone one remote; CI's push is refused once the laptop pushed first;
+    CI pulls with --merge and pushes (a fast-forward of the remote through the merge);
+    the laptop's plain pull then fast-forwards to the very same head."""
+    remote = tmp_path / "remote" / f"{AGENT}.git"
+    remote.parent.mkdir()
+    subprocess.run(["git", "init", "-q", "--bare", "--initial-branch=main", str(remote)], check=True)
+    laptop, ci = tmp_path / "laptop", tmp_path / "ci"
+    base(laptop)
+    assert run_cli("push", "--agent", AGENT, str(remote), root=laptop).returncode == 0
+    assert run_cli("clone", str(remote), "--agent", AGENT, root=ci).returncode == 0
+    with Halo(laptop, screen=None) as h:
+        grow(h, "laptop", 5, 3)
+    with Halo(ci, screen=None) as h:
+        grow(h, "ci", 7, 4)
+    assert run_cli("push", "--agent", AGENT, str(remote), root=laptop).returncode == 0
+    refused = run_cli("push", "--agent", AGENT, str(remote), root=ci)
+    assert refused.returncode == 1 and "holds events this branch does not" in refused.stderr and "--merge" in refused.stderr
+    merged = run_cli("pull", "--merge", "--agent", AGENT, str(remote), root=ci)
+    assert merged.returncode == 0 and "merged 5 event(s)" in merged.stdout, merged.stderr
+    pushed = run_cli("push", "--agent", AGENT, str(remote), root=ci)
+    assert pushed.returncode == 0 and "fast-forwarded" in pushed.stdout, pushed.stderr
+    assert git(remote, "fsck", "--strict").returncode == 0
+    pulled = run_cli("pull", "--agent", AGENT, str(remote), root=laptop)
+    assert pulled.returncode == 0 and "fast-forwarded" in pulled.stdout, pulled.stderr
+    heads = {git(r / f"{AGENT}.git", "rev-parse", "main").stdout for r in (laptop, ci)} | {git(remote, "rev-parse", "main").stdout}
+    assert len(heads) == 1
+    for r in (laptop, ci):
+        assert run_cli("verify", "--agent", AGENT, root=r).returncode == 0
+    assert len(events_of(laptop)[0]) == 3 + 7 + 5

@@ -387,3 +387,71 @@ def pull_merge(repo: AgentRepo, url: str, branch: str, into: str | None = None) 
             label = shown if branch == into else f"{shown} {branch}"
             return merge(repo, label, into, store=store, tip=new, label=label,
                          before_write=lambda: _adopt(store, repo.path / "objects"))
+
+
+# -- transfers of merged histories (push, pull) ---------------------------------------------
+
+
+def reaches(store, tip: bytes, target: bytes) -> bool:
+    """Whether ``target`` is in the history of ``tip`` through any parent (a
+    merged line included). Called only when the first-parent walk said no."""
+    seen: set[bytes] = set()
+    stack = [tip]
+    while stack:
+        sha = stack.pop()
+        while sha is not None and sha not in seen:
+            if sha == target:
+                return True
+            seen.add(sha)
+            try:
+                commit = store[sha]
+            except KeyError:
+                break
+            parents = getattr(commit, "parents", [])
+            stack.extend(parents[1:])
+            sha = parents[0] if parents else None
+    return False
+
+
+def new_commits(store, tip: bytes, old: bytes | None) -> list[Commit]:
+    """Every commit in the history of ``tip`` (merged lines included) that the
+    history of ``old`` lacks: what a push of ``tip`` to a remote at ``old`` sends
+    once merges are involved (both histories are walked: only then)."""
+    have = set(_line(store, old, set())) if old is not None else set()
+    return [store[s] for s in _line(store, tip, have)]
+
+
+def _line(store, tip: bytes, stop: set[bytes]) -> list[bytes]:
+    """Commits reachable from ``tip`` (every parent) and not in ``stop``."""
+    out, seen, stack = [], set(), [tip]
+    while stack:
+        sha = stack.pop()
+        if sha in stop or sha in seen or sha not in store:
+            continue
+        seen.add(sha)
+        out.append(sha)
+        stack.extend(store[sha].parents)
+    return out
+
+
+def check_incoming_merges(store, tip: bytes, old: bytes | None, repo: AgentRepo, branch: str) -> None:
+    """After a pull checked the first-parent commits from ``old`` to ``tip``:
+    check the lines they merge and every merged event (nothing to do when none
+    of them merges).
+
+    Raises:
+        BadCommit: as ``check_line``.
+    """
+    sha: bytes | None = tip
+    merged = False
+    while sha is not None and sha != old:
+        c = store[sha]
+        merged |= len(c.parents) == 2
+        sha = c.parents[0] if c.parents else None
+    if not merged:
+        return
+    reg = Registry()
+    if old is not None:
+        log = repo.log(branch)
+        check_line(store, old, repo.agent, reg, trusted=Line([c.encode() for c in log.commits], list(log.events), [""] * len(log.events)))
+    check_line(store, tip, repo.agent, reg)

@@ -52,7 +52,7 @@ from dulwich.repo import Repo
 from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import check_agent_name
 from . import limits
-from . import erasure, evidence, snapshot
+from . import erasure, evidence, merge, snapshot
 from .repo import CACHE_DIR, DEFAULT_BRANCH, ZERO_SHA, AgentRepo, _read_ref, branch_ref, number_from_message
 from .verify import BadCommit, check_history
 
@@ -133,13 +133,15 @@ def push(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH) -> Transfer:
                 if cache is None and refs.get(cache_ref) not in (None, ZERO_SHA):
                     extra[cache_ref] = ZERO_SHA  # the remote's cache describes (and quotes) the old history
                 return {ref: sha, **extra}
-            if old is None or (old in local.object_store and _is_ancestor(local.object_store, old, sha, repo.agent)):
+            if old is None or (old in local.object_store and (_is_ancestor(local.object_store, old, sha, repo.agent)
+                                                              or merge.reaches(local.object_store, sha, old))):
                 return {ref: sha, **extra}
             if old not in local.object_store or _is_ancestor(local.object_store, sha, old, repo.agent):
                 raise Conflict(
                     f"cannot push: the remote's branch '{branch}' at {shown} holds events this branch does not; nothing was "
                     f"pushed and nothing is ever forced. Pull first: {_cmd('pull', '--agent', repo.agent, shown, '--branch', branch)} "
-                    "(a fast-forward when your branch has nothing new; when both sides do, the pull is refused and says how to compare them)"
+                    "(a fast-forward when your branch has nothing new; when both sides do, add --merge to merge them, or pull into "
+                    "another branch to compare them first)"
                 )
             raise Conflict(_diverged(repo.agent, branch, shown, "push", local.object_store, sha, old))
 
@@ -194,7 +196,7 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
                 _take_cache(local, into, refs.get(snapshot.cache_ref(branch)))
                 _take_evidence(local, refs, branch, into, repo.agent)
                 return Transfer(repo.agent, into, shown, "up-to-date", old.decode(), new.decode(), 0)
-            if old is not None and not _is_ancestor(store, old, new, repo.agent):
+            if old is not None and not _is_ancestor(store, old, new, repo.agent) and not merge.reaches(store, new, old):
                 record = erasure.covering_record(local, branch, old, new, store=store, refs=refs, trust=erasure.trust_files(repo.path.parent))
                 if record is not None:  # the remote erased events: take the new history only as its signed record maps ours
                     _check_incoming(store, new, None, [], repo.agent, shown, branch, f"branch '{into}' was not changed")
@@ -209,7 +211,14 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
                 raise Conflict(_diverged(repo.agent, into, shown, "pull", store, old, new, remote_branch=branch))
             # the events ``old`` holds (an append racing this pull only adds after them)
             earlier = repo.log(into).events[: _number(store, store[old], repo.agent)] if old is not None else []
-            _check_incoming(store, new, old, earlier, repo.agent, shown, branch, f"branch '{into}' was not changed" + (f" (still at {_short(old.decode())})" if old else " (not created)"))
+            unchanged = f"branch '{into}' was not changed" + (f" (still at {_short(old.decode())})" if old else " (not created)")
+            if old is None or _is_ancestor(store, old, new, repo.agent):  # else old is reached through a merge: checked below
+                _check_incoming(store, new, old, earlier, repo.agent, shown, branch, unchanged)
+            try:
+                merge.check_incoming_merges(store, new, old, repo, into)
+            except BadCommit as e:
+                raise IntegrityError(f"refused: {shown} merges a line HALO could not have written: commit {e.commit[:12]}: {e.reason}. "
+                                     f"Nothing was transferred and {unchanged}", e.commit) from None
             _adopt(store, repo.path / "objects")
         if not local.refs.set_if_equals(local_ref, old or ZERO_SHA, new):
             raise Conflict(f"branch '{into}' of agent '{repo.agent}' moved while pulling (an event was logged); run the pull again")
@@ -321,8 +330,8 @@ def _first_parents(store, tip: bytes, agent: str) -> Iterator[tuple[Commit, int]
             if n != 1:
                 raise IntegrityError(f"the history of agent '{agent}' at {tip.decode()[:12]} does not start at e1", commit.id.decode())
             return
-        if len(commit.parents) != 1:
-            raise IntegrityError(f"commit {commit.id.decode()[:12]} of agent '{agent}' is a merge; HALO histories are linear", commit.id.decode())
+        if len(commit.parents) > 2:  # two: the first event a merge appended (its merged line: merge.check_incoming_merges)
+            raise IntegrityError(f"commit {commit.id.decode()[:12]} of agent '{agent}' has {len(commit.parents)} parents; HALO event commits have one or two", commit.id.decode())
         child, commit = commit, store[commit.parents[0]]
         m = _number(store, commit, agent)
         if m != n - 1:
@@ -411,6 +420,11 @@ def _added_objects(store, tip: bytes, old: bytes | None, agent: str) -> list:
         parent_tree = store[commit.parents[0]].tree if commit.parents else None
         trees, parents = parents, {}
         _added_in_tree(store, commit.tree, parent_tree, found, trees, parents)
+    if any(len(c.parents) == 2 for c in found.values() if isinstance(c, Commit)) or (old is not None and not _is_ancestor(store, old, tip, agent)):
+        found = {}  # a merge since (or the remote's head reached only through one): every commit old's history lacks
+        for commit in merge.new_commits(store, tip, old):
+            found[commit.id] = commit
+            _added_in_tree(store, commit.tree, store[commit.parents[0]].tree if commit.parents else None, found, {}, {})
     return list(found.values())
 
 
