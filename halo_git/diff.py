@@ -4,7 +4,9 @@ Run the same agent under two setups (prompt v1 on ``main``, prompt v2 on
 ``prompt-v2``) and ``compare`` answers what changed in how it behaves. Both
 histories are linear, so their merge base is the longest common prefix of
 their commit lists: events ``e1..eK`` are shared, and from ``e(K+1)`` on each
-side numbers its own events. The same id on both sides above the base names
+side numbers its own events. After one side merged the other, the events both
+hold (the same origin: ``lineage.origin``, under another id) are shared as well
+and left out of each side's events since the base. The same id on both sides above the base names
 two different events, so every id this module reports is paired with its side.
 
 Two scopes, chosen so deltas mean something:
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence
 
 from .diagnosis import Diagnosis, Finding, Ratio, diagnose
+from .lineage import origin
 from .markdown import escape_md, md_table, safe_url, shorten
 from .model import KINDS, LETTERS, Event
 
@@ -111,8 +114,11 @@ def compare(agent: str, base_label: str, base: Log, head_label: str, head: Log) 
         if a != b:
             break
         common += 1
-    left = _side("BASE", base_label, base, common, agent)
-    right = _side("HEAD", head_label, head, common, agent)
+    # events both sides hold since the base (one side merged the other: the same origin, another id) are shared too
+    origins = [[origin(e, c) for e, c in zip(log.events[common:], log.commits[common:])] for log in (base, head)]
+    shared = set(origins[0]) & set(origins[1])
+    left = _side("BASE", base_label, base, common, agent, [o in shared for o in origins[0]])
+    right = _side("HEAD", head_label, head, common, agent, [o in shared for o in origins[1]])
     new, resolved = _finding_changes(left, right)
     base_sessions = _labels(left.events)
     head_sessions = _labels(right.events)
@@ -148,9 +154,9 @@ def _labels(events: Sequence[Event]) -> list[str]:
     return list(dict.fromkeys(e.session for e in events))
 
 
-def _side(name: str, label: str, log: Log, common: int, agent: str) -> Side:
+def _side(name: str, label: str, log: Log, common: int, agent: str, shared: Sequence[bool] = ()) -> Side:
     events = tuple(log.events)
-    since = events[common:]
+    since = tuple(e for i, e in enumerate(events[common:]) if not (i < len(shared) and shared[i]))
     d = diagnose(events, agent=agent, branch=label, head=log.head)
     by_kind = Counter(e.kind for e in since)
     carried: dict[str, list[str]] = {}

@@ -309,3 +309,19 @@ def test_a_fleet_shares_one_remote(tmp_path):
     for r in (laptop, ci):
         assert run_cli("verify", "--agent", AGENT, root=r).returncode == 0
     assert len(events_of(laptop)[0]) == 3 + 7 + 5
+
+
+def test_diff_across_a_merge_compares_like_with_like(copies):
+    """The merged copies of the source's events are the source's events: shared, not new."""
+    a = copies["a"]
+    with Halo(a, screen=None) as h:
+        pull(h.store.repo(AGENT), str(copies["b"] / f"{AGENT}.git"), "main", into="ci")
+        before = h.diff(AGENT, "ci", "main")
+        assert (len(before.base.since), len(before.head.since)) == (70, 50)
+        h.merge(AGENT, "ci")
+        d = h.diff(AGENT, "ci", "main")
+    assert d.common == 3 and len(d.base.since) == 0
+    assert [e.summary for e in d.head.since] == [f"laptop step {i}" for i in range(50)]
+    assert not [r for r in d.head.revisions]  # the revision and its approval came from ci: not "only on HEAD"
+    r = run_cli("diff", "--agent", AGENT, "ci", "main", "--format", "json", root=a)
+    assert r.returncode == 0, r.stderr
