@@ -176,3 +176,41 @@ def test_verify_and_report_of_a_plain_bare_clone_refuse_the_attack_in_bounded_me
     _clean_refusal(r, rss, seconds, f"commit {sha[:12]}", "anchors or aliases" if attack == "alias-bomb" else "bytes")
     r, rss, seconds = _measured("report", "--agent", AGENT, root=root)
     _clean_refusal(r, rss, seconds, sha[:12])
+
+
+def test_a_forged_cache_ref_with_a_huge_chunk_is_never_inflated(tmp_path, remotes):
+    """A travelling cache (``refs/halo/cache/main``) whose chunk is 128 MiB,
+    cloned with plain ``git clone --mirror``: reads ignore it without inflating
+    it, ``verify`` names it, both in bounded memory."""
+    from halo_git.store import snapshot
+
+    base = tmp_path / "forge"
+    base.mkdir()
+    origin = base / "origin"
+    with Halo(origin) as h:
+        h.log(AGENT, "observe", "user asked for a reminder", session="s1", time="2026-01-01T00:00:00Z")
+        h.log(AGENT, "observe", "looked around", session="s1", time="2026-01-01T00:00:05Z")
+    repo = origin / f"{AGENT}.git"
+    huge = base / "chunk"
+    with open(huge, "w") as f:
+        _big(f)
+
+    def plumbing(*args: str, data: bytes | None = None) -> str:
+        return subprocess.run(["git", "--git-dir", str(repo), *args], input=data, capture_output=True, check=True,
+                              env=_env(base)).stdout.decode().strip()
+
+    fmt = plumbing("hash-object", "-w", "--stdin", data=snapshot.TRAVEL_FORMAT)
+    chunk = plumbing("hash-object", "-w", str(huge))
+    tree = plumbing("mktree", data=f"100644 blob {fmt}\tformat\n100644 blob {chunk}\tc000000.jsonl\n".encode())
+    head = plumbing("rev-parse", "main")
+    commit = plumbing("commit-tree", tree, "-m", snapshot.travel_message("main", 1000, head).decode().strip())
+    plumbing("update-ref", "refs/halo/cache/main", commit)
+    root = tmp_path / "root"
+    root.mkdir()
+    subprocess.run(["git", "clone", "-q", "--mirror", str(repo), str(root / f"{AGENT}.git")], check=True)
+    r, rss, seconds = _measured("trace", "--agent", AGENT, root=root)
+    assert r.returncode == 0 and "looked around" in r.stdout, r.stderr
+    assert rss < RSS_BOUND and seconds < TIME_BOUND, (rss >> 20, seconds)
+    r, rss, seconds = _measured("verify", "--agent", AGENT, root=root)
+    assert rss < RSS_BOUND and seconds < TIME_BOUND, (rss >> 20, seconds)
+    assert "Traceback" not in r.stderr

@@ -894,7 +894,7 @@ class AgentRepo:
         ``_proven``), at most ``count``; ``body`` receives the chunks read."""
         repo = self._open(False)
         sha = _read_ref(repo, snapshot.cache_ref(branch))
-        return read_travelling(lambda x: self._get(repo, x), sha, count, body) if sha is not None else None
+        return read_travelling(lambda x: self._get(repo, x), sha, count, body, store=repo.object_store) if sha is not None else None
 
     def _publish_due(self, log: EventLog) -> bool:
         """Whether the cache ref lacks a full chunk of ``log`` (one ref and one
@@ -998,26 +998,39 @@ def _raw(store, sha: bytes) -> bytes:
         return store.get_raw(sha)[1]
 
 
-def read_travelling(get: Callable[[bytes], ShaFile], sha: bytes, count: int, body: list[bytes] | None = None) -> snapshot.Snapshot | None:
+def read_travelling(get: Callable[[bytes], ShaFile], sha: bytes, count: int, body: list[bytes] | None = None, *, store=None) -> snapshot.Snapshot | None:
     """The entries of the cache commit ``sha`` (``refs/halo/cache/<branch>``),
     at most ``count``, up to the first chunk that is missing or does not
     continue the entries; None when it is no cache commit. Nothing here is
     checked against the branch: that is ``snapshot.mismatch``'s job.
-    ``get(hex id)`` returns an object; ``body`` receives the chunks read."""
+    ``get(hex id)`` returns an object; ``body`` receives the chunks read.
+    With the object ``store``, an object whose header says it is larger than
+    HALO writes (a ref forged by a remote) is not read: None."""
+
+    def read(x: bytes) -> ShaFile:
+        if store is not None:
+            size = limits.object_size(store, x)
+            if size is not None and size > limits.MAX_OBJECT:
+                raise ValueError(f"object {x.decode()[:12]} is {size} bytes")
+        return get(x)
+
     body = body if body is not None else []
     try:
-        commit = get(sha)
-        tree = get(commit.tree) if isinstance(commit, Commit) else None
-        if not isinstance(tree, Tree) or b"format" not in tree or get(tree[b"format"][1]).data != snapshot.TRAVEL_FORMAT:
+        commit = read(sha)
+        tree = read(commit.tree) if isinstance(commit, Commit) else None
+        if not isinstance(tree, Tree) or b"format" not in tree or read(tree[b"format"][1]).data != snapshot.TRAVEL_FORMAT:
             return None
         snap = snapshot.Snapshot([], [], [])
         for i in range(-(-count // snapshot.CHUNK)):
             name = snapshot.chunk_name(i)
             if name not in tree:
                 break
-            data = get(tree[name][1]).data
+            data = read(tree[name][1]).data
             body.append(data)
-            if not snapshot.entries(data.decode("utf-8").splitlines(), snap, limit=count) or len(snap.events) != (i + 1) * snapshot.CHUNK:
+            lines = data.decode("utf-8").split("\n")  # not splitlines: a summary may hold U+2028 or NEL, raw in JSON
+            if lines[-1] == "":
+                lines.pop()
+            if not snapshot.entries(lines, snap, limit=count) or len(snap.events) != (i + 1) * snapshot.CHUNK:
                 break
     except (KeyError, ValueError, AttributeError, UnicodeDecodeError):
         return None
