@@ -325,3 +325,18 @@ def test_diff_across_a_merge_compares_like_with_like(copies):
     assert not [r for r in d.head.revisions]  # the revision and its approval came from ci: not "only on HEAD"
     r = run_cli("diff", "--agent", AGENT, "ci", "main", "--format", "json", root=a)
     assert r.returncode == 0, r.stderr
+
+
+def test_verify_checks_the_signatures_of_merged_commits(copies, tmp_path):
+    """With allowed signers, the original signed approval on the merged line is checked too:
+    proven by alice's key, refused when only another key is allowed."""
+    a = copies["a"]
+    with Halo(a, screen=None) as h:
+        h.merge(AGENT, "main", remote=str(copies["b"] / f"{AGENT}.git"))
+        repo = h.store.repo(AGENT)
+        assert verify_branch(repo, "main", allowed_signers=str(copies["allowed"])).signed == 1
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "bob", "-f", str(tmp_path / "bob")], check=True)
+        other = tmp_path / "other_signers"
+        other.write_text(f'bob@example.com namespaces="git" {(tmp_path / "bob.pub").read_text().strip()}\n')
+        with pytest.raises(IntegrityError, match="merged into branch 'main'"):
+            verify_branch(repo, "main", allowed_signers=str(other))

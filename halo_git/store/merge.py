@@ -64,6 +64,7 @@ class Registry:
 
     def __init__(self) -> None:
         self.at: dict[bytes, tuple[Line, int]] = {}
+        self.checked: list[Commit] = []  # the commits of merged lines checked here (their signatures: verify)
 
     def add(self, line: Line, start: int = 0) -> None:
         for i in range(start, len(line.commits)):
@@ -125,10 +126,11 @@ def check_line(store, tip: bytes, agent: str, reg: Registry, *, trusted: Line | 
             parent = _commit(store, base.commits[i])
             sides = list(base.sides)
         events = check_history(store, chain, agent, parent=parent, earlier=prefix_e)
+        reg.checked.extend(chain)
         line = Line(prefix_c + [c.id for c in chain], prefix_e + events, prefix_o + [""] * len(chain), sides)
         start = len(prefix_c)
+    reg.add(line, start)  # first: a line merged into this one stops where it forked from it
     _check_merged(store, line, start, agent, reg, chain)
-    reg.add(line, start)
     return line
 
 
@@ -197,22 +199,25 @@ def _check_copy(store, line: Line, i: int, event: Event, held: dict[str, str], r
     return m.commit
 
 
-def check_merges(store, chain: list[Commit], events: list[Event], agent: str) -> int:
+def check_merges(store, chain: list[Commit], events: list[Event], agent: str) -> list[Commit]:
     """``verify``'s merge pass over a checked first-parent ``chain``; returns the
-    number of merge commits on it (0 when the line never merged: no extra read).
+    commits of the lines merged into it (none when it never merged: no extra read),
+    whose signatures ``verify`` checks like the chain's.
 
     Raises:
         BadCommit: as ``check_line``.
     """
     merges = sum(1 for c in chain if len(c.parents) == 2)
     if not merges and all(e.merged_from is None for e in events):
-        return 0
+        return []
     for c in chain:
         if len(c.parents) > 2:
             raise _bad(c.id, number_from_message(c.message) or 0, f"it has {len(c.parents)} parents; a merged event commit has two")
     line = Line([c.id for c in chain], list(events), [""] * len(chain))
-    _check_merged(store, line, 0, agent, Registry(), chain)
-    return merges
+    reg = Registry()
+    reg.add(line)
+    _check_merged(store, line, 0, agent, reg, chain)
+    return reg.checked
 
 
 # -- merging ------------------------------------------------------------------------------

@@ -125,7 +125,7 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
             events = check_history(git.object_store, chain, repo.agent)
             from .merge import check_merges  # merge imports this module
 
-            check_merges(git.object_store, chain, events, repo.agent)
+            merged = check_merges(git.object_store, chain, events, repo.agent)
         except BadCommit as e:
             raise IntegrityError(
                 f"commit {e.commit[:12]} (position e{e.number} on branch '{branch}' of agent "
@@ -138,6 +138,10 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
             for number, commit in enumerate(chain, 1):
                 if commit.gpgsig is not None:
                     _check_signature(commit, allowed_signers, gpg_keyring, f"e{number} on branch '{branch}' of agent '{repo.agent}'")
+                    signed += 1
+            for commit in merged:  # the original commits of merged events (a signed approval of another copy)
+                if commit.gpgsig is not None:
+                    _check_signature(commit, allowed_signers, gpg_keyring, f"a commit merged into branch '{branch}' of agent '{repo.agent}'")
                     signed += 1
         proof = evidence.check(git, repo.agent, branch, [c.id.decode() for c in chain], [e.summary for e in events], allowed_signers, gpg_keyring)
         cached = _check_cache(git, repo, branch, chain)
