@@ -26,11 +26,12 @@ after; ``redact`` run again finishes the work, see "Crash safety"):
    and nothing changed).
 4. **caches** -- the cache file and the travelling cache ref of the branch are
    removed and rebuilt from the new history.
-5. **prune** -- every object no ref reaches is removed: packs holding one are
-   rewritten without it, loose files deleted, reflog lines naming removed
-   commits dropped. Objects younger than ``GRACE`` seconds that the erasure
-   did not make unreachable are kept (an append in flight may be about to use
-   them), as ``git gc`` keeps them for two weeks.
+5. **prune** -- the objects the erasure made unreachable (old commits, the old
+   trees on the paths to the redacted files, the old event files, the old
+   cache's commit, tree and chunks) are removed: packs holding one are
+   rewritten without it (other entries copied as they are), loose files
+   deleted, reflog lines naming one dropped. Other unreachable objects
+   (an interrupted append's, say) are left to ``git gc``: none holds the text.
 
 **Crash safety.** A marker file (``halo/erasure-<key>.pending``) names the
 record from step 2 until step 5 is done. Killed before the record ref exists:
@@ -60,9 +61,8 @@ from ..errors import Conflict, InvalidCall, NotFound
 from ..model import commit_message, from_yaml, one_line, to_yaml
 from . import evidence, locking, maintenance, signing, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, PackWriter, object_id
-from .repo import ZERO_SHA, AgentRepo, _path_parts, _read_ref, branch_ref, event_path, number_from_message
+from .repo import ZERO_SHA, AgentRepo, EventLog, _path_parts, _read_ref, branch_ref, event_path, number_from_message
 
-GRACE = 60.0  # seconds: unreachable objects younger than this (not made so by the erasure) are kept
 STEPS = ("plan", "record", "swap", "caches", "prune")
 TOMBSTONE_START = "[redacted "
 
@@ -153,6 +153,10 @@ class _Rewriter:
         self.store = store
         self.replacements = replacements  # path parts -> new blob id (binary)
         self.memo: dict[tuple[tuple[bytes, ...], bytes], bytes] = {}
+        self.below: dict[tuple[bytes, ...], set[bytes]] = {}  # path prefix -> names under it that lead to a replacement
+        for path in replacements:
+            for i in range(len(path)):
+                self.below.setdefault(path[:i], set()).add(path[i])
         self.new: dict[bytes, bytes] = {}  # new tree id (hex) -> raw
         self.replaced: set[bytes] = set()  # old trees (hex) that changed
 
@@ -161,7 +165,7 @@ class _Rewriter:
         done = self.memo.get(key)
         if done is not None:
             return done
-        wanted = {p[len(prefix)] for p in self.replacements if p[: len(prefix)] == prefix and len(p) > len(prefix)}
+        wanted = self.below.get(prefix, ())
         _t, raw = self.store.get_raw(tree)
         entries = []
         changed = False
@@ -239,7 +243,8 @@ def redact(
             raise InvalidCall(f"{', '.join(f'e{n}' for n in wanted)} of branch '{branch}' already hold a tombstone; nothing to redact")
         first = todo[0][0]
         _refuse_shared(repo, git, branch, chain[first - 1], first)
-        return _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed_signers, gpg_keyring, now)
+        old_log = repo.log(branch)  # from the caches when they hold (each entry proven against Git), else read
+        return _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed_signers, gpg_keyring, now, old_log)
 
 
 def _blob_at(store, tree: bytes, number: int) -> bytes:
@@ -269,7 +274,7 @@ def _refuse_shared(repo: AgentRepo, git, branch: str, commit: bytes, number: int
             sha = c.parents[0] if c.parents else None
 
 
-def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed, keyring, now) -> Erased:
+def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed, keyring, now, old_log=None) -> Erased:
     store = git.object_store
     first = todo[0][0]
     old_head = chain[-1]
@@ -359,7 +364,15 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
         raise Conflict(f"an erasure record {name.decode()} already exists; run the redaction again")
     _stop("record")
     record = evidence.read_record(store, name, record_id.hex().encode(), allowed, keyring)
-    return _finish(repo, git, branch, record, resumed=False)
+    new_log = None
+    if old_log is not None and old_log.head == old_head.decode() and len(old_log.events) == len(chain) and old_log.blobs is not None:
+        events, blob_ids = list(old_log.events), list(old_log.blobs)
+        for n, event in new_events.items():
+            events[n - 1] = event
+            blob_ids[n - 1] = object_id(OBJ_BLOB, to_yaml(event)).hex()
+        commits = [c.decode() for c in chain[: first - 1]] + [mapping[c.decode()] for c in chain[first - 1:]]
+        new_log = EventLog(branch, new_head.decode(), events, commits, blobs=blob_ids)
+    return _finish(repo, git, branch, record, resumed=False, doomed=doomed_by(store, record, rewrite.replaced), new_log=new_log)
 
 
 def _author(raw: bytes) -> str:
@@ -383,7 +396,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _finish(repo: AgentRepo, git, branch: str, record: evidence.Record, *, resumed: bool) -> Erased:
+def _finish(repo: AgentRepo, git, branch: str, record: evidence.Record, *, resumed: bool, doomed: set[bytes] | None = None,
+            new_log: EventLog | None = None) -> Erased:
     """Steps 3-5 for ``record`` (whose ref exists): swap, caches, prune."""
     ref = branch_ref(branch)
     head = _read_ref(git, ref)
@@ -402,21 +416,13 @@ def _finish(repo: AgentRepo, git, branch: str, record: evidence.Record, *, resum
         raise Conflict(f"branch '{branch}' of agent '{repo.agent}' moved before an interrupted redaction was applied; its "
                        "record was removed and nothing changed: run the redaction again")
     _stop("swap")
-    _rebuild_caches(repo, git, branch)
+    _rebuild_caches(repo, git, branch, new_log)
     _stop("caches")
-    roots = set(record.map) | set(record.data.get("removed_blobs", [])) | ({record.data["cache"]} if record.data.get("cache") else set())
-    removed = prune(repo.path, before=_marker_time(repo, branch), roots=roots)
+    removed = prune(repo.path, doomed if doomed is not None else doomed_by(git.object_store, record))
     _marker(repo, branch).unlink(missing_ok=True)
     _stop("prune")
     return Erased(repo.agent, branch, tuple(record.events), record.ref, record.old_head, record.new_head, len(record.map), removed,
                   record.signature.status != signing.UNSIGNED, resumed)
-
-
-def _marker_time(repo: AgentRepo, branch: str) -> float:
-    try:
-        return _marker(repo, branch).stat().st_mtime
-    except FileNotFoundError:
-        return time.time()
 
 
 def _descends(git, ancestor: bytes, head: bytes | None) -> bool:
@@ -449,8 +455,10 @@ def resume(repo: AgentRepo, branch: str) -> Erased | None:
     return _finish(repo, git, branch, record, resumed=True)
 
 
-def _rebuild_caches(repo: AgentRepo, git, branch: str) -> None:
-    """Remove the branch's cache file and cache ref, then let a read rebuild them from the new history."""
+def _rebuild_caches(repo: AgentRepo, git, branch: str, new_log: EventLog | None = None) -> None:
+    """Remove the branch's cache file and cache ref, then rebuild them: from
+    ``new_log`` (the old log with the redacted events and new commit ids,
+    when the rewrite made one) or by reading the new history."""
     cache = snapshot.cache_ref(branch)
     old = _read_ref(git, cache)
     if old is not None:
@@ -460,66 +468,148 @@ def _rebuild_caches(repo: AgentRepo, git, branch: str) -> None:
         memo.pop(branch, None)
     repo._tip = None
     repo._trees.clear()
+    if new_log is not None and _read_ref(git, branch_ref(branch)) == new_log.head.encode():
+        repo._logs[branch] = new_log
+        repo._cache_rejected[branch] = "rewritten by an erasure"  # the save below rewrites the file whole
+        repo._save_snapshot(new_log)
+        repo._publish(new_log)
+        return
     repo.log(branch)
 
 
-# -- removing what no ref reaches ---------------------------------------------------------------
+# -- removing the old objects -------------------------------------------------------------------
 
 
-def _links(type_num: int, raw: bytes) -> list[bytes]:
-    """The ids an object names (hex): a commit's tree and parents, a tree's entries, a tag's object."""
-    if type_num == OBJ_COMMIT:
-        out = []
-        for line in raw.split(b"\n\n", 1)[0].split(b"\n"):
-            if line.startswith(b"tree "):
-                out.append(line[5:45])
-            elif line.startswith(b"parent "):
-                out.append(line[7:47])
-            else:
-                break
+def doomed_by(store, record: evidence.Record, replaced: set[bytes] | None = None) -> set[bytes]:
+    """The objects an applied erasure made unreachable (hex ids): the old
+    commits, the old trees on the paths to the redacted files (``replaced``
+    when the rewrite just computed them, else found again by walking the old
+    commits still present), the old event files, the old travelling cache's
+    commit, tree and the chunks the new cache does not share."""
+    out = {c.encode() for c in record.map} | {b.encode() for b in record.data.get("removed_blobs", [])}
+    if replaced is None:
+        marks = {tuple(_path_parts(int(e[1:]))): b"\0" * 20 for e in record.events}
+        walker = _Rewriter(store, marks)
+        for old in record.map:
+            try:
+                _t, raw = store.get_raw(old.encode())
+                walker(raw[5:45])
+            except KeyError:
+                continue  # removed already (a rerun after an interrupted prune)
+        replaced = walker.replaced
+    out |= replaced
+    cache = record.data.get("cache")
+    if cache:
+        out |= _old_cache_objects(store, cache.encode())
+    return out
+
+
+def _old_cache_objects(store, sha: bytes) -> set[bytes]:
+    try:
+        _t, raw = store.get_raw(sha)
+        tree = raw[5:45]
+        out = {sha, tree}
+        out |= {s for name, _m, s in parse_tree(store.get_raw(tree)[1], 20) if name != b"format"}
         return out
-    if type_num == OBJ_TREE:
-        return [s for _name, mode, s in parse_tree(raw, 20) if mode != 0o160000]
-    if type_num == 4:
-        return [raw[7:47]]
-    return []
+    except KeyError:
+        return {sha}
 
 
-def _closure(store, roots, stop: set[bytes]) -> set[bytes]:
-    """Every object reachable from ``roots`` that is not in ``stop`` (missing ones skipped)."""
-    seen: set[bytes] = set()
-    todo = list(roots)
-    while todo:
-        sha = todo.pop()
-        if sha in seen or sha in stop:
+_CACHE_AUTHOR = b"\nauthor HALO <halo@localhost> 0 +0000\n"
+
+
+def _stale_caches(path: Path, store) -> set[bytes]:
+    """Every travelling-cache commit in the repository with its tree and chunks
+    (hex ids), reachable or not: earlier versions of a cache, which no ref
+    names any more, quote the events they held. ``_still_used`` keeps those
+    a cache ref still reaches. Commits are found by reading only the commit
+    entries of each pack (stored whole) and the loose objects."""
+    import mmap
+    import zlib
+
+    found: set[bytes] = set()
+    objects = path / "objects"
+    candidates: list[tuple[bytes, bytes]] = []  # (hex id, raw)
+    for pack in maintenance.packs(objects / "pack"):
+        idx = load_pack_index(str(objects / "pack" / f"{pack.name}.idx"), SHA1)
+        try:
+            entries = sorted((off, sha) for sha, off, _crc in idx.iterentries())
+        finally:
+            idx.close()
+        with open(objects / "pack" / f"{pack.name}.pack", "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            for off, sha in entries:
+                if (data[off] >> 4) & 7 != OBJ_COMMIT:
+                    continue
+                pos = off
+                while data[pos] & 0x80:
+                    pos += 1
+                raw = zlib.decompressobj().decompress(data[pos + 1:pos + 1 + 4096], 4096)
+                if _CACHE_AUTHOR in raw:
+                    candidates.append((sha.hex().encode(), raw))
+    for sha in maintenance.loose_objects(objects):
+        try:
+            with open(objects / sha[:2].decode() / sha[2:].decode(), "rb") as f:
+                head, _, raw = zlib.decompressobj().decompress(f.read(8192), 8192).partition(b"\0")
+        except (OSError, zlib.error):
+            continue
+        if head.startswith(b"commit ") and _CACHE_AUTHOR in raw:
+            candidates.append((sha, raw))
+    for sha, raw in candidates:
+        if raw.startswith(b"tree ") and b"\n\nHALO parsed-event cache" in raw:
+            found |= _old_cache_objects(store, sha)
+    return found
+
+
+def _still_used(git, doomed: set[bytes]) -> set[bytes]:
+    """Doomed ids a ref still reaches cheaply checked: a branch head or
+    evidence ref naming one, an event file or cache chunk another branch
+    (or the new cache) shares."""
+    used = set()
+    for ref in git.refs.allkeys():
+        if ref == b"HEAD":
             continue
         try:
-            type_num, raw = store.get_raw(sha)
+            sha = git.refs[ref]
         except KeyError:
             continue
-        seen.add(sha)
-        todo.extend(s for s in _links(type_num, raw) if s not in seen and s not in stop)
-    return seen
+        if sha in doomed:
+            used.add(sha)
+        if ref.startswith(b"refs/halo/cache/"):
+            used |= _old_cache_objects(git.object_store, sha) & doomed
+    blobs = {d for d in doomed if d not in used}
+    for branch in git.refs.keys(base=b"refs/heads/"):
+        try:
+            head = git.refs[b"refs/heads/" + branch]
+            tree = git.object_store[head].tree
+        except KeyError:
+            continue
+        used |= _blobs_in(git.object_store, tree, blobs)
+    return used
 
 
-def reachable(git) -> set[bytes]:
-    """Every object any ref reaches (hex ids)."""
-    roots = []
-    for ref in git.refs.allkeys():
-        if ref != b"HEAD":
-            try:
-                roots.append(git.refs[ref])
-            except KeyError:
-                continue
-    return _closure(git.object_store, roots, set())
+def _blobs_in(store, tree: bytes, wanted: set[bytes]) -> set[bytes]:
+    """Which of ``wanted`` a branch's head tree holds as event files (walks
+    only the leaf trees, one per hundred events)."""
+    found = set()
+    try:
+        for _n, _m, nn in parse_tree(store.get_raw(tree)[1], 20):
+            for _n2, _m2, mm_root in parse_tree(store.get_raw(nn)[1], 20):
+                for _n3, _m3, leaf in parse_tree(store.get_raw(mm_root)[1], 20):
+                    for _n4, _m4, blob in parse_tree(store.get_raw(leaf)[1], 20):
+                        if blob in wanted:
+                            found.add(blob)
+    except KeyError:
+        pass
+    return found
 
 
-def prune(path: Path, *, before: float, roots: set[str] | None = None) -> int:
-    """Remove the objects of the bare repository at ``path`` that no ref
-    reaches: those written before ``before`` (epoch seconds), and whatever the
-    erased commits ``roots`` (hex) reached, whenever written (a background pack
-    merge may have copied them). Packs are rewritten without them, loose files
-    deleted, reflog lines naming them dropped. Returns how many were removed."""
+def prune(path: Path, doomed: set[bytes]) -> int:
+    """Remove the objects ``doomed`` (hex ids) from the bare repository at
+    ``path``, unless a ref still reaches them: loose files deleted, every pack
+    holding one rewritten without it (entries copied as they are; a delta
+    whose base goes is stored whole), reflog lines naming one dropped.
+    Returns how many were removed. Holds the maintenance lock, so no packing
+    pass copies an object while it goes."""
     from dulwich.repo import Repo
 
     lock = path / maintenance.LOCK_FILE
@@ -528,65 +618,88 @@ def prune(path: Path, *, before: float, roots: set[str] | None = None) -> int:
     with open(lock, "a") as guard:
         locking.lock(guard)
         with Repo(str(path)) as git:
-            keep = reachable(git)
-            erased = _closure(git.object_store, [r.encode() for r in roots or ()], keep)
-            removed = _remove(path, git.object_store, keep, erased, before)
-        _prune_reflogs(path, keep)
+            doomed = doomed | _stale_caches(path, git.object_store)
+            doomed = doomed - _still_used(git, doomed)
+            objects = path / "objects"
+            for sha in doomed:
+                p = objects / sha[:2].decode() / sha[2:].decode()
+                try:
+                    p.unlink()
+                    removed += 1
+                except FileNotFoundError:
+                    continue
+            pack_dir = objects / "pack"
+            binary = {bytes.fromhex(d.decode()) for d in doomed}
+            for pack in maintenance.packs(pack_dir):
+                idx = load_pack_index(str(pack_dir / f"{pack.name}.idx"), SHA1)
+                try:
+                    entries = sorted((off, sha, crc) for sha, off, crc in idx.iterentries())
+                finally:
+                    idx.close()
+                drop = sum(1 for _o, sha, _c in entries if sha in binary)
+                if drop:
+                    _copy_without(pack_dir, pack.name, entries, binary, git.object_store)
+                    removed += drop
+        _prune_reflogs(path, doomed)
     return removed
 
 
-def _remove(path: Path, store, keep: set[bytes], erased: set[bytes], before: float) -> int:
-    removed = 0
-    objects = path / "objects"
-    for sha in maintenance.loose_objects(objects):
-        if sha in keep:
-            continue
-        p = objects / sha[:2].decode() / sha[2:].decode()
-        try:
-            if sha in erased or p.stat().st_mtime <= before:
-                p.unlink()
-                removed += 1
-        except FileNotFoundError:
-            continue
-    pack_dir = objects / "pack"
-    for pack in maintenance.packs(pack_dir):
-        idx = load_pack_index(str(pack_dir / f"{pack.name}.idx"), SHA1)
-        try:
-            hexes = [s.hex().encode() if len(s) == 20 else s for s, _o, _c in idx.iterentries()]
-        finally:
-            idx.close()
-        drop = {h for h in hexes if h not in keep}
-        if not drop:
-            continue
-        try:
-            old = (pack_dir / f"{pack.name}.pack").stat().st_mtime <= before
-        except FileNotFoundError:
-            continue
-        if not old and not (drop & erased):
-            continue
-        _rewrite_pack(pack_dir, pack.name, [h for h in hexes if h not in drop], store)
-        removed += len(drop)
-    return removed
+def _copy_without(pack_dir: Path, name: str, entries: list, doomed: set[bytes], store) -> None:
+    """Replace pack ``name`` by a copy without the entries ``doomed`` (binary ids), new pack first."""
+    import mmap
+
+    from .maintenance import OFS_DELTA, REF_DELTA, _entry_header, _ofs
+
+    writer = PackWriter(pack_dir)
+    try:
+        with open(pack_dir / f"{name}.pack", "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            moved: dict[int, int] = {}  # old offset -> new offset of copied entries
+            ends = [off for off, _s, _c in entries[1:]] + [len(data) - 20]
+            for (off, sha, crc), end in zip(entries, ends):
+                if sha in doomed:
+                    continue
+                pos = off
+                type_num = (data[pos] >> 4) & 7
+                size = data[pos] & 15
+                shift = 4
+                while data[pos] & 0x80:
+                    pos += 1
+                    size |= (data[pos] & 0x7F) << shift
+                    shift += 7
+                pos += 1
+                if type_num == OFS_DELTA:
+                    distance = data[pos] & 0x7F
+                    while data[pos] & 0x80:
+                        pos += 1
+                        distance = ((distance + 1) << 7) | (data[pos] & 0x7F)
+                    pos += 1
+                    base = off - distance
+                    if base in moved:
+                        head = _entry_header(OFS_DELTA, size) + _ofs(writer._offset - moved[base])
+                        moved[off] = writer._offset
+                        writer._write(sha, bytes(head), data[pos:end])
+                        continue
+                elif type_num == REF_DELTA:
+                    if data[pos:pos + 20] not in doomed:
+                        moved[off] = writer._offset
+                        writer._write(sha, data[off:end], b"", crc)
+                        continue
+                else:
+                    moved[off] = writer._offset
+                    writer._write(sha, data[off:end], b"", crc)
+                    continue
+                kind, raw = store.get_raw(sha.hex().encode())  # its base goes: store it whole
+                moved[off] = writer._offset
+                writer.add(sha, kind, raw)
+        new = writer.install()
+    except BaseException:
+        writer.abort()
+        raise
+    if new != name:
+        maintenance.remove_pack(pack_dir, name)
 
 
-def _rewrite_pack(pack_dir: Path, name: str, kept: list[bytes], store) -> None:
-    """Replace pack ``name`` by one holding only ``kept`` (deltas resolved), new pack first."""
-    if kept:
-        writer = PackWriter(pack_dir)
-        try:
-            for sha in kept:
-                type_num, raw = store.get_raw(sha)
-                writer.add(bytes.fromhex(sha.decode()), type_num, raw)
-            new = writer.install()
-        except BaseException:
-            writer.abort()
-            raise
-        if new == name:
-            return
-    maintenance.remove_pack(pack_dir, name)
-
-
-def _prune_reflogs(path: Path, keep: set[bytes]) -> None:
+def _prune_reflogs(path: Path, doomed: set[bytes]) -> None:
     logs = path / "logs"
     if not logs.is_dir():
         return
@@ -597,7 +710,7 @@ def _prune_reflogs(path: Path, keep: set[bytes]) -> None:
                 lines = p.read_bytes().splitlines(keepends=True)
             except OSError:
                 continue
-            kept = [ln for ln in lines if all(s in keep or s == ZERO_SHA for s in ln.split(b" ", 2)[:2])]
+            kept = [ln for ln in lines if not any(s in doomed for s in ln.split(b" ", 2)[:2])]
             if len(kept) != len(lines):
                 _write_atomic(p, b"".join(kept))
 
@@ -672,15 +785,22 @@ def after_push(url: str, record: evidence.Record) -> int:
     path = url[len("file://"):] if url.startswith("file://") else url
     if "://" in path or not os.path.isdir(path) or not os.path.isfile(os.path.join(path, "HEAD")):
         return 0
-    return prune(Path(path), before=time.time(), roots=set(record.map) | set(record.data.get("removed_blobs", [])))
+    from dulwich.repo import Repo
+
+    with Repo(path) as remote:
+        doomed = doomed_by(remote.object_store, record)
+    return prune(Path(path), doomed)
 
 
 def after_pull(repo: AgentRepo, branch: str, record: evidence.Record) -> int:
     """After a pull took an erased history: rebuild the caches, remove the old objects here."""
     git = repo._open(False)
+    doomed = doomed_by(git.object_store, record)
+    cache = _read_ref(git, snapshot.cache_ref(branch))
+    if cache is not None:
+        doomed |= _old_cache_objects(git.object_store, cache)
     _rebuild_caches(repo, git, branch)
-    roots = set(record.map) | set(record.data.get("removed_blobs", []))
-    return prune(repo.path, before=time.time(), roots=roots)
+    return prune(repo.path, doomed)
 
 
 def trust_files(root: Path) -> tuple[str | None, str | None]:
