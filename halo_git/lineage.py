@@ -251,7 +251,7 @@ def history_lines(h: dict[str, Any]) -> list[str]:
         for n in h["target_versions"]:
             out.append(f"  - {n['id']} [{n['session']}] made_by={n['made_by']}, governance={n['governance']}: {_one(n['summary'])}")
     out.append("approvals: " + (", ".join(f"{a['id']} ({a['approval']})" for a in h["approvals"]) or "none"))
-    out.append("seals: " + (", ".join(str(s.get("name", s.get("commit", "")))[:40] for s in h["seals"]) or "none"))
+    out.append("seals: " + (", ".join(f"{s.get('name', '')} (e1..e{s['events']}, sealed by {s.get('sealed_by', '?')})" for s in h["seals"]) or "none"))
     return out
 
 

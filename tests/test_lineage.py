@@ -92,8 +92,17 @@ def test_history_tree_what_rests_on_it_versions_and_approvals(story):
     h7 = cli_json(story, "history", "e7")
     assert [(a["id"], a["approval"]) for a in h7["approvals"]] == [("e10", "claimed")]
     assert [n["id"] for n in h7["rested_on_by"]][:3] == ["e10", "e12", "e13"]
+    assert h["seals"] == []
+    sealed = run_cli("seal", "--agent", AGENT, root=story)
+    assert sealed.returncode == 0, sealed.stderr
+    seals = cli_json(story, "history", "e14")["seals"]
+    assert [(s["events"], s["on_branch"]) for s in seals] == [(30, True)]
+    with Halo(story, screen=None) as hh:
+        hh.log(AGENT, "observe", "one more", session="s3", time=at(31))
+    assert cli_json(story, "history", "e31")["seals"] == [] and len(cli_json(story, "history", "e30")["seals"]) == 1
     text = run_cli("history", "--agent", AGENT, "e14", root=story).stdout
     assert text.splitlines()[0] == "e14 [s2] revise: add a chart check step"
+    assert "seals: e30-" in text
     assert "      - e2 [s1] remember: report due Mondays (see above)" in text
     assert "  - e28 [s3] revise: approved the summary line (via e24)" in text
 

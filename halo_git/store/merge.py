@@ -460,3 +460,31 @@ def check_incoming_merges(store, tip: bytes, old: bytes | None, repo: AgentRepo,
         log = repo.log(branch)
         check_line(store, old, repo.agent, reg, trusted=Line([c.encode() for c in log.commits], list(log.events), [""] * len(log.events)))
     check_line(store, tip, repo.agent, reg)
+
+
+# -- evidence covering events (for ``Halo.history``) ------------------------------------------
+
+
+def seals_of(repo: AgentRepo, branch: str, commits: list[str]) -> list[dict]:
+    """The seals of ``branch`` (``refs/halo/seals/<branch>/``) as plain data: name,
+    head, how many events it covers, who sealed it, its signature status (not
+    checked against any trust file here: ``verify`` does that) and whether its head
+    is the branch's commit at that position (``commits``: the branch's commits)."""
+    from . import evidence
+
+    out = []
+    with repo._lock:
+        if not repo.exists:
+            return out
+        git = repo._open(False)
+        for ref, sha in sorted(evidence.local_refs(git, branch).items()):
+            if not ref.startswith(evidence.SEALS):
+                continue
+            try:
+                s = evidence.read_seal(git.object_store, ref, sha, None, None)
+            except Exception:  # an unreadable seal is verify's to report
+                continue
+            on = 0 < s.events <= len(commits) and commits[s.events - 1] == s.head
+            out.append({"name": s.name, "head": s.head, "events": s.events, "sealed_by": s.signer,
+                        "signature": s.signature.status, "on_branch": on})
+    return out
