@@ -365,6 +365,8 @@ class Halo:
         if number > len(log.events):
             raise NotFound(f"agent '{agent}' has no event {event_id} on branch '{log.branch}' (it holds e1..e{len(log.events)})"
                            if log.events else f"agent '{agent}' has no events on branch '{log.branch}'")
+        from .store.merge import seals_of
+
         g = lineage.Graph(log.events, log.commit_of)
         sealed = [x for x in seals_of(self.store.repo(agent), log.branch, log.commits) if x["on_branch"]]
         out = lineage.history(g, event_id, self._approval_status(agent, branch, log, allowed_signers), sealed)
@@ -378,8 +380,6 @@ class Halo:
         t = a.target(target)
         if t is None:
             known = "; ".join(x.name for x in a.targets[:10]) or "none"
-        from .store.merge import seals_of
-
             raise NotFound(f"agent '{agent}' has no revision of target {target!r}; its targets: {known}")
         return {"agent": agent, "branch": log.branch, "head": log.head, "target": t.name, "versions": lineage.blame_rows(t)}
 
