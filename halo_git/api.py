@@ -309,15 +309,27 @@ class Halo:
         picked = [e for e in reversed(repo.log(branch or self.branch).events) if e.session == session]
         return list(reversed(picked[:limit]))
 
-    def diagnosis(self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None) -> Diagnosis:
-        """The pure diagnosis of the agent's branch head (or one session); ``observed`` from ``observed.load``."""
+    def diagnosis(self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None,
+                  allowed_signers: str | None = None) -> Diagnosis:
+        """The pure diagnosis of the agent's branch head (or one session); ``observed`` from ``observed.load``.
+
+        An approval of an ungoverned self-revision counts only when its commit is signed by an
+        allowed signer (``allowed_signers``, else the root's default file); signatures are
+        checked only when the trace holds such an approval."""
         check_agent_name(agent)
         if session:
             check_session(session)
         log = self.event_log(agent, branch)
         if session:
             _require_session(agent, session, log.events)
-        return diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed)
+        d = diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed)
+        if d.claimed_approvals and (self.allowed_signers(allowed_signers) or self.gpg_keyring()):
+            proven = {i for i, s in self.signoffs(agent, branch, allowed_signers, log=log, gpg_keyring=self.gpg_keyring()).items()
+                      if s.proven}
+            if proven & set(d.claimed_approvals):
+                d = diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed,
+                             proven_approvals=proven)
+        return d
 
     def report(
         self, agent: str, session: str = "", branch: str | None = None, observed: Observed | None = None,
@@ -325,7 +337,7 @@ class Halo:
     ) -> str:
         """The ``halo_report`` Markdown (its Mechanism section with the revision audit);
         findings that ``accepted`` entries (``accept.load_accepted``) cover are listed apart."""
-        d = self.diagnosis(agent, session, branch, observed)
+        d = self.diagnosis(agent, session, branch, observed, allowed_signers)
         taken = accepted_for(d, accepted) if accepted else []
         if not d.mechanism.revisions:
             return render_report(d, accepted=taken)

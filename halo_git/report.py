@@ -270,8 +270,10 @@ def _summary(w: _Writer, findings: list[Finding], accepted: int) -> None:
     for n, issue in enumerate(top, 1):
         f = issue.first
         more = len(issue.findings) - 1
-        count = f"{_plural(len(issue.findings), 'finding')}: {w.ids([x.ids[0] for x in issue.findings if x.ids], limit=5)}" \
-            if more else "1 finding"
+        per = severity_counts(issue.findings)
+        mix = [f"{per[s]} {s}" for s in SEVERITIES if per[s]]
+        count = (f"{_plural(len(issue.findings), 'finding')}" + (f" ({', '.join(mix)})" if len(mix) > 1 else "")
+                 + f": {w.ids([x.ids[0] for x in issue.findings if x.ids], limit=5)}") if more else "1 finding"
         line = (f"{n}. **{f.rule} {f.name}** ({issue.severity}, {count}). {_subject(w, f)}: {w.text(f.message)}")
         if len(f.ids) > 1 and f.ids[1] in d.evidence and f.ids[1] != f.ids[0]:
             line += f" — {w.quoted(f.ids[1])}."

@@ -31,7 +31,8 @@ from both sides of the change and is in neither window. Each window is
 given the measures ``halo-git report --session`` gives that session (the same
 ``diagnose``, run on the slice of the branch those measures depend on, see
 ``session_slice``): loop metrics, channel counts and findings by rule; rules firing only after are "introduced", only before
-"resolved". Acts citing the revision are the acts anywhere later that name it
+"resolved", counted only when some event of the session after rests on the revision (a session that
+never used it says nothing about it). Acts citing the revision are the acts anywhere later that name it
 in ``uses``. Everything is ordered by ids, so the same head gives the same bytes.
 """
 
@@ -253,6 +254,23 @@ def from_diagnosis(d: Diagnosis, limit: int = REPORT_REVISIONS) -> Audit:
 # --- impact ------------------------------------------------------------------------
 
 
+def _rests_on(revision: str, session_events: Sequence[Event], used_by: Mapping[str, Sequence[str]],
+              limit: int = 20_000) -> bool:
+    """Whether some event of a session rests on ``revision`` (over uses/about, at any depth): only then
+    can findings that appear or go away in that session be credited to the revision."""
+    wanted = {e.id for e in session_events}
+    seen = {revision}
+    todo = deque([revision])
+    while todo and len(seen) < limit:
+        for u in used_by.get(todo.popleft(), ()):
+            if u in wanted:
+                return True
+            if u not in seen:
+                seen.add(u)
+                todo.append(u)
+    return False
+
+
 def _impacts(
     events: Sequence[Event], targets: list[Target], approvals: set[str], used_by: dict[str, list[str]],
     wanted: set[str] | None, *, agent: str, branch: str, head: str | None,
@@ -289,7 +307,7 @@ def _impacts(
             before = window(order[i - 1]) if i is not None and i > 0 else None
             after = window(order[i + 1]) if i is not None and i + 1 < len(order) else None
             introduced = resolved = ()
-            if before is not None and after is not None:
+            if before is not None and after is not None and _rests_on(v.id, members[order[i + 1]], used_by):
                 b, a = dict(before.findings), dict(after.findings)
                 introduced = tuple(r for r in sorted(a) if r not in b)
                 resolved = tuple(r for r in sorted(b) if r not in a)

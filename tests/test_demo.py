@@ -24,14 +24,16 @@ def test_demo_logs_two_days_prints_trace_and_report_and_builds_the_site(tmp_path
     assert any("{target=reminder timing rule, made_by=user, governance=approved}" in t for t in trace)
     assert any("{target=reminder timing rule, made_by=agent, governance=none}" in t for t in trace)
     assert "# HALO report: demo" in r.stdout
-    # the Summary leads with the self-initiated execution left open, then the repeated revision of a rule the
+    # the Summary leads with the self-initiated execution left open, then the agent's change of a rule the
     # user had set; the open loop is part of the A1 finding (one fact, one finding); the agent's own change
-    # of that rule is no longer high: the user approved it afterwards (e20), and the report says so
+    # of that rule stays high: the approval (e20) came through the agent's own session, so it is a claim
+    # nothing proves, and the report says how to prove it
     summary = r.stdout.split("## Summary")[1].split("## Channels")[0]
-    assert summary.index("HALO-A1") < summary.index("HALO-R3")
-    assert "HALO-R1 ungoverned-self-revision (info) on e13" in summary
+    assert summary.index("HALO-A1") < summary.index("HALO-R1")
+    assert "HALO-R1 ungoverned-self-revision** (high" in summary
     findings = r.stdout.split("## Findings")[1]
-    assert "the user approved it afterwards (e20)" in findings
+    assert "e20 claims the user approved it afterwards, but nothing proves it" in findings
+    assert "halo-git approve --sign" in findings
     assert "booked a taxi for 9:05 without being asked" in summary and "HALO-A2" not in r.stdout
     # the loop closes: the second day-2 connection starts with the self-review, which brings up the
     # unapproved rule change; the agent asks, and the user's approval is logged naming it

@@ -64,8 +64,8 @@ class Trace:
     def revise(self, uses=(), target="rule", made_by="agent", governance="approved", **kw):
         return self.add("revise", uses, target=target, made_by=made_by, governance=governance, **kw)
 
-    def diagnose(self, session: str = ""):
-        return diagnose(self.events, agent="a", branch="main", head="f" * 40, session=session)
+    def diagnose(self, session: str = "", proven=()):
+        return diagnose(self.events, agent="a", branch="main", head="f" * 40, session=session, proven_approvals=proven)
 
 
 def found(d) -> set[tuple[str, str, tuple[str, ...]]]:
@@ -471,9 +471,25 @@ def test_r1_ungoverned_self_revision_only_agent_and_none():
         assert found(t2.diagnose()) == set(), (made_by, governance)
 
 
+def test_r1_an_approval_only_the_agent_logged_is_a_claim_and_stays_high():
+    """The agent cannot clear its own finding: a made_by=user approval it logs through its own
+    session (or an unsigned approval commit) is a claim; only a proven one settles HALO-R1."""
+    t = Trace()
+    r = t.revise([t.observe()], made_by="agent", governance="none", target="mute list")
+    used = t.act([r], form="execution")
+    claim = t.revise([r], made_by="user", governance="approved", target="mute list")
+    d = t.diagnose()
+    [f] = [f for f in d.findings if f.rule == "HALO-R1"]
+    assert (f.severity, f.ids[:2]) == ("high", (r, claim)) and "nothing proves it" in f.message
+    assert "halo-git approve --sign" in f.next_step and d.claimed_approvals == (claim,)
+    assert {(f.rule, f.severity) for f in t.diagnose(proven={claim}).findings if f.rule == "HALO-R1"} == {("HALO-R1", "info")}
+    assert used
+
+
 def test_r1_approved_afterwards_is_info_naming_what_rested_on_it_before():
     # the demo's loop: the agent changes a rule on its own, acts on it, then asks the
-    # user, who approves (outcome, then a user revise naming the change and the answer)
+    # user, who approves (outcome, then a user revise naming the change and the answer),
+    # the approval commit signed by an allowed signer (proven)
     t = Trace()
     o = t.observe()
     r = t.revise([o], made_by="agent", governance="none", target="reminder rule")
@@ -481,23 +497,23 @@ def test_r1_approved_afterwards_is_info_naming_what_rested_on_it_before():
     ask = t.act([r], trigger="self", summary="asked the user to approve the new reminder rule")
     yes = t.outcome(ask, summary="the user approved the rule")
     ok = t.revise([r, yes], made_by="user", governance="approved", target="Reminder  rule")
-    d = t.diagnose()
+    d = t.diagnose(proven={ok})
     r1 = [f for f in d.findings if f.rule == "HALO-R1"]
     assert [(f.severity, f.ids) for f in r1] == [("info", (r, ok, used))]
-    assert f"the user approved it afterwards ({ok})" in r1[0].message and f"({used}) rested on it" in r1[0].message
+    assert f"the user approved it afterwards ({ok}, signed by an allowed signer)" in r1[0].message and f"({used}) rested on it" in r1[0].message
     assert not [f for f in d.findings if f.rule == "HALO-R3"]  # the approval is not another revision
     # approved before anything relied on it: info, nothing listed
     t2 = Trace()
     r2 = t2.revise([t2.observe()], made_by="agent", governance="none")
     ok2 = t2.revise([r2], made_by="user", governance="approved")
-    assert {(f.rule, f.severity, f.ids) for f in t2.diagnose().findings if f.rule == "HALO-R1"} == {("HALO-R1", "info", (r2, ok2))}
+    assert {(f.rule, f.severity, f.ids) for f in t2.diagnose(proven={ok2}).findings if f.rule == "HALO-R1"} == {("HALO-R1", "info", (r2, ok2))}
     # the approval may name the original evidence too, with the user's answer given after the change
     t4 = Trace()
     o4 = t4.observe(summary="many newsletters from one sender")
     r4 = t4.revise([o4], made_by="agent", governance="none", target="mute list")
     yes4 = t4.outcome(t4.act([r4], trigger="self", summary="asked the user to approve muting"), summary="user approved")
     ok4 = t4.revise([r4, yes4, o4], made_by="user", governance="approved", target="mute list")
-    assert {(f.rule, f.severity) for f in t4.diagnose().findings if f.rule in ("HALO-R1", "HALO-R3")} == {("HALO-R1", "info")}
+    assert {(f.rule, f.severity) for f in t4.diagnose(proven={ok4}).findings if f.rule in ("HALO-R1", "HALO-R3")} == {("HALO-R1", "info")}
     # without an answer after the change, old evidence makes it a new version: the agent's change stays unapproved
     t5 = Trace()
     o5 = t5.observe()

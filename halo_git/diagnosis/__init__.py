@@ -59,7 +59,6 @@ _MAX_ISSUES = 7
 _REPLACES_RE = re.compile(r"\b(?:replac\w*|in place of|instead|supersed\w*|withdraw\w*|deleted|no longer|obsolete|"
                           r"outdated|updated?|correct(?:ed|ion)|revoked|retracted|now)\b", re.I)
 _BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
-_NEGATED_RE = re.compile(r"\b(?:no|without|zero|never|0)\s+(?:\w+\s+)?$", re.I)
 
 
 @dataclass(frozen=True)
@@ -156,7 +155,10 @@ RULES: dict[str, Rule] = {
             "HALO-R1", "ungoverned-self-revision", "high / info",
             "a revise with made_by=agent and governance=none: a durable change with neither the "
             "user's approval nor limits the user set; info when a later revise made_by=user, governance=approved "
-            "names it (the user approved it afterwards), listing what rested on it before",
+            "names it and an allowed signer signed that approval's commit (the user approved it afterwards, "
+            "provably), listing what rested on it before. An approval only the agent's account holds (logged "
+            "through its own session, or an approval commit no allowed signer signed) is a claim: the finding "
+            "stays high and says so",
             "Have the user approve the change (or set bounds for such changes) and log that; "
             "until then treat the revised target as unreviewed.",
         ),
@@ -455,6 +457,7 @@ class Diagnosis:
     findings: list[Finding]
     dangling: tuple[str, ...] = field(default=())  # scoped events naming ids not earlier on the branch
     observed: _observed.Alignment | None = None  # observed evidence set beside the trace, when given
+    claimed_approvals: tuple[str, ...] = ()  # approvals of ungoverned self-revisions that nothing proves
 
     @property
     def scope(self) -> str:
@@ -948,9 +951,12 @@ def _finding(rule: str, ids: Sequence[str], message: str, severity: str | None =
 
 
 def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "",
-             observed: _observed.Observed | None = None) -> Diagnosis:
+             observed: _observed.Observed | None = None, proven_approvals: Iterable[str] = ()) -> Diagnosis:
     """Diagnose a branch's events (in commit order), whole or for one session; ``observed``
-    (from ``observed.load``) adds the alignment with what the agent was seen doing."""
+    (from ``observed.load``) adds the alignment with what the agent was seen doing.
+    ``proven_approvals``: ids of approval events whose commits an allowed signer signed (the
+    store checks signatures; the diagnosis only reads the answer). Any other approval of an
+    ungoverned self-revision is a claim and leaves HALO-R1 high."""
     pos: dict[str, int] = {}
     by_id: dict[str, Event] = {}
     for i, e in enumerate(events):
@@ -1159,7 +1165,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     )
 
     ctx = _Context(events, scoped, by_id, pos, last, g, used_by, recalled_by, reach, is_bad, cross_of, session,
-                   _common_words(events))
+                   _common_words(events), frozenset(proven_approvals))
     findings = _findings(ctx, write=write, read=read, actions=actions, outcomes=outcomes, mechanism=mechanism)
     for f in findings:
         cite(f.ids)
@@ -1200,16 +1206,20 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         findings=findings,
         dangling=tuple(dangling),
         observed=alignment,
+        claimed_approvals=tuple(ctx.claimed_approvals),
     )
 
 
 def _common_words(events: Sequence[Event]) -> frozenset[str]:
     """Subject words found in more than a quarter of the events (at least six): the trace's
     vocabulary, which says nothing about which thing two events speak of."""
+    # Long traces are sampled evenly (every k-th event, at most 5,000): the trace's common vocabulary
+    # shows in any even sample, and the cost stays bounded.
+    sample = events[::max(1, len(events) // 5000)]
     df: Counter[str] = Counter()
-    for e in events:
+    for e in sample:
         df.update(reading.subject_words(e.summary))
-    cut = max(6, len(events) // 4)
+    cut = max(6, len(sample) // 4)
     return frozenset(w for w, n in df.items() if n > cut)
 
 
@@ -1381,6 +1391,8 @@ class _Context:
     cross_of: dict[str, tuple[str, bool]]
     session: str
     common: frozenset[str] = frozenset()  # subject words too frequent in this trace to tell subjects apart
+    proven: frozenset[str] = frozenset()  # approval events whose commits an allowed signer signed
+    claimed_approvals: list[str] = field(default_factory=list)  # approvals of ungoverned revisions nothing proves
 
     def rare(self, i: str) -> frozenset[str]:
         """The subject words of event ``i`` that are not common in this trace."""
@@ -1430,8 +1442,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
              "reach the step it was for.") if same else
             f"The trace went on for {_plural(after(i), 'more event')} without reading it back: the agent keeps "
             "material it never uses, or forgets to look it up.",
-            f"Have the agent recall {i} before acting on its subject" + (f" (as {same} did)" if same else "")
-            + ", or stop retaining this kind of material.",
+            f"Have the agent recall {i} before acting on its subject (as {same} did), or stop retaining this kind "
+            "of material." if same else "Recall it where it is relevant, or stop retaining this kind of material.",
         ))
     for i in read.without_memory:
         add(_finding(
@@ -1627,20 +1639,35 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             ))
 
     # -- mechanism --------------------------------------------------------------------------------
+    claims = ctx.claimed_approvals
     unbounded = set(mechanism.unbounded)
     for r in mechanism.revisions:
         e = by_id[r.id]
         n = len(r.used_by)
         builds = f" {_plural(n, 'later event')} build{'s' if n == 1 else ''} on it." if n else ""
         approval = next((u for u in used_by.get(r.id, ()) if approved_revision(by_id[u], by_id) == r.id), None)
-        if r.ungoverned and approval is not None:  # the user approved it afterwards: the loop closed
+        if r.ungoverned and approval is not None and approval not in ctx.proven:
+            # an approval the agent's own account holds (logged through its session, or an approval commit
+            # no allowed signer signed) is a claim: the gate does not let the agent clear its own finding
+            claims.append(approval)
+            add(_finding(
+                "HALO-R1", [r.id, approval, *[u for u in r.used_by if u != approval]],
+                f"Revised “{r.target}” on its own with governance=none; {approval} claims the user approved it "
+                f"afterwards, but nothing proves it.{builds}", "high", e,
+                f"{approval} is the agent's own account of an approval (logged through its session, or an approval "
+                "commit no allowed signer signed), so the change is still unreviewed as far as anyone can check.",
+                f"Have the user approve the change to “{r.target}” themselves (halo-git approve --sign, with their key in "
+                "the allowed-signers file), or undo it.",
+            ))
+        elif r.ungoverned and approval is not None:  # the user approved it afterwards, provably: the loop closed
             asking = _asked_between(by_id, pos, approval, r.id)  # the request and answer leading to the approval
             before = [u for u in r.used_by if pos[u] < pos[approval] and u not in asking]
             relied = (f" {_plural(len(before), 'event')} ({_ids_text(before)}) rested on it before the approval."
                       if before else "")
             add(_finding(
                 "HALO-R1", [r.id, approval, *before],
-                f"Revised “{r.target}” on its own with governance=none; the user approved it afterwards ({approval}).{relied}",
+                f"Revised “{r.target}” on its own with governance=none; the user approved it afterwards ({approval}, "
+                f"signed by an allowed signer).{relied}",
                 "info", e,
                 "The change is settled now; what the agent did with it before the approval ran on an unreviewed rule."
                 if before else "The change was approved before anything relied on it.",

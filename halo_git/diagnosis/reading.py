@@ -45,8 +45,6 @@ ADVERSE_WORDS = (
     "behind plan", "behind schedule", "stuck", "without passing", "by now", "escalated", "nobody got back",
     "no one got back", "oomkilled", "no longer works", "in a row", "third time", "second time", "third week",
 )
-_ADVERSE_RE = re.compile(
-    r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in sorted(ADVERSE_WORDS, key=len, reverse=True)) + r")(?![\w-])", re.I)
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
 _CLASS_RE = re.compile(
@@ -58,7 +56,6 @@ _HTTP_RE = re.compile(
     r"Internal|timeout|again)\b)", re.I)
 # "again", "still", "third week in a row": a repeat of something that should not repeat
 _AGAIN_RE = re.compile(r"\b(?:again|still|in a row|once more|same (?:error|failure|problem))\b", re.I)
-_NEGATED_RE = re.compile(r"\b(?:no|without|zero|never|0|none)\s+(?:\w+\s+)?$", re.I)
 # "I asked for 7:30", "we asked not to be contacted": the user restating a request the agent did not follow
 _RESTATED_RE = re.compile(r"\b(?:I|we)\s+(?:already\s+)?(?:asked|said|told)\b|\breminding\b|\bnever\s+(?:asked|agreed)\b|"
                           r"\bwhether (?:I|we|you|it) (?:was|were|would|had|ever)\b", re.I)
@@ -68,16 +65,32 @@ _RESTATED_RE = re.compile(r"\b(?:I|we)\s+(?:already\s+)?(?:asked|said|told)\b|\b
 _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|succeeded|done)\s*[:;]", re.I)
 
 
-@lru_cache(maxsize=65536)
+_NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
+_TOKEN_RE = re.compile(r"[a-z0-9][a-z0-9'-]*")
+_SINGLE_WORDS = frozenset(w for w in ADVERSE_WORDS if " " not in w)
+_PHRASES: dict[str, tuple[tuple[str, ...], ...]] = {}
+for _w in ADVERSE_WORDS:
+    if " " in _w:
+        _p = tuple(_w.split())
+        _PHRASES[_p[0]] = _PHRASES.get(_p[0], ()) + (_p,)
+
+
+@lru_cache(maxsize=1 << 18)
 def is_adverse(summary: str) -> bool:
     """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
-    status, an interruption, a complaint or push-back, or the user restating an ignored request."""
+    status, an interruption, a complaint or push-back, or the user restating an ignored request.
+    A word of failure right after "no", "without", "zero", "never" or "none" (one word may sit
+    between) is not one: "no errors", "without a failure"."""
     if _CLASS_RE.search(summary) or _HTTP_RE.search(summary):
         return True
     if _REPORTS_RE.match(summary):
         return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found
-    for m in _ADVERSE_RE.finditer(summary):
-        if not _NEGATED_RE.search(summary[max(0, m.start() - 24):m.start()]):
+    toks = _TOKEN_RE.findall(summary.lower())
+    for i, w in enumerate(toks):
+        hit = w in _SINGLE_WORDS
+        if not hit and w in _PHRASES:
+            hit = any(tuple(toks[i:i + len(p)]) == p for p in _PHRASES[w])
+        if hit and not (toks[i - 1] in _NEGATIONS if i else False) and not (i > 1 and toks[i - 2] in _NEGATIONS):
             return True
     return bool(_RESTATED_RE.search(summary))
 
@@ -290,7 +303,7 @@ tell notify inform update updates know remind reminder message ping post email e
 """.split())
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=1 << 18)
 def subject_words(summary: str) -> frozenset[str]:
     """The words that name what a summary is about: lower-cased, light plural stripping, no stop words,
     no bare numbers. Used to tell whether two events speak of the same thing."""
