@@ -1,0 +1,190 @@
+"""Docs whose examples show output: every block marked ``<!-- transcript -->`` (an HTML
+comment on the line before its fence, invisible on GitHub and in the docs site) is a
+terminal session. Its ``$ `` lines (``\\`` continues one) run in order, page by page, in
+a fresh folder with a fresh home, and what each printed must match the lines under it.
+
+Matching forgives only what differs between two honest runs: commit and tree ids,
+times, epoch seconds, key fingerprints and signatures (normalised on both sides), and
+what the page elides with ``…`` (inside a line: any text; a line of its own: any lines).
+A command with no lines under it must succeed; its output is not compared.
+``<!-- transcript: NAME -->`` runs in its own folder NAME, apart from the page's
+other blocks (a walkthrough that needs a second, different history).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+MARK = re.compile(r"^<!-- transcript(?::\s*([\w-]+))? -->$")
+FENCE = re.compile(r"^```(console|text)\s*$")
+# pages that must keep at least this many transcript blocks (removing a marker fails)
+EXPECTED = {"docs/auditing.md": 6}
+
+VOLATILE = [
+    (re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\b"), "‹time›"),
+    (re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} +\d{1,2} \d\d:\d\d:\d\d \d{4} [+-]\d{4}\b"), "‹date›"),
+    (re.compile(r"SHA256:[A-Za-z0-9+/]{43}"), "‹fingerprint›"),
+    (re.compile(r"(?<=> )\d{9,11} [+-]\d{4}$"), "‹epoch›"),
+    (re.compile(r"\b[0-9a-f]{7,40}\b"), "‹id›"),
+]
+
+
+def normalise(text: str) -> list[str]:
+    lines = []
+    for line in text.splitlines():
+        for pattern, placeholder in VOLATILE:
+            line = pattern.sub(placeholder, line)
+        lines.append(line.rstrip())
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def expected_pattern(expected: list[str]) -> re.Pattern:
+    parts = []
+    for line in expected:
+        if line.strip() == "…":
+            parts.append(r"(?:[^\n]*\n)*?")
+        else:
+            parts.append(r"[^\n]*?".join(re.escape(piece) for piece in line.split("…")) + r"\n")
+    return re.compile("".join(parts))
+
+
+def matches(expected: list[str], actual: str) -> bool:
+    want = normalise("\n".join(expected))
+    got = "\n".join(normalise(actual)) + "\n"
+    return expected_pattern(want).fullmatch(got) is not None
+
+
+def transcripts(path: Path) -> list[tuple[int, str, list[tuple[str, list[str]]]]]:
+    """(line number, world, [(command, expected output lines)]) of every marked block."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        m = MARK.match(line.strip())
+        if not m:
+            continue
+        assert i + 1 < len(lines) and FENCE.match(lines[i + 1]), f"{path.name}:{i + 1}: a transcript mark must sit right above a console or text fence"
+        end = next(j for j in range(i + 2, len(lines)) if lines[j].startswith("```"))
+        steps: list[tuple[str, list[str]]] = []
+        body = lines[i + 2 : end]
+        k = 0
+        while k < len(body):
+            assert body[k].startswith("$ "), f"{path.name}:{i + 3 + k}: a transcript starts each command with '$ '"
+            command = body[k][2:]
+            while command.endswith("\\"):  # bash reads the backslash-newline as one line
+                k += 1
+                command += "\n" + body[k]
+            k += 1
+            output = []
+            while k < len(body) and not body[k].startswith("$ "):
+                output.append(body[k])
+                k += 1
+            steps.append((command, output))
+        found.append((i + 3, m.group(1) or "", steps))
+    return found
+
+
+def pages() -> list[Path]:
+    return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+def test_the_matcher_forgives_ids_and_elisions_and_nothing_else():
+    actual = "ok: 21 events, head f526b37f09ab5d4aa1f2af227de691402157ff7f\nDate:   Tue Dec 1 21:36:39 2026 +0000\nx\ny\nlast\n"
+    assert matches(["ok: 21 events, head 1ce46b8d74f6…", "Date:   Tue Dec 1 08:49:25 2026 +0000", "…", "last"], actual)
+    assert not matches(["ok: 18 events, head 1ce46b8d74f6…", "…", "last"], actual)  # a count is not an id
+    assert not matches(["ok: 21 events, head 1ce46b8d74f6…"], actual)  # lines after it are not elided
+    assert matches(["author A <a@x> 1796114965 +0000"], "author A <a@x> 1796160999 +0000\n")
+    assert not matches(["ok: 21 events, head 1ce46b8d74f6…", "Date: …", "x", "last"], actual)  # y is not elided
+
+
+def test_the_marked_pages_keep_their_transcripts():
+    counts = {str(p.relative_to(REPO)): len(transcripts(p)) for p in pages()}
+    for page, least in EXPECTED.items():
+        assert counts[page] >= least, (page, counts[page])
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if transcripts(p)], ids=lambda p: p.name)
+def test_transcripts_match_the_product(page, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("HALO_ROOT", "HALO_SCREEN", "HALO_ALLOWED_SIGNERS")}
+    env.update(HOME=str(home), PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}", COLUMNS="100",
+               GIT_CONFIG_NOSYSTEM="1", PYTHONPATH=os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]))
+    wrong = []
+    for line, world, steps in transcripts(page):
+        cwd = tmp_path / (world or "page")
+        cwd.mkdir(exist_ok=True)
+        for command, expected in steps:
+            r = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+            where = f"{page.relative_to(REPO)}:{line} $ {command.splitlines()[0]}"
+            assert r.returncode == 0, f"{where} exited {r.returncode}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
+            if expected and not matches(expected, r.stdout + r.stderr):
+                wrong.append(f"{where}\n--- the page shows:\n" + "\n".join(expected) + "\n--- the product printed:\n" + r.stdout + r.stderr)
+    assert not wrong, "\n\n".join(wrong)
+
+
+# --- JSON the docs show ----------------------------------------------------------------------
+
+
+def json_matches(expected, actual, where: str = "$") -> list[str]:
+    """Differences between a documented JSON value and the real one. A string with ``…``
+    matches any text there (ids normalised as above); a list ending with ``"…"`` matches
+    one that goes on; a key ``"…"`` lets an object hold more keys."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return [f"{where}: an object, got {actual!r:.80}"]
+        wrong = [] if "…" in expected or set(expected) == set(actual) else [f"{where}: keys {sorted(expected)} != {sorted(actual)}"]
+        for key, value in expected.items():
+            if key != "…":
+                wrong += [f"{where}.{key}: missing"] if key not in actual else json_matches(value, actual[key], f"{where}.{key}")
+        return wrong
+    if isinstance(expected, list):
+        more = bool(expected) and expected[-1] == "…"
+        items = expected[:-1] if more else expected
+        if not isinstance(actual, list) or len(actual) < len(items) or (not more and len(actual) != len(items)):
+            return [f"{where}: {len(items)}{'+' if more else ''} items, got {actual!r:.120}"]
+        return [w for i, item in enumerate(items) for w in json_matches(item, actual[i], f"{where}[{i}]")]
+    if isinstance(expected, str) and isinstance(actual, str):
+        return [] if matches([expected], actual) else [f"{where}: {expected!r} does not match {actual!r}"]
+    return [] if expected == actual else [f"{where}: {expected!r} != {actual!r}"]
+
+
+def test_json_matcher():
+    assert json_matches({"a": "x…", "b": [1, "…"]}, {"a": "xyz", "b": [1, 2]}) == []
+    assert json_matches({"a": "x…"}, {"a": "xyz", "c": 1}) != []  # an undocumented key
+    assert json_matches({"b": [1]}, {"b": [1, 2]}) != []  # a list the page does not elide
+    assert json_matches({"head": "3f2c8e1…"}, {"head": "424647d9403c9c50e7c2a3d7f5e5f111aec749c9"}) == []
+
+
+def test_tools_page_findings_json_is_what_the_server_returns(tmp_path):
+    import json
+
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    from tests.conftest import run_cli, server_params
+
+    page = (REPO / "docs/tools.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- findings-json -->\n```json\n(.*?)```", page, re.S)
+    assert block, "docs/tools.md lost its findings JSON example"
+    documented = json.loads(block[1])
+    root = tmp_path / "root"
+    assert run_cli("demo", "--root", str(root)).returncode == 0
+
+    async def read():
+        async with stdio_client(server_params(root)) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                result = await s.read_resource("halo://agents/demo/findings")
+                return json.loads(result.contents[0].text)
+
+    assert json_matches(documented, anyio.run(read)) == []
