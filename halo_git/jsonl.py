@@ -19,7 +19,9 @@ from typing import Callable, Iterable, Iterator
 from .errors import InvalidCall
 from .model import KINDS, Draft, Event, check_call, clock_time, normalize_time, now_iso, parse_id, resolve
 
-_RECOMPUTED = ("id", "kind", "category", "agent", "channels", "time")
+# merged_from names a commit of the exporting repository, which an import cannot hold: the imported
+# event is a record of its own (its summary, session and time still say what it was)
+_RECOMPUTED = ("id", "kind", "category", "agent", "channels", "time", "merged_from")
 
 
 def export_lines(events: Iterable[Event]) -> Iterator[str]:

@@ -340,3 +340,17 @@ def test_verify_checks_the_signatures_of_merged_commits(copies, tmp_path):
         other.write_text(f'bob@example.com namespaces="git" {(tmp_path / "bob.pub").read_text().strip()}\n')
         with pytest.raises(IntegrityError, match="merged into branch 'main'"):
             verify_branch(repo, "main", allowed_signers=str(other))
+
+
+def test_an_export_of_a_merged_branch_imports_elsewhere(copies, tmp_path):
+    a = copies["a"]
+    with Halo(a, screen=None) as h:
+        h.merge(AGENT, "main", remote=str(copies["b"] / f"{AGENT}.git"))
+    exported = run_cli("export", "--agent", AGENT, root=a)
+    assert exported.returncode == 0 and '"merged_from"' in exported.stdout
+    r = run_cli("import", "--agent", "copy", "-", root=tmp_path / "elsewhere", input=exported.stdout)
+    assert r.returncode == 0, r.stderr
+    with Halo(tmp_path / "elsewhere", screen=None) as h:
+        events = h.events("copy")
+    assert len(events) == 123 and all(e.merged_from is None for e in events)
+    assert [e.uses for e in events] == [e.uses for e in events_of(a)[0]]
