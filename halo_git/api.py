@@ -353,10 +353,14 @@ class Halo:
         repo = self.store.repo(check_agent_name(agent))
         into = into or self.branch
         if remote is not None:
-            return pull_merge(repo, remote, source, into)
-        if not repo.exists:
+            result = pull_merge(repo, remote, source, into)
+        elif not repo.exists:
             raise NotFound(f"agent '{agent}' has no repository under {self.root}; check the agent name and --root")
-        return merge(repo, source, into)
+        else:
+            result = merge(repo, source, into)
+        if self._syncer is not None and result.status != "up-to-date":  # serve --push: the merged branch goes out too
+            self._syncer.appended(agent, into, None, max(result.appended, 1))
+        return result
 
     # -- lineage: history of one event, blame of a target, beliefs in force --------------
 
