@@ -57,11 +57,11 @@ from dulwich.objects import Commit, parse_tree
 from dulwich.object_format import SHA1
 from dulwich.pack import load_pack_index
 
-from ..errors import Conflict, InvalidCall, NotFound
+from ..errors import Conflict, IntegrityError, InvalidCall, NotFound
 from ..model import commit_message, from_yaml, one_line, to_yaml
 from . import evidence, locking, maintenance, signing, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, PackWriter, object_id
-from .repo import ZERO_SHA, AgentRepo, EventLog, _path_parts, _read_ref, branch_ref, event_path, number_from_message
+from .repo import ZERO_SHA, AgentRepo, EventLog, _path_parts, _read_ref, branch_ref, event_blob_ids, event_path, number_from_message
 
 STEPS = ("plan", "record", "swap", "caches", "prune")
 TOMBSTONE_START = "[redacted "
@@ -146,48 +146,54 @@ def _walk(store, head: bytes) -> list[bytes]:
     return out
 
 
-class _Rewriter:
-    """Old tree -> new tree with some files replaced; memoised, so each old tree is rewritten once."""
+def _replay(store, old_blobs: list[bytes], new_blobs: list[bytes], base_tree: bytes | None, first: int,
+            old_roots: list[bytes] | None = None, write: Callable[[bytes, bytes], None] | None = None):
+    """Rebuild, as HALO's write path builds them, the trees of the commits
+    holding e<first>..e<len(old_blobs)>: once with the old event files
+    (``old_blobs``, hex) and once with the new (``new_blobs``), both on
+    ``base_tree`` (the tree of e<first - 1>). Yields each new root tree (hex);
+    ``write(binary id, raw)`` receives every new tree; returns, through
+    ``StopIteration``, the old trees (hex) that no new one equals.
+    ``old_roots`` (hex), when given, must match the old trees rebuilt: a
+    history HALO could not have written is refused before anything is written."""
+    from .repo import _Spine
 
-    def __init__(self, store, replacements: dict[tuple[bytes, ...], bytes]):
-        self.store = store
-        self.replacements = replacements  # path parts -> new blob id (binary)
-        self.memo: dict[tuple[tuple[bytes, ...], bytes], bytes] = {}
-        self.below: dict[tuple[bytes, ...], set[bytes]] = {}  # path prefix -> names under it that lead to a replacement
-        for path in replacements:
-            for i in range(len(path)):
-                self.below.setdefault(path[:i], set()).add(path[i])
-        self.new: dict[bytes, bytes] = {}  # new tree id (hex) -> raw
-        self.replaced: set[bytes] = set()  # old trees (hex) that changed
+    read = lambda sha: store.get_raw(sha)[1]  # noqa: E731
+    old_spine, new_spine = _Spine(read), _Spine(read)
+    old_spine.reset(base_tree)
+    new_spine.reset(base_tree)
+    old_ids: set[bytes] = set()
+    new_ids: set[bytes] = set()
+    for n in range(first, len(old_blobs) + 1):
+        parts = _path_parts(n)
+        for sha, _raw, _path in old_spine.add(parts, bytes.fromhex(old_blobs[n - 1].decode())):
+            old_ids.add(sha)
+        if old_roots is not None and old_spine.root != old_roots[n - first]:
+            raise IntegrityError(f"the tree of e{n} is not the one HALO's write path builds; run halo-git verify before redacting")
+        for sha, raw, _path in new_spine.add(parts, bytes.fromhex(new_blobs[n - 1].decode())):
+            new_ids.add(sha)
+            if write is not None:
+                write(sha, raw)
+        yield new_spine.root
+    return {s.hex().encode() for s in old_ids - new_ids}
 
-    def __call__(self, tree: bytes, prefix: tuple[bytes, ...] = ()) -> bytes:
-        key = (prefix, tree)
-        done = self.memo.get(key)
-        if done is not None:
-            return done
-        wanted = self.below.get(prefix, ())
-        _t, raw = self.store.get_raw(tree)
-        entries = []
-        changed = False
-        for name, mode, sha in parse_tree(raw, 20):
-            if name in wanted:
-                here = prefix + (name,)
-                if here in self.replacements:
-                    new = self.replacements[here].hex().encode()
-                else:
-                    new = self(sha, here)
-                changed |= new != sha
-                sha = new
-            entries.append(b"%o %s\0" % (mode, name) + bytes.fromhex(sha.decode()))
-        if not changed:
-            self.memo[key] = tree
-            return tree
-        new_raw = b"".join(entries)
-        new_id = object_id(OBJ_TREE, new_raw).hex().encode()
-        self.new[new_id] = new_raw
-        self.replaced.add(tree)
-        self.memo[key] = new_id
-        return new_id
+
+def _add_fast(writer: PackWriter, sha: bytes, type_num: int, raw: bytes) -> None:
+    """``writer.add`` with the fastest compression: a rewrite writes a tree or
+    two per commit, and the next packing pass stores them again anyway."""
+    import zlib
+
+    from .maintenance import _entry_header
+
+    if sha not in writer.entries:
+        writer._write(sha, bytes(_entry_header(type_num, len(raw))), zlib.compress(raw, 1))
+
+
+def _blob_list(store, tree: bytes, count: int) -> list[bytes]:
+    ids = event_blob_ids(lambda sha: store.get_raw(sha)[1], tree, count)
+    if any(i is None for i in ids):
+        raise IntegrityError("a branch's tree lacks an event file; run halo-git verify before redacting")
+    return ids
 
 
 # -- the redaction -----------------------------------------------------------------------------
@@ -281,7 +287,6 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
     blobs: dict[bytes, bytes] = {}
     replacements: dict[tuple[bytes, ...], bytes] = {}
     new_events = {}
-    old_blobs = []
     for n, event in todo:
         new_event = replace(event, summary=text)
         data = to_yaml(new_event)
@@ -289,7 +294,17 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
         blobs[sha] = data
         replacements[tuple(_path_parts(n))] = sha
         new_events[n] = new_event
-    rewrite = _Rewriter(store, replacements)
+    raws = {}
+    for sha in chain[first - 1:]:
+        raws[sha] = store.get_raw(sha)[1]
+    head_tree = raws[chain[-1]][5:45]
+    old_blobs = _blob_list(store, head_tree, len(chain))
+    new_blobs = list(old_blobs)
+    removed = []
+    for n in new_events:
+        removed.append(old_blobs[n - 1])
+        new_blobs[n - 1] = replacements[tuple(_path_parts(n))].hex().encode()
+    base_tree = store.get_raw(chain[first - 2])[1][5:45] if first > 1 else None
     writer = PackWriter(repo.path / "objects" / "pack", fsync=repo.fsync)
     try:
         for sha, data in blobs.items():
@@ -297,13 +312,12 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
         mapping: dict[str, str] = {}
         approvals = []
         parent = chain[first - 2] if first > 1 else None
+        replay = _replay(store, old_blobs, new_blobs, base_tree, first, [raws[c][5:45] for c in chain[first - 1:]],
+                         lambda sha, raw: _add_fast(writer, sha, OBJ_TREE, raw))
         for n in range(first, len(chain) + 1):
             old = chain[n - 1]
-            _t, raw = store.get_raw(old)
-            old_tree = raw[5:45]
-            if n in new_events:
-                old_blobs.append(_blob_id(store, old_tree, n))
-            new_tree = rewrite(old_tree)
+            raw = raws.pop(old)
+            new_tree = next(replay)
             message = None
             if n in new_events:
                 trailer = signing.approval_trailer(_split_commit(raw)[1])
@@ -318,14 +332,16 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
                                   # redacted event: its message quotes the erased text)
                                   "commit": None if n in new_events else raw.decode("utf-8")})
             new_id = object_id(OBJ_COMMIT, new_raw)
-            for tree_id, tree_raw in list(rewrite.new.items()):
-                writer.add(bytes.fromhex(tree_id.decode()), OBJ_TREE, tree_raw)
-            rewrite.new.clear()
-            writer.add(new_id, OBJ_COMMIT, new_raw)
+            _add_fast(writer, new_id, OBJ_COMMIT, new_raw)
             parent = new_id.hex().encode()
             mapping[old.decode()] = parent.decode()
             if approvals and approvals[-1]["old"] == old.decode():
                 approvals[-1]["new"] = parent.decode()
+        try:
+            next(replay)
+            old_trees: set[bytes] = set()
+        except StopIteration as done:
+            old_trees = done.value
         new_head = parent
         when = int(now if now is not None else time.time())
         data = {
@@ -333,7 +349,7 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
             "old_head": old_head.decode(), "new_head": new_head.decode(), "first": first,
             "events": [f"e{n}" for n, _ in todo], "tombstone": text, "reason": reason.strip(), "by": str(identity),
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when)), "map": mapping, "approvals": approvals,
-            "removed_blobs": [b.decode() for b in old_blobs],
+            "removed_blobs": [b.decode() for b in removed],
             "cache": (_read_ref(git, snapshot.cache_ref(branch)) or b"").decode() or None,
         }
         record_blob = evidence.dump_record(data)
@@ -372,7 +388,7 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
             blob_ids[n - 1] = object_id(OBJ_BLOB, to_yaml(event)).hex()
         commits = [c.decode() for c in chain[: first - 1]] + [mapping[c.decode()] for c in chain[first - 1:]]
         new_log = EventLog(branch, new_head.decode(), events, commits, blobs=blob_ids)
-    return _finish(repo, git, branch, record, resumed=False, doomed=doomed_by(store, record, rewrite.replaced), new_log=new_log)
+    return _finish(repo, git, branch, record, resumed=False, doomed=doomed_by(store, record, old_trees), new_log=new_log)
 
 
 def _author(raw: bytes) -> str:
@@ -380,14 +396,6 @@ def _author(raw: bytes) -> str:
         if line.startswith(b"author "):
             return line[7:].rsplit(b" ", 2)[0].decode("utf-8", "replace")
     return ""
-
-
-def _blob_id(store, tree: bytes, number: int) -> bytes:
-    sha = tree
-    for part in _path_parts(number):
-        _t, raw = store.get_raw(sha)
-        sha = next(s for name, _m, s in parse_tree(raw, 20) if name == part)
-    return sha
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -488,20 +496,37 @@ def doomed_by(store, record: evidence.Record, replaced: set[bytes] | None = None
     commit, tree and the chunks the new cache does not share."""
     out = {c.encode() for c in record.map} | {b.encode() for b in record.data.get("removed_blobs", [])}
     if replaced is None:
-        marks = {tuple(_path_parts(int(e[1:]))): b"\0" * 20 for e in record.events}
-        walker = _Rewriter(store, marks)
-        for old in record.map:
-            try:
-                _t, raw = store.get_raw(old.encode())
-                walker(raw[5:45])
-            except KeyError:
-                continue  # removed already (a rerun after an interrupted prune)
-        replaced = walker.replaced
+        replaced = set()
+        try:
+            old_tree = store.get_raw(record.old_head.encode())[1][5:45]
+            new_tree = store.get_raw(record.new_head.encode())[1][5:45]
+            count = len(record.map) + record.first - 1
+            old_blobs, new_blobs = _blob_list(store, old_tree, count), _blob_list(store, new_tree, count)
+            base = None
+            if record.first > 1:
+                base_commit = _walk_back(store, record.new_head.encode(), len(record.map))
+                base = store.get_raw(base_commit)[1][5:45]
+            replay = _replay(store, old_blobs, new_blobs, base, record.first)
+            while True:
+                next(replay)
+        except StopIteration as done:
+            replaced = done.value
+        except (KeyError, IntegrityError):
+            replaced = set()  # the old head is gone already (a rerun after an interrupted prune): its trees hold no text
     out |= replaced
     cache = record.data.get("cache")
     if cache:
         out |= _old_cache_objects(store, cache.encode())
     return out
+
+
+def _walk_back(store, head: bytes, steps: int) -> bytes:
+    """The commit ``steps`` first parents below ``head``."""
+    sha = head
+    for _ in range(steps):
+        raw = store.get_raw(sha)[1]
+        sha = raw[53:93]
+    return sha
 
 
 def _old_cache_objects(store, sha: bytes) -> set[bytes]:
@@ -621,10 +646,9 @@ def prune(path: Path, doomed: set[bytes]) -> int:
             doomed = doomed | _stale_caches(path, git.object_store)
             doomed = doomed - _still_used(git, doomed)
             objects = path / "objects"
-            for sha in doomed:
-                p = objects / sha[:2].decode() / sha[2:].decode()
+            for sha in maintenance.loose_objects(objects) & doomed:
                 try:
-                    p.unlink()
+                    os.unlink(os.path.join(objects, sha[:2].decode(), sha[2:].decode()))
                     removed += 1
                 except FileNotFoundError:
                     continue
