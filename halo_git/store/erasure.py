@@ -273,9 +273,9 @@ def _refuse_shared(repo: AgentRepo, git, branch: str, commit: bytes, number: int
             if n <= number:
                 if sha == commit:
                     raise InvalidCall(
-                        f"branch '{other}' of agent '{repo.agent}' also holds e{number} of '{branch}' (it was branched after it): "
-                        f"redact it there too, first: halo-git redact --agent {repo.agent} --branch {other} …; a history shared "
-                        "by two branches is rewritten one branch at a time")
+                        f"branch '{other}' of agent '{repo.agent}' also holds e{number} of '{branch}' (it was branched after it); "
+                        "a history two branches share is not rewritten, nothing was changed. Redact an event after the fork "
+                        "point, or move the other branch's events elsewhere first (docs/auditing.md, 'Erasure')")
                 break
             sha = c.parents[0] if c.parents else None
 
