@@ -11,10 +11,20 @@ from ..observed import DEFAULT_WINDOW, Observed, load
 from ..store import DEFAULT_BRANCH
 
 
+# What --branch means, by command (a command not listed both writes to and reads from it).
+BRANCH_HELP = {
+    **dict.fromkeys(("trace", "report", "diff", "check", "verify", "export", "revisions", "agents", "site"),
+                    "branch to read (default: main)"),
+    "push": "branch to push (default: main)",
+    "branch": "branch the new one starts from, and whose event ids --from names (default: main)",
+}
+
+
 def add_common(p: argparse.ArgumentParser, *, agent: bool = True, agent_required: bool = True) -> None:
     """``--root`` and ``--branch`` on every command; ``--agent`` where it applies."""
     p.add_argument("--root", help="HALO root folder (default: $HALO_ROOT, else ~/.halo)")
-    p.add_argument("--branch", default=DEFAULT_BRANCH, help="branch to write to and read from (default: main)")
+    command = p.prog.split()[-1]
+    p.add_argument("--branch", default=DEFAULT_BRANCH, help=BRANCH_HELP.get(command, "branch to write to and read from (default: main)"))
     if agent:
         p.add_argument("--agent", required=agent_required, help="agent name")
 

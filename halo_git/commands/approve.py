@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from . import add_common, open_halo
 
@@ -31,9 +32,14 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     with open_halo(args) as h:
         h.require_agent(args.agent)
+        earlier = [s for s in h.signoffs(args.agent, args.branch).values() if s.approves == args.revision]
         reply = h.approve(
             args.agent, args.revision, name=args.by, email=args.email, sign=args.sign, key=args.key,
             note=args.note, session=args.session, branch=args.branch,
         )
     print(json.dumps(reply, ensure_ascii=False))
+    if earlier:  # allowed (a second approver, a signed one after an unsigned one), but never silently
+        listed = "; ".join(f"{s.event} by {s.approver} ({'signed, ' + s.format if s.format else 'unsigned'})" for s in earlier)
+        print(f"halo-git approve: {args.revision} was already approved with halo-git approve: {listed}; "
+              f"{reply['id']} is one more approval (halo-git revisions --agent {args.agent} lists them all)", file=sys.stderr)
     return 0

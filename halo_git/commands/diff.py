@@ -29,5 +29,9 @@ def run(args) -> int:
     with open_halo(args) as h:
         h.require_agent(args.agent)
         diff = h.diff(args.agent, args.base, args.head or args.branch)
+    if args.head is None:  # one side given: say what the other one was
+        print(f"halo-git diff: compared BASE {args.base} with HEAD {args.branch} (--branch, as no HEAD was given); "
+              f"pass HEAD to compare another branch or commit, e.g. halo-git diff --agent {args.agent} {args.base} prompt-v2",
+              file=sys.stderr)
     sys.stdout.write(render_diff_markdown(diff) if args.format == "md" else render_diff_json(diff))
     return 0

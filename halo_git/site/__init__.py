@@ -117,6 +117,7 @@ def build_site(
         else:
             before = load_previous(out / SUMMARY_FILE)
         with Halo(root) as halo:
+            halo.require_root()  # a mistyped root says so, as every reading command does
             collected = collect(halo, agents, branch, observed, accepted)
             names = {a.name for a in collected}
             for agent, _, _ in pairs:
