@@ -163,3 +163,28 @@ def test_seal_refusals_are_one_clear_line(root):
     r = run_cli("seal", "--agent", AGENT, "--sign", "ssh", "--key", "/no/such/key", "--by", "A", "--email", "a@b", root=root)
     assert r.returncode == 2 and "is not a file" in r.stderr
     assert git(repo(root), "for-each-ref", "refs/halo/seals").stdout == ""
+
+
+def test_verify_against_a_witness_shows_a_rewrite_on_either_side(root, tmp_path):
+    fill(root)
+    witness = tmp_path / "witness.git"
+    subprocess.run(["git", "clone", "-q", "--mirror", str(repo(root)), str(witness)], check=True)
+    r = verify(root, "--against", str(witness))
+    assert r.returncode == 0, r.stderr
+    assert "6 position(s) hold the same commit" in r.stdout
+    # the witness sealed what it saw; then this copy was rewritten consistently
+    seal(root)
+    subprocess.run(["git", "--git-dir", str(witness), "fetch", "-q", str(repo(root)), "+refs/halo/*:refs/halo/*"], check=True)
+    for ref in git(repo(root), "for-each-ref", "--format=%(refname)", "refs/halo/seals").stdout.split():
+        git(repo(root), "update-ref", "-d", ref)  # the rewriter removes the local seals too
+    other = tmp_path / "other"
+    other.mkdir()
+    fill(other, changed={2: "step 2, as someone would rather remember it"})
+    git(repo(root), "fetch", "-q", str(repo(other)), "+main:main")
+    git(repo(root), "update-ref", "-d", "refs/halo/cache/main", check=False)
+    for cache in (repo(root) / "halo").glob("events-*.jsonl"):
+        cache.unlink()
+    assert verify(root).returncode == 0  # alone, the rewritten copy looks intact
+    r = verify(root, "--against", str(witness))
+    assert r.returncode == 1
+    assert "part at e2" in r.stderr and "no signed erasure record maps one to the other" in r.stderr

@@ -95,9 +95,10 @@ def compare(repo: AgentRepo, branch: str, url: str, allowed: str | None, keyring
                 diff = trees(store[theirs[i].encode()].tree, store[ours[i].encode()].tree)
                 unexplained = sorted(diff - redacted)
                 if unexplained:
+                    shown_ids = ", ".join(f"e{n} ({event_path(n)})" if n > 0 else "a file that is no event file" for n in unexplained)
                     raise IntegrityError(
-                        f"{shown} and this copy of {where} differ at e{i + 1} in {', '.join(f'e{n}' for n in unexplained)} "
-                        f"({event_path(unexplained[0])}), which no erasure record redacted: the rewrite changed more than it says")
+                        f"{shown} and this copy of {where} differ at e{i + 1} in {shown_ids}, which no erasure record "
+                        "redacted: the rewrite changed more than its record says")
                 changed |= diff
             seals = 0
             for s_ref, sha in sorted(evidence.branch_refs(refs, branch).items()):
