@@ -354,3 +354,30 @@ def test_an_export_of_a_merged_branch_imports_elsewhere(copies, tmp_path):
         events = h.events("copy")
     assert len(events) == 123 and all(e.merged_from is None for e in events)
     assert [e.uses for e in events] == [e.uses for e in events_of(a)[0]]
+
+
+def test_three_copies_merge_in_any_order_without_repeating_an_event(tmp_path):
+    """c into b, b into main (c's events arrive through b), c again (nothing new), one more
+    event on c (exactly one), then b and c fast-forward to main: one history everywhere."""
+    root = tmp_path / "root"
+    with Halo(root, screen=None) as h:
+        h.log(AGENT, "observe", "start", session="s0", time="2026-02-01T00:00:00Z")
+        repo = h.store.repo(AGENT)
+        repo.create_branch("b", "main")
+        repo.create_branch("c", "main")
+        for br in ("main", "b", "c"):
+            for i in range(3):
+                h.log(AGENT, "remember", f"{br} {i}", uses=["e1"], session="x", branch=br, time=f"2026-02-01T0{i + 1}:00:00Z")
+        assert h.merge(AGENT, "c", into="b").appended == 3
+        assert h.merge(AGENT, "b").appended == 6
+        assert h.merge(AGENT, "c").status == "up-to-date"
+        h.log(AGENT, "recall", "c later", uses=["e2"], session="x", branch="c", time="2026-02-02T00:00:00Z")
+        again = h.merge(AGENT, "c")
+        assert (again.appended, again.first) == (1, "e11")
+        assert [h.merge(AGENT, "main", into=br).status for br in ("b", "c")] == ["fast-forward", "fast-forward"]
+        assert {verify_branch(repo, br).head for br in ("main", "b", "c")} == {h.event_log(AGENT).head}
+        events = h.events(AGENT)
+        assert len(events) == 11 and len({e.summary for e in events}) == 11
+        assert h.events(AGENT)[-1].uses == ("e8",)  # c's e2 ("c 0") is e8 here, merged through b
+        assert events[7].summary == "c 0"
+    assert git(root / f"{AGENT}.git", "fsck", "--strict").returncode == 0
