@@ -168,6 +168,34 @@ class Graph:
         return self.by_id[event_id]
 
 
+MAX_DEPTH = 30  # levels of the rests-on tree; deeper ancestry is in "ancestry" (a flat list), never lost
+
+
+def _tree(g: Graph, e: Event) -> dict[str, Any]:
+    """The rests-on tree of ``e``, built without recursion (a trail can chain
+    100,000 events): in pre-order, each event expanded at its first mention
+    (later mentions say ``seen``), at most ``MAX_DEPTH`` levels (a node cut
+    there says ``deeper``)."""
+    seen: set[str] = {e.id}
+    root: dict[str, Any] = {"rests_on": []}
+    stack: list[tuple[str, list, int]] = [(s, root["rests_on"], 1) for s in reversed(e.sources())]
+    while stack:
+        sid, siblings, depth = stack.pop()
+        x = g.get(sid)
+        node = _brief(x)
+        siblings.append(node)
+        if sid in seen:
+            node["seen"] = True
+            continue
+        node["rests_on"] = []
+        if depth >= MAX_DEPTH and x.sources():
+            node["deeper"] = True
+            continue
+        seen.add(sid)
+        stack.extend((s, node["rests_on"], depth + 1) for s in reversed(x.sources()))
+    return root
+
+
 def history(g: Graph, event_id: str, approvals: dict[str, str] | None = None, seals: Sequence[dict] = ()) -> dict[str, Any]:
     """Everything about one event: what it rests on (a tree over ``about``/``uses``,
     each event shown once, later mentions marked ``seen``), what rests on it
@@ -179,18 +207,14 @@ def history(g: Graph, event_id: str, approvals: dict[str, str] | None = None, se
     (how many events the seal covers) and anything else to show.
     """
     e = g.get(event_id)
-    seen: set[str] = set()
-
-    def tree(x: Event) -> dict[str, Any]:
-        node = _brief(x)
-        if x.id in seen:
-            node["seen"] = True
-            return node
-        seen.add(x.id)
-        node["rests_on"] = [tree(g.get(s)) for s in x.sources()]
-        return node
-
-    root = tree(e)
+    root = _tree(g, e)
+    ancestry: set[str] = set()
+    frontier = list(e.sources())
+    while frontier:
+        s = frontier.pop()
+        if s not in ancestry:
+            ancestry.add(s)
+            frontier.extend(g.get(s).sources())
     later: list[dict[str, Any]] = []
     via: dict[str, str] = {}
     frontier = [event_id]
@@ -221,6 +245,7 @@ def history(g: Graph, event_id: str, approvals: dict[str, str] | None = None, se
     return {
         "event": {**_brief(e, g.commit_of(event_id)), "uses": list(e.uses), **({"about": e.about} if e.about else {})},
         "rests_on": root["rests_on"],
+        "ancestry": sorted(ancestry, key=lambda i: int(i[1:])),
         "rested_on_by": later,
         "target_versions": versions,
         "approvals": covering,
@@ -236,13 +261,15 @@ def history_lines(h: dict[str, Any]) -> list[str]:
         out.append(f"  commit {e['commit']}")
     out.append("rests on:" if h["rests_on"] else "rests on: nothing (no uses, no about)")
 
-    def walk(nodes: list[dict], depth: int) -> None:
-        for n in nodes:
-            who = f" {{made_by={n['made_by']}, governance={n['governance']}}}" if n["kind"] == "revise" else ""
-            out.append(f"{'  ' * depth}- {n['id']} [{n['session']}] {n['kind']}: {_one(n['summary'])}{who}" + (" (see above)" if n.get("seen") else ""))
-            walk(n.get("rests_on", []), depth + 1)
-
-    walk(h["rests_on"], 1)
+    stack = [(n, 1) for n in reversed(h["rests_on"])]
+    while stack:
+        n, depth = stack.pop()
+        who = f" {{made_by={n['made_by']}, governance={n['governance']}}}" if n["kind"] == "revise" else ""
+        more = " (see above)" if n.get("seen") else " (rests on more: see ancestry)" if n.get("deeper") else ""
+        out.append(f"{'  ' * depth}- {n['id']} [{n['session']}] {n['kind']}: {_one(n['summary'])}{who}{more}")
+        stack.extend((c, depth + 1) for c in reversed(n.get("rests_on", [])))
+    if h.get("ancestry"):
+        out.append(f"ancestry ({len(h['ancestry'])} events): " + ", ".join(h["ancestry"][:200]) + (" …" if len(h["ancestry"]) > 200 else ""))
     out.append("rested on by:" if h["rested_on_by"] else "rested on by: nothing later")
     for n in h["rested_on_by"]:
         out.append(f"  - {n['id']} [{n['session']}] {n['kind']}: {_one(n['summary'])} (via {n['via']})")

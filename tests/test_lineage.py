@@ -227,3 +227,21 @@ def test_site_beliefs_page_in_the_agent_bar_and_notes_on_event_entries(story, tm
     trace = "".join(p.read_text(encoding="utf-8") for p in (out / f"agents/{AGENT}/trace").rglob("*.html"))
     assert re.search(r'belief: superseded by <a href="[^"]*#e16">e16</a>', trace)
     assert re.search(r'belief: in force at the head \(<a href="[^"]*beliefs\.html">Beliefs</a>\)', trace)
+
+
+def test_a_long_chain_keeps_every_ancestor_without_recursion():
+    """3,000 events each naming the one before: the tree stops at MAX_DEPTH levels and says
+    so, the flat ancestry holds all 2,999, and the JSON and the text are built."""
+    from halo_git.model import Event
+
+    events = [Event("e1", "observe", "a", "s", at(1), "first")]
+    events += [Event(f"e{i}", "remember", "a", "s", at(1), f"step {i}", (f"e{i - 1}",)) for i in range(2, 3001)]
+    h = lineage.history(lineage.Graph(events), "e3000")
+    assert len(h["ancestry"]) == 2999 and h["ancestry"][:2] == ["e1", "e2"]
+    node, depth = h["rests_on"][0], 1
+    while node["rests_on"]:
+        node, depth = node["rests_on"][0], depth + 1
+    assert (depth, node["id"], node.get("deeper")) == (lineage.MAX_DEPTH, f"e{3000 - lineage.MAX_DEPTH}", True)
+    assert json.loads(json.dumps(h))["event"]["id"] == "e3000"
+    assert any("(rests on more: see ancestry)" in line for line in lineage.history_lines(h))
+    assert [n["id"] for n in lineage.history(lineage.Graph(events), "e1")["rested_on_by"]][-1] == "e3000"
