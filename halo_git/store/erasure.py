@@ -12,7 +12,9 @@ after; ``redact`` run again finishes the work, see "Crash safety"):
    and the kind's fields stay); every commit from the first named event on is
    re-created with the same author, committer, time and message (the message
    follows the new summary for a named event), on a tree byte-identical to
-   the old one except the redacted files. A signature over an old commit
+   the old one except the redacted files (rebuilt as the write path builds
+   them; the last one is compared with the old head's tree, file by file,
+   before anything is written). A signature over an old commit
    cannot survive (it covers the tree): the approval commit is re-created
    unsigned, and the record keeps what checking it found before the rewrite.
    The new objects go into one pack.
@@ -26,12 +28,13 @@ after; ``redact`` run again finishes the work, see "Crash safety"):
    and nothing changed).
 4. **caches** -- the cache file and the travelling cache ref of the branch are
    removed and rebuilt from the new history.
-5. **prune** -- the objects the erasure made unreachable (old commits, the old
-   trees on the paths to the redacted files, the old event files, the old
-   cache's commit, tree and chunks) are removed: packs holding one are
-   rewritten without it (other entries copied as they are), loose files
-   deleted, reflog lines naming one dropped. Other unreachable objects
-   (an interrupted append's, say) are left to ``git gc``: none holds the text.
+5. **prune** -- the objects the erasure made unreachable that hold text or
+   name it (old commits and their root trees, the old event files, every
+   stale travelling-cache commit with its tree and chunks) are removed:
+   packs holding one are rewritten without it (other entries copied as they
+   are), loose files deleted, reflog lines naming one dropped. The old
+   subtrees below the root (names and ids only, no text) and other
+   unreachable objects are left to ``git gc``.
 
 **Crash safety.** A marker file (``halo/erasure-<key>.pending``) names the
 record from step 2 until step 5 is done. Killed before the record ref exists:
@@ -134,48 +137,41 @@ def _rebuild_commit(raw: bytes, tree: bytes, parent: bytes | None, message: byte
     return b"\n".join(out) + b"\n\n" + (message if message is not None else body)
 
 
-def _walk(store, head: bytes) -> list[bytes]:
-    """Commit ids from the root to ``head`` along first parents (raw reads)."""
+def _walk(store, head: bytes, raws: dict[bytes, bytes] | None = None) -> list[bytes]:
+    """Commit ids from the root to ``head`` along first parents (raw reads,
+    kept in ``raws`` when given)."""
     out = []
     sha: bytes | None = head
     while sha is not None:
         out.append(sha)
         _t, raw = store.get_raw(sha)
+        if raws is not None:
+            raws[sha] = raw
         sha = raw[53:93] if raw[46:53] == b"parent " else None
     out.reverse()
     return out
 
 
-def _replay(store, old_blobs: list[bytes], new_blobs: list[bytes], base_tree: bytes | None, first: int,
-            old_roots: list[bytes] | None = None, write: Callable[[bytes, bytes], None] | None = None):
+def _replay(store, new_blobs: list[bytes], base_tree: bytes | None, first: int, write: Callable[[bytes, bytes], None]):
     """Rebuild, as HALO's write path builds them, the trees of the commits
-    holding e<first>..e<len(old_blobs)>: once with the old event files
-    (``old_blobs``, hex) and once with the new (``new_blobs``), both on
-    ``base_tree`` (the tree of e<first - 1>). Yields each new root tree (hex);
-    ``write(binary id, raw)`` receives every new tree; returns, through
-    ``StopIteration``, the old trees (hex) that no new one equals.
-    ``old_roots`` (hex), when given, must match the old trees rebuilt: a
-    history HALO could not have written is refused before anything is written."""
+    holding e<first>..e<len(new_blobs)> with the event files ``new_blobs``
+    (hex) on ``base_tree`` (the tree of e<first - 1>): yields each root tree
+    (hex); ``write(binary id, raw)`` receives every tree made."""
     from .repo import _Spine
 
-    read = lambda sha: store.get_raw(sha)[1]  # noqa: E731
-    old_spine, new_spine = _Spine(read), _Spine(read)
-    old_spine.reset(base_tree)
-    new_spine.reset(base_tree)
-    old_ids: set[bytes] = set()
-    new_ids: set[bytes] = set()
-    for n in range(first, len(old_blobs) + 1):
-        parts = _path_parts(n)
-        for sha, _raw, _path in old_spine.add(parts, bytes.fromhex(old_blobs[n - 1].decode())):
-            old_ids.add(sha)
-        if old_roots is not None and old_spine.root != old_roots[n - first]:
-            raise IntegrityError(f"the tree of e{n} is not the one HALO's write path builds; run halo-git verify before redacting")
-        for sha, raw, _path in new_spine.add(parts, bytes.fromhex(new_blobs[n - 1].decode())):
-            new_ids.add(sha)
-            if write is not None:
-                write(sha, raw)
-        yield new_spine.root
-    return {s.hex().encode() for s in old_ids - new_ids}
+    spine = _Spine(lambda sha: store.get_raw(sha)[1])
+    spine.reset(base_tree)
+    for n in range(first, len(new_blobs) + 1):
+        for sha, raw, _path in spine.add(_path_parts(n), bytes.fromhex(new_blobs[n - 1].decode())):
+            write(sha, raw)
+        yield spine.root
+
+
+def _changed_events(store, old_tree: bytes, new_tree: bytes) -> set[int]:
+    """Event numbers whose files differ between two root trees (-1: a file that is no event file)."""
+    from .witness import _TreeDiff
+
+    return _TreeDiff(store)(old_tree, new_tree)
 
 
 def _add_fast(writer: PackWriter, sha: bytes, type_num: int, raw: bytes) -> None:
@@ -229,7 +225,8 @@ def redact(
         if head is None:
             raise NotFound(f"agent '{repo.agent}' has no branch '{branch}'; branches: {', '.join(repo.branches()) or 'none'}")
         store = git.object_store
-        chain = _walk(store, head)
+        raws: dict[bytes, bytes] = {}
+        chain = _walk(store, head, raws)
         count = len(chain)
         wanted = sorted(set(numbers))
         missing = [n for n in wanted if not 1 <= n <= count]
@@ -250,7 +247,9 @@ def redact(
         first = todo[0][0]
         _refuse_shared(repo, git, branch, chain[first - 1], first)
         old_log = repo.log(branch)  # from the caches when they hold (each entry proven against Git), else read
-        return _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed_signers, gpg_keyring, now, old_log)
+        for sha in chain[: todo[0][0] - 1]:
+            raws.pop(sha, None)  # only the rewritten commits are needed again
+        return _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, allowed_signers, gpg_keyring, now, old_log)
 
 
 def _blob_at(store, tree: bytes, number: int) -> bytes:
@@ -280,7 +279,7 @@ def _refuse_shared(repo: AgentRepo, git, branch: str, commit: bytes, number: int
             sha = c.parents[0] if c.parents else None
 
 
-def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed, keyring, now, old_log=None) -> Erased:
+def _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, allowed, keyring, now, old_log=None) -> Erased:
     store = git.object_store
     first = todo[0][0]
     old_head = chain[-1]
@@ -294,9 +293,6 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
         blobs[sha] = data
         replacements[tuple(_path_parts(n))] = sha
         new_events[n] = new_event
-    raws = {}
-    for sha in chain[first - 1:]:
-        raws[sha] = store.get_raw(sha)[1]
     head_tree = raws[chain[-1]][5:45]
     old_blobs = _blob_list(store, head_tree, len(chain))
     new_blobs = list(old_blobs)
@@ -312,11 +308,12 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
         mapping: dict[str, str] = {}
         approvals = []
         parent = chain[first - 2] if first > 1 else None
-        replay = _replay(store, old_blobs, new_blobs, base_tree, first, [raws[c][5:45] for c in chain[first - 1:]],
-                         lambda sha, raw: _add_fast(writer, sha, OBJ_TREE, raw))
+        replay = _replay(store, new_blobs, base_tree, first, lambda sha, raw: _add_fast(writer, sha, OBJ_TREE, raw))
+        old_roots = set()
         for n in range(first, len(chain) + 1):
             old = chain[n - 1]
             raw = raws.pop(old)
+            old_roots.add(raw[5:45])
             new_tree = next(replay)
             message = None
             if n in new_events:
@@ -337,11 +334,7 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
             mapping[old.decode()] = parent.decode()
             if approvals and approvals[-1]["old"] == old.decode():
                 approvals[-1]["new"] = parent.decode()
-        try:
-            next(replay)
-            old_trees: set[bytes] = set()
-        except StopIteration as done:
-            old_trees = done.value
+        old_trees = old_roots
         new_head = parent
         when = int(now if now is not None else time.time())
         data = {
@@ -367,10 +360,18 @@ def _erase(repo, git, branch, chain, todo, text, identity, reason, sign, allowed
         writer.add(tree_id, OBJ_TREE, tree_raw)
         record_id = object_id(OBJ_COMMIT, record_raw)
         writer.add(record_id, OBJ_COMMIT, record_raw)
-        writer.install()
+        pack = writer.install()
     except BaseException:
         writer.abort()
         raise
+    # the last tree must differ from the old head's in the redacted files only (the ones before it are built the same way)
+    changed = _changed_events(store, head_tree, new_tree)
+    if changed != set(new_events):
+        if pack is not None:
+            maintenance.remove_pack(repo.path / "objects" / "pack", pack)
+        raise IntegrityError(f"the rebuilt tree of e{len(chain)} differs from the old one in more than the redacted files "
+                             f"({', '.join(f'e{n}' for n in sorted(changed - set(new_events)) if n > 0) or 'a file that is no event file'}); "
+                             "the history is not as HALO writes it: run halo-git verify before redacting. Nothing was changed")
     _stop("plan")
     name = evidence.erasure_prefix(branch) + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(when)).encode() + b"-" + new_head[:12]
     marker = _marker(repo, branch)
@@ -495,24 +496,13 @@ def doomed_by(store, record: evidence.Record, replaced: set[bytes] | None = None
     commits still present), the old event files, the old travelling cache's
     commit, tree and the chunks the new cache does not share."""
     out = {c.encode() for c in record.map} | {b.encode() for b in record.data.get("removed_blobs", [])}
-    if replaced is None:
+    if replaced is None:  # the old commits' root trees (deeper old trees hold no text: left to git gc)
         replaced = set()
-        try:
-            old_tree = store.get_raw(record.old_head.encode())[1][5:45]
-            new_tree = store.get_raw(record.new_head.encode())[1][5:45]
-            count = len(record.map) + record.first - 1
-            old_blobs, new_blobs = _blob_list(store, old_tree, count), _blob_list(store, new_tree, count)
-            base = None
-            if record.first > 1:
-                base_commit = _walk_back(store, record.new_head.encode(), len(record.map))
-                base = store.get_raw(base_commit)[1][5:45]
-            replay = _replay(store, old_blobs, new_blobs, base, record.first)
-            while True:
-                next(replay)
-        except StopIteration as done:
-            replaced = done.value
-        except (KeyError, IntegrityError):
-            replaced = set()  # the old head is gone already (a rerun after an interrupted prune): its trees hold no text
+        for old in record.map:
+            try:
+                replaced.add(store.get_raw(old.encode())[1][5:45])
+            except KeyError:
+                continue  # removed already (a rerun after an interrupted prune)
     out |= replaced
     cache = record.data.get("cache")
     if cache:
