@@ -124,18 +124,20 @@ def reads_as_string(value: str) -> bool:
 # no further analysis to be written plain (most ids, kinds, labels, summaries).
 _SIMPLE_CHARS = "A-Za-z0-9_()./,;:#=+'\"@$%&*!?~\\-\u00a0-\u2027\u202a-\ud7ff"
 _SIMPLE = re.compile(f"[A-Za-z0-9_(][{_SIMPLE_CHARS}]*(?: [{_SIMPLE_CHARS}]+)*\\Z")
-_memo: dict[tuple[str, bool, int], str] = {}
+_memo: dict[str, str] = {}  # canonical form at the usual indent, by value
 
 
 def scalar(value: str, indent: int = INDENT, legacy: bool = False) -> str:
     """``value`` as the format writes it after ``key: `` or ``- ``; ``indent``:
     the column continuation lines of a single-quoted scalar start at."""
-    key = (value, legacy, indent)
-    found = _memo.get(key)
-    if found is not None:
-        return found
-    if _SIMPLE.match(value) and (value[0] not in _IMPLICIT or reads_as_string(value)) and value[-1] != ":" and ": " not in value and " #" not in value:
-        out = value
+    usual = indent == INDENT and not legacy
+    if usual:
+        found = _memo.get(value)
+        if found is not None:
+            return found
+    if _SIMPLE.match(value) and value[-1] != ":" and ": " not in value and " #" not in value:
+        # nothing but its reading as another type (a date, a number, yes) can keep it from being plain
+        out = value if value[0] not in _IMPLICIT or reads_as_string(value) else "'" + value.replace("'", "''") + "'"
     else:
         style = _style(value, legacy)
         if style == "plain":
@@ -144,8 +146,8 @@ def scalar(value: str, indent: int = INDENT, legacy: bool = False) -> str:
             out = _single_quoted(value, indent)
         else:
             out = _double_quoted(value)
-    if len(value) <= 200 and len(_memo) < 50_000:
-        _memo[key] = out  # agents, sessions, kinds, targets and ids repeat
+    if usual and len(value) <= 200 and len(_memo) < 50_000:
+        _memo[value] = out  # agents, sessions, kinds, targets and ids repeat
     return out
 
 
@@ -332,51 +334,90 @@ def _value(text: str) -> str | None:
     return text
 
 
+_LEGACY_DIFFERS = re.compile("[\x85\U00010000-\U0010ffff]")  # where the two forms can differ
+
+
+_ITEM, _VALUE, _OPEN, _EMPTY = range(4)
+_line_memo: dict[str, tuple] = {}  # short lines repeat across files: "kind: act", "- e3", "agent: demo"
+
+
+def _read_line(line: str) -> tuple | None:
+    """(shape, key, value, canonical?, legacy?) of one line, None when the line
+    parser cannot read it; the value is proven by emitting it again."""
+    if line.startswith("- "):
+        shape, key, raw = _ITEM, None, line[2:]
+    else:
+        m = _LINE.match(line)
+        if m is None:
+            return None  # a multi-line scalar, a nested mapping, anything unusual: the full parser decides
+        key, raw = m.groups()
+        if raw is None:
+            return _OPEN, key, None, True, True
+        if raw == "[]":
+            return _EMPTY, key, None, True, True
+        shape = _VALUE
+    v = _value(raw)
+    if v is None:
+        return None
+    ok = scalar(v) == raw
+    legacy = ok if _LEGACY_DIFFERS.search(v) is None else scalar(v, legacy=True) == raw
+    if not (ok or legacy):
+        return None
+    return shape, key, v, ok, legacy
+
+
 def parse_canonical(data: bytes) -> dict[str, Any] | None:
     """The mapping of a file in canonical (or legacy) form, None for any other file.
 
-    The line parser is only a guess; it is proven by emitting the guess again:
-    equal bytes mean any YAML parser reads the file as this mapping.
+    Each line's value is parsed, then proven: it must be exactly what the
+    emitter writes for the parsed value (all lines in one form), so the file is
+    what ``dump`` writes for the mapping and any YAML parser reads it as this mapping.
     """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if not text.endswith("\n"):
-        return None
+    if not text.endswith("\n") or "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
+        return None  # (raw breaks other than newline only occur in multi-line scalars: the full parser reads those)
     d: dict[str, Any] = {}
     items: list[str] | None = None
+    canonical = legacy = True
+    memo = _line_memo
     for line in text[:-1].split("\n"):
-        if line.startswith("- "):
+        read = memo.get(line)
+        if read is None:
+            read = _read_line(line)
+            if read is None:
+                return None
+            if len(line) <= 100 and len(memo) < 50_000:
+                memo[line] = read
+        shape, key, v, ok, old = read
+        if shape == _ITEM:
             if items is None:
                 return None
-            v = _value(line[2:])
-            if v is None:
-                return None
             items.append(v)
-            continue
-        m = _LINE.match(line)
-        if m is None:
-            return None  # a multi-line scalar, a nested mapping, anything unusual: the full parser decides
-        key, rest = m.groups()
-        if key in d:
+        else:
+            if items is not None and not items:
+                return None  # "key:" with no items: the emitter writes "key: []"
+            if key in d:
+                return None
+            if shape == _VALUE:
+                d[key] = v
+                items = None
+            elif shape == _OPEN:
+                items = d[key] = []
+            else:
+                d[key] = []
+                items = None
+        if not ok:
+            canonical = False
+        if not old:
+            legacy = False
+        if not (canonical or legacy):
             return None
-        if rest is None:
-            items = d[key] = []
-            continue
-        items = None
-        if rest == "[]":
-            d[key] = []
-            continue
-        v = _value(rest)
-        if v is None:
-            return None
-        d[key] = v
-    if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
-        return None  # line breaks that ``split`` above does not see
-    if dump(d) == data or dump(d, legacy=True) == data:
-        return d
-    return None
+    if items is not None and not items:
+        return None
+    return d
 
 
 def check_plain_yaml(data: bytes | str) -> None:

@@ -41,7 +41,7 @@ from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import Event, commit_message, epoch_seconds, from_yaml, not_before, to_yaml
-from . import limits, locking, maintenance, snapshot
+from . import limits, locking, maintenance, packread, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, object_id
 from .snapshot import CACHE_DIR
 
@@ -56,6 +56,8 @@ SNAPSHOT_EVERY = 500  # persist the parsed-event cache when it is this far ahead
 # A batch of at least this many events is written straight into one pack (fast,
 # compact); smaller batches write loose objects like single appends.
 PACK_BATCH_MIN = 100
+# A read of at least this many new events takes the bulk path (``packread``).
+BULK_READ = 64
 
 
 def event_path(number: int) -> str:
@@ -764,6 +766,8 @@ class AgentRepo:
         n_head = self._number_of(head_commit)
         stop = base.head.encode() if base is not None and base.head and len(base.events) <= n_head else None
         stop_n = len(base.events) if stop else 0
+        if n_head - stop_n >= BULK_READ:
+            return self._extend_bulk(branch, head, head_commit, n_head, base, stop, stop_n)
         new: list[tuple[Commit, int]] = []
         c = head_commit
         n = n_head
@@ -788,16 +792,66 @@ class AgentRepo:
             return base.extended(head, committed)
         return EventLog(branch, head, [c.event for c in committed], [c.commit for c in committed], blobs=[c.blob for c in committed])
 
-    def _parse(self, data: bytes, commit: Commit, number: int) -> Event:
+    def _extend_bulk(self, branch: str, head: str, head_commit: Commit, n_head: int, base: EventLog | None,
+                     stop: bytes | None, stop_n: int) -> EventLog:
+        """``_extend`` for a long run of new events (a cold read without any
+        cache, a pull of many): commits walked and files read straight from the
+        packs (``packread``), each file's size checked from its header first."""
+        repo = self._open(False)
+        reader = packread.PackReader(repo.object_store)
+        shas: list[bytes] = []
+        sha: bytes | None = head.encode()
+        n = n_head
+        while sha is not None:
+            if stop is not None and n == stop_n:
+                if sha != stop:  # history was rewritten under the cache: full read
+                    return self._extend(branch, head, None)
+                break
+            shas.append(sha)
+            try:
+                type_num, raw = reader.raw(sha, limits.MAX_COMMIT)
+            except limits.TooLarge as e:
+                raise IntegrityError(f"commit {sha.decode()[:12]} of agent '{self.agent}' is {e}: HALO did not write it; "
+                                     f"run halo-git verify --agent {self.agent}", sha.decode()) from None
+            if type_num != OBJ_COMMIT:
+                raise IntegrityError(f"a branch of agent '{self.agent}' reaches {sha.decode()[:12]}, which is not a commit; "
+                                     f"run halo-git verify --agent {self.agent}", sha.decode())
+            sha = raw[53:93] if raw[46:53] == b"parent " else None
+            if sha is not None:
+                n -= 1
+        if n > 1 and sha is None and stop is None:
+            raise HaloError(f"branch '{branch}' of agent '{self.agent}' does not start at e1; run halo-git verify")
+        first = n_head - len(shas) + 1
+        blobs = event_blob_ids(lambda t: reader.raw(t, limits.MAX_TREE)[1], head_commit.tree, n_head)
+        committed = []
+        for k, commit in zip(range(first, n_head + 1), reversed(shas)):
+            blob = blobs[k - 1]
+            if blob is None:
+                raise IntegrityError(f"commit {commit.decode()[:12]} of agent '{self.agent}' has no file {event_path(k)}; "
+                                     f"run halo-git verify --agent {self.agent}", commit.decode())
+            try:
+                type_num, data = reader.raw(blob, limits.MAX_EVENT_FILE)
+            except limits.TooLarge as e:
+                raise IntegrityError(
+                    f"commit {commit.decode()[:12]} of agent '{self.agent}' holds {event_path(k)} (blob {blob.decode()[:12]}), "
+                    f"which is {e.size:,} bytes, larger than any event file ({limits.MAX_EVENT_FILE:,}): HALO did not write "
+                    f"it; run halo-git verify --agent {self.agent} to see what changed", commit.decode()) from None
+            committed.append(Committed(self._parse(data if type_num == OBJ_BLOB else b"", commit, k), commit.decode(), blob.decode()))
+        if stop:
+            return base.extended(head, committed)
+        return EventLog(branch, head, [c.event for c in committed], [c.commit for c in committed], blobs=[c.blob for c in committed])
+
+    def _parse(self, data: bytes, commit: Commit | bytes, number: int) -> Event:
         """The event in a blob; a file HALO could not have written is an
-        ``IntegrityError`` naming its commit, never a parser's traceback."""
+        ``IntegrityError`` naming its commit (or hex commit id), never a parser's traceback."""
         try:
             return from_yaml(data)
         except Exception as e:
+            cid = (commit.id if isinstance(commit, Commit) else commit).decode()
             raise IntegrityError(
-                f"commit {commit.id.decode()[:12]} of agent '{self.agent}' holds {event_path(number)}, which is not a HALO "
+                f"commit {cid[:12]} of agent '{self.agent}' holds {event_path(number)}, which is not a HALO "
                 f"event ({type(e).__name__}); run halo-git verify --agent {self.agent} to see what changed",
-                commit.id.decode(),
+                cid,
             ) from None
 
     def _note_append(self, branch: str, old: bytes | None, committed: Committed) -> None:
