@@ -363,6 +363,9 @@ def check(git, agent: str, branch: str, chain_ids: list[str], summaries: list[st
             raise IntegrityError(
                 f"seal {s.ref} of {where} carries a signature that does not prove it: {s.signature.status}, {s.signature.detail}. "
                 f"If the sealer is trusted, add their key to {store or 'the allowed signers'}")
+        if now != s.head:
+            notes.append(f"seal {s.name} names the head from before an erasure, {s.head[:12]}; the erasure records map it to "
+                         f"e{s.events} of the branch, {now[:12]}")
         seals.append(s)
     return Evidence(tuple(seals), tuple(records), tuple(notes))
 
