@@ -53,6 +53,7 @@ from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import check_agent_name
 from . import limits
 from . import erasure, evidence, merge, snapshot
+from .credentials import with_git_credentials
 from .repo import CACHE_DIR, DEFAULT_BRANCH, ZERO_SHA, AgentRepo, _read_ref, branch_ref, number_from_message
 from .verify import BadCommit, check_history
 
@@ -522,7 +523,8 @@ def _client(local: Repo, url: str, operation: str):
     check_url(url)
     ssh = os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH") or None
     try:
-        return get_transport_and_path(url, config=local.get_config_stack(), operation=operation, ssh_command=ssh, quiet=True)
+        client, path = get_transport_and_path(url, config=local.get_config_stack(), operation=operation, ssh_command=ssh, quiet=True)
+        return with_git_credentials(client, url), path  # a 401 asks git's credential helpers, as git clone does
     except ValueError as e:
         raise NotFound(f"cannot use remote {_redact(url)!r}: {e}; give a path, file://, ssh://, git:// or https:// URL") from None
 
@@ -548,7 +550,11 @@ class _transport_errors:
         if isinstance(exc, StrangeHostname):
             raise InvalidCall(f"refused remote {self.shown}: its host name looks like a command-line option; check the URL") from None
         if isinstance(exc, HTTPUnauthorized):
-            raise HaloError(f"{self.shown} asked for credentials; put them in the URL or your Git credential setup and try again") from None
+            helpers = ("no Git credential helper had them (git credential fill)" if shutil.which("git")
+                       else "the git binary, through which halo-git asks your Git credential helpers, is not installed")
+            raise HaloError(f"{self.shown} asked for credentials and {helpers}; store them with your Git credential "
+                            "helper (e.g. git config --global credential.helper store, then git credential approve) "
+                            "or put them in the URL, and try again") from None
         if isinstance(exc, (GitProtocolError, OSError)):
             raise HaloError(f"could not talk to {self.shown}: {_redact(str(exc)) or type(exc).__name__}; check the URL, the network and your access") from None
         return False
