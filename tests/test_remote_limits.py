@@ -70,7 +70,12 @@ def _big(f) -> None:
         f.write(block)
 
 
-ATTACKS = {"alias-bomb": ("kind", _bomb), "huge-summary": ("summary", _big)}  # (field, what it holds)
+def _list(f) -> None:
+    f.write("[observe]")
+
+
+# (field, what it holds); the last is no memory attack, but it once gave a traceback the same way
+ATTACKS = {"alias-bomb": ("kind", _bomb), "huge-summary": ("summary", _big), "kind-list": ("kind", _list)}
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +135,7 @@ def _clean_refusal(r: subprocess.CompletedProcess, rss: int, seconds: float, *ne
 
 
 def _why(attack: str) -> str:
-    return "anchors or aliases" if attack == "alias-bomb" else "HALO writes none larger than"
+    return {"alias-bomb": "anchors or aliases", "huge-summary": "HALO writes none larger than", "kind-list": "has kind"}[attack]
 
 
 @pytest.mark.parametrize("attack", list(ATTACKS))
@@ -142,7 +147,7 @@ def test_pull_refuses_the_attack_in_bounded_memory(tmp_path, remotes, attack):
     before = subprocess.run(["git", "--git-dir", str(local / f"{AGENT}.git"), "rev-parse", "main"], capture_output=True, text=True).stdout
     r, rss, seconds = _measured("pull", "--agent", AGENT, str(bare), root=local)
     _clean_refusal(r, rss, seconds, "refused", _why(attack))
-    if attack == "alias-bomb":
+    if attack != "huge-summary":  # (that one is refused before any commit is looked at)
         assert f"commit {sha[:12]}" in r.stderr
     after = subprocess.run(["git", "--git-dir", str(local / f"{AGENT}.git"), "rev-parse", "main"], capture_output=True, text=True).stdout
     assert after == before
@@ -173,7 +178,7 @@ def test_verify_and_report_of_a_plain_bare_clone_refuse_the_attack_in_bounded_me
     root.mkdir()
     subprocess.run(["git", "clone", "-q", "--bare", str(bare), str(root / f"{AGENT}.git")], check=True)
     r, rss, seconds = _measured("verify", "--agent", AGENT, root=root)
-    _clean_refusal(r, rss, seconds, f"commit {sha[:12]}", "anchors or aliases" if attack == "alias-bomb" else "bytes")
+    _clean_refusal(r, rss, seconds, f"commit {sha[:12]}", {"alias-bomb": "anchors or aliases", "huge-summary": "bytes"}.get(attack, "has kind"))
     r, rss, seconds = _measured("report", "--agent", AGENT, root=root)
     _clean_refusal(r, rss, seconds, sha[:12])
 

@@ -433,7 +433,7 @@ def _check_event(data: bytes, number: int, agent: str, kinds: list[str], path: s
     if not isinstance(d, dict):
         raise _Bad(f"{path} is not a YAML mapping")
     kind = d.get("kind")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:  # (a list is unhashable)
         raise _Bad(f"{path} has kind {str(kind)[:40]!r}; kinds are {', '.join(KINDS)}")
     if d.get("id") != f"e{number}":
         raise _Bad(f"{path} holds id {str(d.get('id'))[:40]!r}, expected e{number}")
