@@ -551,6 +551,13 @@ MAX_HTTP_SESSIONS = 1000  # open Mcp-Session-Id sessions; when full, the least r
 HTTP_SESSION_IDLE_TIMEOUT = 600.0  # seconds without a request before a session is closed
 HTTP_READ_TIMEOUT = 15.0  # seconds a connection may take to send a request's headers and body
 HTTP_KEEP_ALIVE_TIMEOUT = 5  # seconds an idle keep-alive connection stays open (uvicorn's default)
+# A request body is held several times over while it is read, parsed and validated
+# (about 12 MiB for a body just under the SDK's 4 MiB limit), so concurrent large
+# bodies are limited: no tool call needs more than 256 KiB (a 10,000-character
+# summary is at most 120 KiB of JSON, escaped).
+LARGE_BODY = 256 * 1024  # bytes; a request declaring more (or no length) waits for a slot
+MAX_LARGE_BODIES = 4  # large bodies read and handled at once
+LARGE_BODY_WAIT = 10.0  # seconds a large body may wait for a slot before 503
 
 
 def is_loopback(host: str) -> bool:
@@ -653,6 +660,61 @@ class BearerAuth:
                 (b"content-length", str(len(body)).encode()),
                 (b"www-authenticate", f'Bearer realm="halo", error="{error}"'.encode()),
             ],
+        })
+        await send({"type": "http.response.body", "body": body})
+
+
+class BodyGate:
+    """ASGI middleware: at most ``slots`` requests with a large body at a time.
+
+    A request whose ``Content-Length`` exceeds ``threshold`` (or that sends a body
+    without one) waits for a slot before anything reads its body, and keeps it
+    until its answer is sent; while it waits the server holds no more than the
+    connection's read buffer. One that waits ``wait`` seconds gets 503 with
+    ``Retry-After``. Small requests, every tool call among them, never wait.
+    """
+
+    def __init__(self, app, slots: int = MAX_LARGE_BODIES, threshold: int = LARGE_BODY, wait: float = LARGE_BODY_WAIT):
+        self.app = app
+        self._slots, self._threshold, self._wait = slots, threshold, wait
+        self._semaphore: anyio.Semaphore | None = None
+
+    def _large(self, scope) -> bool:
+        length = None
+        chunked = False
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    length = int(value)
+                except ValueError:
+                    return True
+            elif name == b"transfer-encoding" and b"chunked" in value.lower():
+                chunked = True
+        return (length is not None and length > self._threshold) or (length is None and chunked)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or not self._large(scope):
+            await self.app(scope, receive, send)
+            return
+        if self._semaphore is None:
+            self._semaphore = anyio.Semaphore(self._slots)
+        acquired = False
+        with anyio.move_on_after(self._wait):  # the wait only, never the request itself
+            await self._semaphore.acquire()
+            acquired = True
+        if acquired:
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                self._semaphore.release()
+            return
+        body = json.dumps({"error": f"too many large requests at once (over {self._threshold // 1024} KiB each); "
+                                    "retry later, or send smaller requests"}).encode("utf-8")
+        await send({
+            "type": "http.response.start",
+            "status": 503,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                        (b"retry-after", b"1")],
         })
         await send({"type": "http.response.body", "body": body})
 
@@ -794,7 +856,8 @@ async def serve_http(
         max_sessions=max_sessions,
     )
     _make_room_for_newcomers(app.server.session_manager)
-    asgi = BearerAuth(starlette_app, token) if token is not None else starlette_app
+    gated = BodyGate(starlette_app)
+    asgi = BearerAuth(gated, token) if token is not None else gated
     config = uvicorn.Config(
         asgi,
         host=host,
