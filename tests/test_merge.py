@@ -160,10 +160,13 @@ def test_second_merge_adds_only_new_events_and_merging_back_fast_forwards(copies
         again = h.merge(AGENT, "ci")
         assert (again.status, again.appended, again.held, again.first, again.last) == ("merged", 5, 73, "e124", "e128")
         assert h.merge(AGENT, "ci").status == "up-to-date"
+        sealed = run_cli("seal", "--agent", AGENT, "--branch", "ci", root=a)  # a reviewer saw ci's own head
+        assert sealed.returncode == 0, sealed.stderr
         back = h.merge(AGENT, "main", into="ci")
         assert back.status == "fast-forward"
         assert h.event_log(AGENT, "ci").head == h.event_log(AGENT).head
-        assert verify_branch(h.store.repo(AGENT), "ci").events == 128
+        v = verify_branch(h.store.repo(AGENT), "ci")
+        assert v.events == 128 and [x.events for x in v.evidence.seals] == [78]  # the seal holds through the merge
     merged, _ = events_of(a)
     assert_same_meaning(merged, events_of(b)[0])
     assert git(a / f"{AGENT}.git", "fsck", "--strict").returncode == 0

@@ -272,9 +272,13 @@ class Evidence:
     notes: tuple[str, ...] = ()  # lines for the reader (approvals proven before an erasure, unchecked signatures)
 
 
-def check(git, agent: str, branch: str, chain_ids: list[str], summaries: list[str], allowed: str | None, keyring: str | None) -> Evidence:
+def check(git, agent: str, branch: str, chain_ids: list[str], summaries: list[str], allowed: str | None, keyring: str | None,
+          merged: dict[str, int] | None = None) -> Evidence:
     """Prove every seal of ``branch`` is on its history (or mapped there by a
     signed erasure record) and every record is applied and signed acceptably.
+    ``merged``: commits of the lines merged into the branch -> their event number
+    there (a seal of a copy that was merged, or that fast-forwarded through a merge,
+    holds when its head is that line's commit at its position).
 
     Raises:
         IntegrityError: naming the seal or record that does not hold.
@@ -346,7 +350,7 @@ def check(git, agent: str, branch: str, chain_ids: list[str], summaries: list[st
         if s.agent != agent or s.branch != branch:
             raise IntegrityError(f"seal {s.ref} of {where} names agent '{s.agent}' branch '{s.branch}'; it was moved here outside HALO")
         now = forward(s.head, records)
-        if not (1 <= s.events <= len(chain_ids) and chain_ids[s.events - 1] == now):
+        if not (1 <= s.events <= len(chain_ids) and chain_ids[s.events - 1] == now) and not (merged and merged.get(now) == s.events):
             if now != s.head and now in position:
                 why = f"an erasure maps its head to e{position[now] + 1}, not e{s.events}"
             elif s.events > len(chain_ids):

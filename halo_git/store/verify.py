@@ -143,7 +143,8 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
                 if commit.gpgsig is not None:
                     _check_signature(commit, allowed_signers, gpg_keyring, f"a commit merged into branch '{branch}' of agent '{repo.agent}'")
                     signed += 1
-        proof = evidence.check(git, repo.agent, branch, [c.id.decode() for c in chain], [e.summary for e in events], allowed_signers, gpg_keyring)
+        proof = evidence.check(git, repo.agent, branch, [c.id.decode() for c in chain], [e.summary for e in events], allowed_signers, gpg_keyring,
+                               {c.id.decode(): number_from_message(c.message) or 0 for c in merged})
         cached = _check_cache(git, repo, branch, chain)
         travelled = _check_travelling(git, repo, branch, chain)
         return Verified(repo.agent, branch, head.decode(), len(chain), signed, cached, travelled, proof)
