@@ -47,14 +47,22 @@ class PackReader:
                 offset = pack.index.object_offset(binsha)
             except KeyError:
                 continue
-            found = self._at(i, offset, limit)
+            try:
+                found = self._at(i, offset, limit)
+            except (ValueError, IndexError, OverflowError, RecursionError) as e:  # a pack closed under us, a damaged entry, a hostile chain
+                if isinstance(e, limits.TooLarge):
+                    raise
+                found = None
             if found is not None:
                 return found
             break  # something this reader does not handle: dulwich reads it
         size = limits.object_size(self.store, sha)
         if size is not None and size > limit:
             raise limits.TooLarge(size, limit)
-        return self.store.get_raw(sha)
+        try:
+            return self.store.get_raw(sha)
+        except KeyError:  # a background pass moved it from a loose file into a new pack in between: look again
+            return self.store.get_raw(sha)
 
     def _at(self, i: int, offset: int, limit: int) -> tuple[int, bytes] | None:
         key = (i, offset)
