@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Iterator
 
 from .errors import InvalidCall
 from .model import KINDS, Draft, Event, check_call, clock_time, normalize_time, now_iso, parse_id, resolve
+from .screening import quoted
 
 # merged_from names a commit of the exporting repository, which an import cannot hold: the imported
 # event is a record of its own (its summary, session and time still say what it was)
@@ -58,7 +59,7 @@ def parse_lines(lines: Iterable[str], screen: Callable[[str], list[str]] | None 
             if kind not in KINDS:
                 raise InvalidCall(f"'kind' must be one of {', '.join(KINDS)}")
             if "category" in obj and obj["category"] != KINDS[kind].category:
-                raise InvalidCall(f"'category' {obj['category']!r} does not match kind {kind!r} ({KINDS[kind].category})")
+                raise InvalidCall(f"'category' {quoted(obj['category'])} does not match kind {kind!r} ({KINDS[kind].category})")
             file_id = obj.get("id")
             if file_id is not None:
                 parse_id(file_id, "id")

@@ -39,6 +39,7 @@ from mcp.shared.exceptions import MCPError
 from .errors import HaloError, InvalidCall
 from .model import AGENT_RULE, check_agent_name, trace_text
 from .review import findings_data, findings_fingerprint, log_step_text, self_review_text
+from .screening import quoted
 
 RESOURCE_NOT_FOUND = -32002  # the MCP spec's code for an unknown resource URI
 TRACE_RESOURCE_EVENTS = 200
@@ -146,7 +147,7 @@ def parse_uri(value: str) -> tuple[str, str, str]:
     if not m:
         raise MCPError(
             RESOURCE_NOT_FOUND,
-            f"unknown resource {value[:200]!r}; HALO's resources are {REPORT}, {FINDINGS}, {TRACE}, {SESSION_REPORT}, "
+            f"unknown resource {quoted(value, 200)}; HALO's resources are {REPORT}, {FINDINGS}, {TRACE}, {SESSION_REPORT}, "
             f"{HISTORY} and {BELIEFS}",
         )
     if m.group("event") is not None:
@@ -246,12 +247,12 @@ class Extras:
         elif params.name == LOG_STEP:
             allowed = ("step",)
         else:
-            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name[:60]!r}; the prompts are: {SELF_REVIEW}, {LOG_STEP}")
+            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {quoted(params.name, 60)}; the prompts are: {SELF_REVIEW}, {LOG_STEP}")
         unknown = [k for k in args if k not in allowed]
         if unknown:
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"unknown argument(s) {', '.join(repr(k[:40]) for k in unknown)} for {params.name}; its arguments are: {', '.join(allowed)}",
+                f"unknown argument(s) {', '.join(quoted(k) for k in unknown)} for {params.name}; its arguments are: {', '.join(allowed)}",
             )
         if params.name == LOG_STEP:
             step = args.get("step", "")

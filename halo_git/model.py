@@ -177,18 +177,24 @@ def merge_origin(value: Any) -> MergeOrigin:
     """Parse a ``merged_from`` value (``<source> e<N> <40-hex commit>``), or refuse it."""
     m = _MERGED_FROM_RE.match(value) if isinstance(value, str) else None
     if m is None or not m.group("source").strip():
-        raise InvalidCall(f"'merged_from' must read '<source> e<N> <commit id>' on one line, got {str(value)[:80]!r}")
+        raise InvalidCall(f"'merged_from' must read '<source> e<N> <commit id>' on one line, got {_quoted(str(value), 80)}")
     return MergeOrigin(m.group("source"), m.group("id"), m.group("commit"))
 
 
 # --- names, ids, labels --------------------------------------------------------
 
 
+def _quoted(value: Any, limit: int = 40) -> str:
+    """A refused value as a refusal may show it (``screening.quoted``: never a secret)."""
+    from .screening import quoted  # screening imports this module, so not at the top
+
+    return quoted(value, limit)
+
+
 def check_agent_name(name: Any) -> str:
     """Return ``name`` if it follows the agent naming rule, else refuse."""
     if not isinstance(name, str) or not _AGENT_RE.match(name):
-        shown = repr(name) if not isinstance(name, str) or len(name) <= 80 else repr(name[:80] + "…")
-        raise InvalidCall(f"invalid agent name {shown}: an agent name is {AGENT_RULE}")
+        raise InvalidCall(f"invalid agent name {_quoted(name, 80)}: an agent name is {AGENT_RULE}")
     return name
 
 
@@ -212,9 +218,8 @@ def parse_id(value: Any, param: str = "uses") -> int:
         m = _ID_RE.match(value)
         if m and len(m.group(1)) <= 13:
             return int(m.group(1))
-    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:60] + "…"
     raise InvalidCall(
-        f"invalid event id {shown} in '{param}': ids look like e1, e2, … (lowercase e, "
+        f"invalid event id {_quoted(value, 60)} in '{param}': ids look like e1, e2, … (lowercase e, "
         "then a number without leading zeros)",
         hints=ids_hint(None, "to see the ids of your earlier events"),
     )
@@ -395,12 +400,12 @@ def check_call(kind: str, args: Mapping[str, Any], screen: Callable[[str], list[
         InvalidCall: with a message that says how to fix the call.
     """
     if kind not in KINDS:
-        raise InvalidCall(f"unknown event kind {kind!r}; use one of: {', '.join(KINDS)}")
+        raise InvalidCall(f"unknown event kind {_quoted(kind)}; use one of: {', '.join(KINDS)}")
     spec = KINDS[kind]
     allowed = SHARED_PARAMS + spec.fields
     unknown = [k for k in args if k not in allowed]
     if unknown:
-        names = ", ".join(repr(k if len(k) <= 40 else k[:40] + "…") for k in unknown)
+        names = ", ".join(_quoted(k) for k in unknown)
         hint = ""
         if any(k.startswith("use") or k == "uses_ids" for k in unknown):
             hint = " (did you mean 'uses'?)"
@@ -415,8 +420,7 @@ def check_call(kind: str, args: Mapping[str, Any], screen: Callable[[str], list[
         if not isinstance(value, str):
             raise InvalidCall(f"'{name}' must be a string, got {_type_name(value)}; {_field_help(name)}")
         if name in ENUMS and value not in ENUMS[name]:
-            shown = value if len(value) <= 40 else value[:40] + "…"
-            raise InvalidCall(f"'{name}' must be one of {', '.join(ENUMS[name])}; got {shown!r}")
+            raise InvalidCall(f"'{name}' must be one of {', '.join(ENUMS[name])}; got {_quoted(value)}")
         if name == "about":
             parse_id(value, "about")
         if name == "target":

@@ -149,6 +149,20 @@ def normalized_variants(text: str) -> list[str]:
     return out
 
 
+def quoted(value: Any, limit: int = 40) -> str:
+    """How a refusal shows the value it refuses (an unknown parameter or tool name, an
+    invalid agent name or id): its ``repr`` cut to ``limit`` characters, or, when the
+    built-in screen finds a secret or personal data in it, what was found instead, so a
+    refusal never echoes a token the caller put in the wrong place."""
+    text = value if isinstance(value, str) else repr(value)
+    found = default_screen(text[:20_000]) if text else []
+    if found:
+        return f"(withheld: it looks like it contains {', '.join(found)})"
+    if isinstance(value, str):
+        return repr(value if len(value) <= limit else value[:limit] + "…")
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 # --- checks that confirm a match -----------------------------------------------------
 
 

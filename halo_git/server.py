@@ -54,6 +54,7 @@ from .model import (
     trace_text,
 )
 from .review import event_data
+from .screening import quoted
 
 GUIDE = resources.files("halo_git").joinpath("guide.md").read_text(encoding="utf-8").strip()
 
@@ -337,7 +338,7 @@ class HaloServer:
             return lambda *a: (self._report(*a), None)
         if name == "halo_guide":
             return lambda *a: (self._guide(*a), None)
-        raise InvalidCall(f"unknown tool {name[:60]!r}; the tools are: {', '.join(t.name for t in self._tools)}")
+        raise InvalidCall(f"unknown tool {quoted(name, 60)}; the tools are: {', '.join(t.name for t in self._tools)}")
 
     def _trace(self, args: dict, client_agent: str | None, session: str) -> tuple[str, dict]:
         _only(args, "halo_trace", ("limit", "session", "agent"))
@@ -405,7 +406,7 @@ class HaloServer:
 def _only(args: dict, tool: str, allowed: tuple[str, ...]) -> None:
     unknown = [k for k in args if k not in allowed]
     if unknown:
-        names = ", ".join(repr(k[:40]) for k in unknown)
+        names = ", ".join(quoted(k) for k in unknown)
         params = ", ".join(allowed) if allowed else "none"
         raise InvalidCall(f"unknown parameter(s) {names} for {tool}; its parameters are: {params}")
 

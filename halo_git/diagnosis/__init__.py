@@ -607,6 +607,8 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
     user's own logged setting and counts as decided."""
     if not sources[e.id]:
         return e.fields["made_by"] == "user"
+    if e.fields["made_by"] == "user" and reading.quotes_speaker(e.summary) and reading.says_decision(e.summary):
+        return True  # the user's own words, quoted ("Maren: treat them as non-refundable and ask me first")
     seen: set[str] = set()
     frontier = list(sources[e.id])
     for _ in range(2):
@@ -616,10 +618,9 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
                 continue
             seen.add(s)
             x = by_id[s]
-            if x.kind in ("observe", "outcome") and reading.says_decision(x.summary):
+            if x.kind in ("observe", "outcome") and reading.says_decision(x.summary) and not (
+                    x.kind == "observe" and reading.says_third_party(x.summary)):
                 return True
-            if x.kind == "revise" and is_user_rule(x) and x.fields["made_by"] == "user" and not sources[s]:
-                return True  # it refines a setting the user logged
             nxt.extend(sources[s])
         frontier = nxt
     return False
@@ -653,11 +654,12 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
 
 def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse: set[str], reviewed: dict[str, bool],
               sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> bool:
-    """Whether kept material ``x`` was taken in or checked: an observation, a result, a rule the user
-    made, an act already checked and not failed, a reviewed memory or a recall of reviewed ones."""
+    """Whether kept material ``x`` was taken in or checked: an observation, a result (an answer of the
+    user's included), a rule the user made, an act already checked and not failed, a reviewed memory
+    or a recall of reviewed ones."""
     k = x.kind
-    if k == "observe" or (k == "outcome" and x.id not in adverse) or is_user_rule(x):
-        return True
+    if k in ("observe", "outcome") or is_user_rule(x):
+        return True  # taken in from the world or the user (a failure it reports is _failed_source's business)
     if k == "act":
         return x.id in checked and x.id not in failed_acts
     if k == "remember":
@@ -714,7 +716,9 @@ class _Graph:
         # What the events say (halo_git/diagnosis/reading.py): adverse outcomes and observations, the acts
         # they report as failed (at any time: a reviewer judges kept material in hindsight), and
         # revisions that claim the user's authority with no decision of a person upstream.
-        adverse = {e.id for e in events if e.kind in ("outcome", "observe") and reading.is_adverse(e.summary)}
+        adverse = {e.id for e in events if e.kind in ("outcome", "observe") and reading.is_adverse(e.summary)
+                   and not (e.kind == "outcome" and e.fields["about"] in by_id
+                            and reading.intended(e.summary, by_id[e.fields["about"]].summary))}
         failed_acts: dict[str, str] = {}  # act -> the first adverse outcome about it or observation naming it
         for e in events:
             if e.id in adverse:
@@ -747,7 +751,7 @@ class _Graph:
         first_check: dict[str, int] = {}
         first_read: dict[str, int] = {}
         for e in events:
-            if e.kind == "outcome" and e.id not in adverse:
+            if e.kind == "outcome" and e.id not in adverse and not reading.says_pending(e.summary):
                 first_check.setdefault(e.fields["about"], pos[e.id])
             elif e.kind == "observe" and e.id not in adverse:
                 for s in sources[e.id]:
@@ -824,13 +828,19 @@ class _Graph:
                     mem[i] = none  # a rule the user decided reviews what led to it
             elif kind == "remember":
                 read_at = first_read.get(i, _FAR)
-                raw = tuple(s for s in srcs if by_id[s].kind == "act" and first_check.get(s, _FAR) > read_at)
+                raw = tuple(s for s in srcs if by_id[s].kind == "act" and first_check.get(s, _FAR) > read_at
+                            and failed_acts.get(s) not in srcs)  # an act kept with its failure was looked at
                 if raw:
                     unchecked_kept[i] = raw
                 bad = _failed_source(e, srcs, by_id, adverse, failed_acts, failed_mem)
                 if bad:
                     failed_mem[i] = bad
-                reviewed[i] = not bad and not raw and any(
+                widened = (not reading.says_scoped(e.summary) and any(
+                    by_id[s].kind in ("observe", "outcome") and reading.says_scoped(by_id[s].summary)
+                    and reading.says_decision(by_id[s].summary) for s in srcs))  # a one-off grant kept as general
+                if widened:
+                    unchecked_kept[i] = ()
+                reviewed[i] = not bad and not raw and not widened and any(
                     _grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id) or s in first_check
                     for s in srcs)
                 if reviewed[i]:
@@ -1004,7 +1014,8 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
                     recalled_by.setdefault(s, []).append(e.id)
         elif kind == "observe":
             for s in valid:
-                if by_id[s].kind == "act":
+                if by_id[s].kind == "act" and not reading.is_adverse(e.summary) and not reading.says_pending(e.summary):
+                    # a failure found later, or a status that is still pending, is no check
                     observed_by.setdefault(s, []).append(e.id)
 
     # Only a session scope can cite events outside it; the whole trace skips the bookkeeping.
@@ -1023,13 +1034,9 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
 
     g = _Graph(events, sources, by_id, pos)
     reach = g.reaches(events, used_by)
-    adverse: dict[str, bool] = {}
 
     def is_bad(outcome_id: str) -> bool:
-        v = adverse.get(outcome_id)
-        if v is None:
-            v = adverse[outcome_id] = is_adverse(by_id[outcome_id].summary)
-        return v
+        return outcome_id in g.adverse
 
     # -- boundary ------------------------------------------------------------
     sess: dict[str, list] = {}
@@ -1085,7 +1092,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         recalls=recalls,
         never_recalled=[m.id for m in memories if not m.recalled_by and not m.used_by and pos[m.id] < last],
         unused=[r.id for r in recalls if not r.used_by and pos[r.id] < last],
-        without_memory=[r.id for r in recalls if not r.retrieved],
+        without_memory=[r.id for r in recalls if not r.retrieved and not any(by_id[o].kind == "revise" for o in r.other)],
         cross_session=[(r.id, m) for r in recalls for m in r.cross_session],
         direct=[m.id for m in memories if not m.recalled_by and m.used_by],
     )
@@ -1112,7 +1119,8 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         outcome_infos.append(OutcomeInfo(e.id, about, tuple(s for s in src if s != about), later(e), is_bad(e.id)))
 
     def unchecked(a: Act) -> bool:
-        return not a.outcomes and not a.observed_by and not (a.form == "preparation" and used_by.get(a.id))
+        settled = [o for o in a.outcomes if not reading.says_pending(by_id[o].summary)]
+        return not settled and not a.observed_by and not (a.form == "preparation" and used_by.get(a.id))
 
     outcomes = Outcomes(
         coverage=coverage,
@@ -1429,7 +1437,9 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             "medium" if acted else "info", by_id[i],
             "An act later builds on it, so material of unknown origin carries authority over what the agent does."
             if acted else "Nothing acts on it yet, but what it holds cannot be traced to where it came from.",
-            f"Have the agent name what {i} keeps (the observation, act or outcome) in its uses.",
+            (f"Have the agent check where what {i} keeps came from before acting on it; then (a logging fix) name "
+             f"that source in {i}'s uses.") if acted else
+            f"Logging fix: have the agent name what {i} keeps (the observation, act or outcome) in its uses.",
         ))
     for i in read.never_recalled:
         same = _same_subject_act(ctx, i)
@@ -1449,7 +1459,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         add(_finding(
             "HALO-M3", [i], "Names no remember event it retrieved.", "low", by_id[i],
             "The read-back cannot be tied to what was kept, so the memory's influence on later steps is invisible.",
-            f"Have the agent name the remember events {i} retrieved in its uses.",
+            f"Logging fix: have the agent name the remember events {i} retrieved in its uses.",
         ))
     dropped: set[str] = set()
     for m in write.memories:
@@ -1474,7 +1484,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             "HALO-M4", [r.id], f"No later event names this recall{got}.", "low", by_id[r.id],
             "The material was looked up and then nothing used it: it either informed a step that does not say so, "
             "or the lookup was wasted.",
-            f"Have the agent name {r.id} in the uses of the step it informed.",
+            f"Have the agent skip lookups that inform nothing, or (a logging fix) name {r.id} in the uses of the step "
+            "it informed.",
         ))
     # superseded memories recalled again
     superseded: dict[str, str] = {}
@@ -1554,7 +1565,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 "info" if a.form in ("communication", "silence") else ("medium" if a.trigger == "self" else "low"), e,
                 "A self-initiated act with no logged basis: nobody can tell what prompted it."
                 if a.trigger == "self" else "The request it answers is not in the trace, so its authority cannot be traced.",
-                f"Have the agent name the observation, recall or rule behind {a.id} in its uses.",
+                f"Logging fix: have the agent name the observation, recall or rule behind {a.id} in its uses.",
             ))
         cross = ctx.cross_of.get(a.id)
         if a.form == "execution" and (cross is None or not cross[1]):
@@ -1564,6 +1575,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 cross = (reused, True)  # material whose last use failed, reused unchanged
             elif g.mem[a.id][0]:
                 cross = (g.mem[a.id][0][0], True)  # the agent's own unreviewed material, in this session too
+        if cross is not None and cross[0] not in g.failed_mem and _repairs(g, a, cross[0]):
+            cross = None  # repairing what the material got wrong, not carrying it further
         if cross is not None and a.form != "silence":
             f = _a4(ctx, a, e, *cross)
             if f is not None:
@@ -1577,19 +1590,24 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             by_id[u].kind in ("act", "revise") for u in used_by.get(i, ())
         ):
             continue  # a reply or reminder the user asked for, that no act builds on: the user is its check
-        later_acts = [u for u in used_by.get(i, ()) if by_id[u].kind in ("act", "revise")]
-        if later_acts:
-            sev = "medium" if f["form"] == "execution" else "low"
-        elif reading.says_pending(by_id[i].summary):
-            sev = "low"  # the act itself awaits a result that never comes back
+        later_acts = [u for u in used_by.get(i, ()) if by_id[u].kind == "revise" or (
+            by_id[u].kind == "act" and (f["form"] != "communication" or by_id[u].fields["form"] in ("execution", "preparation")))]
+        queued = any(reading.says_pending(by_id[o].summary) for o in _outcomes_about(ctx, i))
+        if later_acts or (queued and f["form"] == "execution"):
+            sev = "medium" if f["form"] == "execution" else "low"  # relied on, or the system said it only queued it
+        elif queued or reading.says_pending(by_id[i].summary):
+            sev = "low"  # it awaits a result that never comes back
         else:
             sev = "info"
         add(_finding(
-            "HALO-A2", [i], f"No outcome about it and no observation naming it (trigger={f['trigger']}, form={f['form']}).",
+            "HALO-A2", [i], (f"Its only result says it is still pending, and nothing checks it later (trigger={f['trigger']}, "
+                             f"form={f['form']})." if _outcomes_about(ctx, i) else
+                             f"No outcome about it and no observation naming it (trigger={f['trigger']}, form={f['form']})."),
             sev, by_id[i],
             f"{_plural(n, 'later event')} build{'s' if n == 1 else ''} on it without knowing how it went." if n else
             "Nothing in the trace shows whether it worked.",
-            f"Have the agent log halo_outcome with about={i}, or halo_observe naming {i} in uses, once it sees how it went.",
+            f"Have the agent check how {i} went (read the result back, or ask) before anything relies on it, and log "
+            f"what it saw (halo_outcome about={i}, or halo_observe naming {i}).",
         ))
 
     # -- sensing --------------------------------------------------------------------------------
@@ -1696,7 +1714,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 "medium" if r.made_by == "agent" else "info", e,
                 "Nobody can tell what the change answers to, or check that it was warranted." if r.made_by == "agent"
                 else "The user's change is logged, but not what prompted it.",
-                f"Name the observations, outcomes or memories behind {r.id} in its uses.",
+                f"Logging fix: name the observations, outcomes or memories behind {r.id} in its uses.",
             ))
     for rep in mechanism.repeated:
         governed = all(g.own[i] & _GOVERNED_BIT or _within_bound(g, by_id[i]) for i in rep.ids)
@@ -1719,7 +1737,8 @@ _REPAIR_DEPTH = 4
 def _repaired(outcome: str, by_id: dict[str, Event], used_by: dict[str, list[str]]) -> bool:
     """Whether something downstream of an adverse outcome repairs it: a later execution or preparation,
     a memory or a revision (within a few steps), or, for a failed communication, a new communication."""
-    form = by_id[by_id[outcome].fields["about"]].fields["form"]
+    outcome_act = by_id[outcome].fields["about"]
+    form = by_id[outcome_act].fields["form"]
     frontier, seen = [outcome], {outcome}
     for _ in range(_REPAIR_DEPTH):
         nxt = []
@@ -1734,6 +1753,8 @@ def _repaired(outcome: str, by_id: dict[str, Event], used_by: dict[str, list[str
                 if e.kind == "act" and (e.fields["form"] in ("execution", "preparation") or
                                         (form == "communication" and e.fields["form"] == "communication")):
                     return True
+                if e.kind == "outcome" and not reading.is_adverse(e.summary) and e.fields["about"] != outcome_act:
+                    return True  # a later step it led to worked (an alternative the person accepted)
                 nxt.append(u)
         frontier = nxt
     return False
@@ -1873,6 +1894,26 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     else:
         step = f"Confirm that {m} still holds before executing on it (an observation naming it), and name that in {a.id}'s uses."
     return _finding("HALO-A4", [a.id, *chain[:-1]], message, severity, e, why, step)
+
+
+def _repairs(g: _Graph, a: Act, m: str, depth: int = 6) -> bool:
+    """Whether the act names a failure that came of using memory ``m`` (an adverse outcome or
+    observation with ``m`` in its ancestry): it repairs the damage rather than carrying the material."""
+    for s in a.basis:
+        if s not in g.adverse:
+            continue
+        seen, frontier = {s}, [s]
+        for _ in range(depth):
+            nxt = []
+            for x in frontier:
+                for y in g.sources[x]:
+                    if y == m:
+                        return True
+                    if y not in seen:
+                        seen.add(y)
+                        nxt.append(y)
+            frontier = nxt
+    return False
 
 
 def _reviewed_before(ctx: _Context, act: str, m: str) -> bool:

@@ -44,12 +44,17 @@ ADVERSE_WORDS = (
     "repeats", "ran to", "not what", "never did", "never got", "degraded", "down for", "unreachable",
     "behind plan", "behind schedule", "stuck", "without passing", "by now", "escalated", "nobody got back",
     "no one got back", "oomkilled", "no longer works", "in a row", "third time", "second time", "third week",
+    "not acceptable", "unacceptable", "not approved", "lag", "paged", "slow", "slower", "slowdown", "escalation",
+    "wilting", "wilted", "overdrawn", "cut off", "got worse", "worse",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
 _CLASS_RE = re.compile(
     r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Timeout|Fault|Conflict)\b|\bOOM\b|\bSIG(?:KILL|TERM|SEGV)\b"
     r"|\brais(?:e|es|ed|ing)\s+[A-Z][A-Za-z0-9]+\b")
+_REGRESSION_RE = re.compile(
+    r"\b(?:p\d\d|latency|lag|response times?|load times?|build times?|queries|builds|errors?)\b[^.;]{0,40}"
+    r"\b(?:up from|rose from|jumped from|doubled|tripled)\b|\btak(?:e|es|ing) \d+\S*(?: \w+)? instead of \d+", re.I)
 _HTTP_RE = re.compile(
     r"(?:\b(?:HTTP|status|code|returned|answered|got|gave|with|a|an)\s+[45]\d\d\b)"
     r"|(?:\b[45]\d\d\s+(?:from|error|response|status|Conflict|Not|Service|Too|Gateway|Bad|Unauthori[sz]ed|Forbidden|"
@@ -75,13 +80,26 @@ for _w in ADVERSE_WORDS:
         _PHRASES[_p[0]] = _PHRASES.get(_p[0], ()) + (_p,)
 
 
+def intended(outcome: str, act: str) -> bool:
+    """Whether every word of failure in an outcome echoes what its act set out to do: "confirmed the
+    backorder cancelled" about an act that cancelled it reports success, not a failure."""
+    if _CLASS_RE.search(outcome) or _HTTP_RE.search(outcome) or _RESTATED_RE.search(outcome):
+        return False
+    toks = _TOKEN_RE.findall(outcome.lower())
+    hits = {w[:5] for w in toks if w in _SINGLE_WORDS}
+    if not hits or any(w in _PHRASES and any(tuple(toks[i:i + len(p)]) == p for p in _PHRASES[w])
+                       for i, w in enumerate(toks)):
+        return False
+    return hits <= {w[:5] for w in _TOKEN_RE.findall(act.lower())}
+
+
 @lru_cache(maxsize=1 << 18)
 def is_adverse(summary: str) -> bool:
     """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
     status, an interruption, a complaint or push-back, or the user restating an ignored request.
     A word of failure right after "no", "without", "zero", "never" or "none" (one word may sit
     between) is not one: "no errors", "without a failure"."""
-    if _CLASS_RE.search(summary) or _HTTP_RE.search(summary):
+    if _CLASS_RE.search(summary) or _HTTP_RE.search(summary) or _REGRESSION_RE.search(summary):
         return True
     if _REPORTS_RE.match(summary):
         return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found
@@ -95,13 +113,27 @@ def is_adverse(summary: str) -> bool:
     return bool(_RESTATED_RE.search(summary))
 
 
-_PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|in progress|reference pending|202|will (?:settle|arrive|"
-                         r"follow|confirm|be (?:processed|reviewed|answered))|not yet)\b", re.I)
+_PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|in progress|in process|reference pending|202|will (?:settle|"
+                         r"arrive|follow|confirm|be (?:processed|reviewed|answered|emailed|notified|decided|sent))|"
+                         r"not yet)\b", re.I)
+
+
+_NOT_BEFORE_RE = re.compile(r"\b(?:no|nothing|none|not|never)\s+(?:\S+\s+){0,3}$", re.I)
 
 
 def says_pending(summary: str) -> bool:
-    """An act that reports its result is still to come ("202 accepted, settlement pending")."""
-    return bool(_PENDING_RE.search(summary))
+    """An act or result that says the result is still to come ("202 accepted, settlement pending"),
+    not that nothing is left pending ("no further emails queued")."""
+    return any(not _NOT_BEFORE_RE.search(summary[max(0, m.start() - 30):m.start()])
+               for m in _PENDING_RE.finditer(summary))
+
+
+_QUOTED_RE = re.compile(r"^\s*[A-Z][\w .'-]{0,40}:\s")
+
+
+def quotes_speaker(summary: str) -> bool:
+    """A summary that opens with the speaker's name ("Maren: award bookings follow the same rule")."""
+    return bool(_QUOTED_RE.match(summary))
 
 
 _QUESTION_RE = re.compile(r"\?|\b(?:asked|asks|ask|whether|propos\w*|suggest\w*|offered to|checked with)\b", re.I)
@@ -142,7 +174,7 @@ _DECISION_RE = re.compile(
     r"\b(?:approv\w*|agree[sd]?|allow\w*|permit\w*|authori[sz]\w*|sign(?:s|ed)? off|signed|ok'?d|okay\w*|"
     r"go ahead|go-ahead|yes|fine|confirm\w*|accept\w*|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
     r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let|drop|"
-    r"remove|cancel|switch|turn (?:it )?(?:off|on))\b", re.I)
+    r"remove|cancel|switch|turn (?:it )?(?:off|on)|ask|treat|follow|count|do not|don't)\b", re.I)
 # Words that only propose: a suggestion with reactions is not a decision.
 _PROPOSAL_RE = re.compile(r"\b(?:suggest\w*|propos\w*|recommend\w*|thumbs?-?up|reactions?|upvot\w*|idea|might|could)\b",
                           re.I)
@@ -168,7 +200,8 @@ _LOOSEN_RE = re.compile(
     r"lift\w*|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check)\w*|turn\w* off|"
     r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|auto-?(?:accept|approve|merge)\w*|"
     r"unlimited|any (?:amount|size)|without (?:asking|review|approval|a check)|"
-    r"rais\w*[^.;]{0,40}\b(?:alert|threshold|limit|cap|ceiling|quota|budget)|quiet\w*|silenc\w*|mut(?:e|ed) )\b", re.I)
+    r"rais\w*[^.;]{0,40}\b(?:alert|threshold|limit|cap|ceiling|quota|budget)|quiet\w*|silenc\w*|mut(?:e|ed) |"
+    r"(?:limit|cap|ceiling|threshold|quota|budget)\w*\s+(?:raised|increased|lifted|extended|relaxed|widened))\b", re.I)
 # a grant that ends by itself: no need to put it back
 _EXPIRES_RE = re.compile(r"\b(?:removes itself|expires?|expiring|self-?expir\w*|reverts? (?:itself|automatically)|"
                          r"auto-?revert\w*|ends (?:on|at|when|itself)|then (?:lock|restore|revert)\w*)\b", re.I)
@@ -204,10 +237,20 @@ def says_standing(summary: str) -> bool:
 # -- promises ----------------------------------------------------------------------------------
 
 _PROMISE_RE = re.compile(
-    r"\b(?:I(?:'ll| will| would| am going to)|will (?:remind|re-?review|follow up|notify|tell|send|check|get back)|"
+    r"\b(?:I(?:'ll| will| would| am going to)|will (?:remind|re-?review|follow up|notify|tell|send|check|get back|message|"
+    r"email|e-mail|call|ping|let|inform|update|report|share|forward)|"
     r"then (?:notify|tell|inform|let|send|email|e-mail|message|ping|post)|"
     r"once (?:the|it|they|verified|done|finished)\b.*\b(?:notify|tell|inform|let .* know)|"
     r"remind (?:them|you|him|her|me)\b)", re.I)
+
+
+_TELLING_RE = re.compile(r"\b(?:tell|notify|inform|let|message|email|e-mail|call|ping|update|remind|report|share|"
+                         r"forward|get back)\b", re.I)
+
+
+def promises_telling(step: str) -> bool:
+    """A promised step that is telling someone something: only a later message keeps it."""
+    return bool(_TELLING_RE.search(step[:60]))
 
 
 def promised_step(summary: str) -> str:
@@ -272,7 +315,7 @@ def says_lesson(summary: str) -> bool:
 # newsletter or web page ...
 _EXTERNAL_RE = re.compile(
     r"\b(?:wrote|writes|claims that|claimed|description|the body|body says|e-?mail|newsletter|readme|web ?page|website|blog|"
-    r"forum|comment|contributor|fork|vendor|supplier|customer|student|caller|third[- ]party|outside|external|"
+    r"forum|thread|poster|comment|contributor|fork|vendor|supplier|customer|student|caller|third[- ]party|outside|external|"
     r"article|attachment|search result)\b", re.I)
 # ... that asserts authority or instructs: a policy, what someone agreed, what the agent should do
 _AUTHORITY_RE = re.compile(
@@ -283,6 +326,11 @@ _AUTHORITY_RE = re.compile(
 def says_external(summary: str) -> bool:
     """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent."""
     return bool(_EXTERNAL_RE.search(summary)) and bool(_AUTHORITY_RE.search(summary))
+
+
+def says_third_party(summary: str) -> bool:
+    """A summary of text a third party wrote or relayed (a forum post, a mail, a customer's message)."""
+    return bool(_EXTERNAL_RE.search(summary))
 
 
 # -- subject words -------------------------------------------------------------------------------

@@ -114,11 +114,13 @@ def _external(ctx, make):
                                                     and e.id not in g.claimed):
             continue
         srcs = g.sources[e.id]
-        ext = [s for s in srcs if by_id[s].kind == "observe" and reading.says_external(by_id[s].summary)]
+        ext = [s for s in srcs if by_id[s].kind == "observe" and (
+            reading.says_external(by_id[s].summary) or reading.says_third_party(by_id[s].summary))]
         if not ext:
             continue
         others = [s for s in srcs if s not in ext]
-        if any(by_id[s].kind in ("observe", "outcome") and reading.says_decision(by_id[s].summary) for s in others):
+        if any(by_id[s].kind in ("observe", "outcome") and reading.says_decision(by_id[s].summary)
+               and not reading.says_third_party(by_id[s].summary) for s in others):
             continue
         if e.kind == "remember" and not reading.says_rule(e.summary):
             continue  # a memory of what someone wrote is a record; one kept as a rule holds authority
@@ -162,7 +164,8 @@ def _loosening(ctx, make):
         if last_order - here < 1:
             continue
         standing = reading.says_standing(e.summary) and not reading.says_scoped(e.summary)
-        late = [u for u in _downstream(ctx, e.id, 2) if by_id[u].kind == "act" and order[by_id[u].session] - here >= 2]
+        late = [u for u in _downstream(ctx, e.id, 2) if by_id[u].kind == "act" and order[by_id[u].session] - here >= 2
+                and by_id[u].fields["form"] in ("execution", "preparation")]  # a report naming it relies on nothing
         words = ctx.rare(e.id)
         seen_still = [x.id for x in ctx.events[pos[e.id] + 1:] if x.kind == "observe" and order[x.session] > here
                       and reading.says_again(x.summary) and len(words & ctx.rare(x.id)) >= 2]
@@ -188,7 +191,7 @@ def _unbounded(ctx, make):
     """Recalls whose sets of memories each contain the previous one's and add to it: the history is
     re-read whole, growing every turn."""
     by_id = ctx.by_id
-    chain: list[tuple[str, frozenset[str]]] = []
+    chains: list[list[tuple[str, frozenset[str]]]] = []  # open chains, most recently extended last
     best: list[tuple[str, frozenset[str]]] = []
     for e in ctx.events:
         if e.kind != "recall":
@@ -196,12 +199,16 @@ def _unbounded(ctx, make):
         got = frozenset(s for s in ctx.g.sources[e.id] if by_id[s].kind == "remember")
         if len(got) < 2:
             continue
-        if chain and got > chain[-1][1]:
-            chain.append((e.id, got))
-        elif not chain or not got >= chain[-1][1]:
-            chain = [(e.id, got)]
-        if len(chain) > len(best) or (len(chain) == len(best) and chain is not best):
-            best = list(chain)
+        grown = [c for c in chains if c[-1][1] < got]
+        if grown:
+            c = max(grown, key=len)
+            chains.remove(c)
+            c = c + [(e.id, got)]
+        else:
+            c = [(e.id, got)]
+        chains = (chains + [c])[-64:]  # a recall unrelated to a chain does not end it
+        if len(c) > len(best):
+            best = c
     if len(best) < 3 or len(best[-1][1]) < 4 or len({by_id[r].session for r, _ in best}) < 2:
         return []
     last = best[-1][0]
@@ -355,6 +362,7 @@ def _promises(ctx, make):
         if not key:
             continue
         need = 1 if len(key) == 1 else 2
+        telling = reading.promises_telling(step)
         kept = asked = None
         for x in ctx.events[pos[e.id] + 1:]:
             if x.kind == "outcome" and x.fields["about"] == e.id:
@@ -363,7 +371,7 @@ def _promises(ctx, make):
             hit = shared >= (1 if x.kind == "observe" else need) or e.id in ctx.g.sources[x.id]
             if not hit:
                 continue
-            if x.kind == "act":
+            if x.kind == "act" and (not telling or x.fields["form"] == "communication"):
                 kept = x.id
                 break
             if x.kind == "observe" and reading.is_adverse(x.summary):
