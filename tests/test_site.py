@@ -502,8 +502,11 @@ def test_site_command_refusals(built, tmp_path):
     assert r.returncode == 2 and "--agent demo" in r.stderr
     r = run_cli("site", "--root", str(built["root"]), "--out", str(tmp_path / "c"), "--agent", "nobody")
     assert r.returncode == 1 and "nobody" in r.stderr
+    (tmp_path / "empty").mkdir()  # a root with no agent (a missing one: tests/test_papercuts.py)
     r = run_cli("site", "--root", str(tmp_path / "empty"), "--out", str(tmp_path / "d"))
     assert r.returncode == 1 and "halo-git demo" in r.stderr
+    r = run_cli("site", "--root", str(tmp_path / "missing"), "--out", str(tmp_path / "e"))
+    assert r.returncode == 1 and "the folder does not exist" in r.stderr and not (tmp_path / "e").exists()
 
 
 def test_paths_stay_inside_the_output(built):

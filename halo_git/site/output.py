@@ -10,6 +10,7 @@ checkout or editable install reads the top-level folder itself.
 
 from __future__ import annotations
 
+import html
 import logging
 import os
 import shutil
@@ -72,8 +73,11 @@ def write(pages: Mapping[str, str], nav: list, src: Path, *, title: str, site_ur
         path.write_text(text, encoding="utf-8")
     shutil.copytree(template / "hooks", src / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
     config = yaml.safe_load((template / "mkdocs.yml").read_text(encoding="utf-8"))
-    # the theme prints site_name raw and, in attributes, escaped: the hook makes it escaped-once Markup
-    config.update(site_name=title, nav=nav, docs_dir="docs", hooks=["hooks/halo_title.py"])
+    # The title is HTML-escaped here, in the configuration itself, so a builder that prints
+    # site_name raw cannot be made to run script by it: Zensical, which reads this mkdocs.yml,
+    # ignores hooks. MkDocs runs the hook, which marks the escaped text as Markup so the
+    # theme's own `| e` in attributes does not escape it twice.
+    config.update(site_name=html.escape(title), nav=nav, docs_dir="docs", hooks=["hooks/halo_title.py"])
     if site_url:
         config["site_url"] = site_url
     path = src / "mkdocs.yml"
