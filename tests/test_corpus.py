@@ -1,0 +1,81 @@
+"""The diagnosis against traces written apart from the rules.
+
+Two labelled sets, in the format ``halo-git export`` writes: the development
+corpus beside the checkout (``../shared/corpus``, with its own scorer) and ten
+traces a separate author wrote for this project without reading the rules
+(``tests/fixtures/traces_apart``). A problem is hit when a finding *about* one
+of its events (the finding's first id) reaches the reviewer's least severity; a
+false alarm is a finding at low or above about an event of a healthy trace or a
+spare event. The figures are in docs/report.md; these tests keep them from
+sliding back.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from halo_git.diagnosis import SEVERITY_RANK, diagnose
+from halo_git.jsonl import parse_lines, plan
+
+HERE = Path(__file__).resolve().parent
+APART = HERE / "fixtures" / "traces_apart"
+SHARED = HERE.parent.parent / "shared" / "corpus"
+NEED = {s: 3 - SEVERITY_RANK[s] for s in SEVERITY_RANK}  # info 0 … high 3, as the scorer ranks them
+
+
+def score(folder: Path) -> tuple[int, int, int, list[str]]:
+    """(problems hit at severity, problems, false alarms, misses described) over a folder of cases."""
+    hit = total = alarms = 0
+    notes: list[str] = []
+    for lab_path in sorted(folder.glob("*.labels.yaml")):
+        lab = yaml.safe_load(lab_path.read_text(encoding="utf-8"))
+        case = lab_path.name[: -len(".labels.yaml")]
+        lines = lab_path.with_name(case + ".jsonl").read_text(encoding="utf-8").splitlines()
+        events = plan(parse_lines(lines), 1, case, "default", lambda n: "")
+        found = diagnose(events, agent=case, branch="main", head=None).findings
+        for p in lab.get("problems") or []:
+            total += 1
+            best = max((NEED[f.severity] for f in found if f.ids[:1] and f.ids[0] in p["events"]), default=-1)
+            if best >= NEED[p.get("min_severity", "low")]:
+                hit += 1
+            else:
+                notes.append(f"{case} {p['id']} {p['shape']}")
+        spare = set(lab.get("spare") or [])
+        for f in found:
+            if NEED[f.severity] >= 1 and (lab.get("healthy") or (f.ids and f.ids[0] in spare)):
+                alarms += 1
+                notes.append(f"{case} false {f.rule} {f.severity} {f.ids[0]}")
+    return hit, total, alarms, notes
+
+
+def test_traces_written_apart_hit_and_no_false_alarm():
+    hit, total, alarms, notes = score(APART)
+    assert total == 18
+    assert hit >= 15 and alarms == 0, notes  # 16/18 and 0 when recorded in docs/report.md
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="the development corpus (../shared/corpus) is not beside this checkout")
+def test_development_corpus_in_process():
+    hit, total, alarms, notes = score(SHARED / "cases")
+    assert hit >= 0.8 * total and alarms == 0, notes  # 53/54 and 0 when recorded in docs/report.md
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (SHARED / "score.py").is_file(), reason="the corpus scorer (../shared/corpus/score.py) is not here")
+def test_development_corpus_through_the_cli_scorer(tmp_path):
+    """The corpus's own scorer, which imports each case and runs ``halo-git check --format json``."""
+    halo = Path(sys.executable).with_name("halo-git")
+    r = subprocess.run([sys.executable, str(SHARED / "score.py"), "--halo", str(halo)], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    last = r.stdout.strip().splitlines()[-1]
+    recall = int(last.split("recall ")[1].split("/")[0])
+    total = int(last.split("/")[1].split(" ")[0])
+    alarms = int(last.split("false alarms ")[1].split(",")[0])
+    assert recall >= 0.8 * total and alarms == 0, r.stdout[-3000:]
+    assert "ERROR" not in r.stdout
