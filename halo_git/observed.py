@@ -113,6 +113,7 @@ class ObservedCall:
     call_id: str
     source: str  # where it was read: "<file> step 3", "<file> span 3f2a…"
     effect: str  # "side-effecting", "read-only" or "unknown"
+    failed: bool = False  # the source records an error for the call (OTLP status ERROR or error.type; ATIF is_error)
 
     @cached_property
     def epoch(self) -> float | None:
@@ -143,6 +144,12 @@ class ObservedFinding:
 @dataclass
 class Alignment:
     """The observed calls of one scope set against the logged steps."""
+
+    @property
+    def failed_steps(self) -> dict[str, ObservedCall]:
+        """Logged steps paired with a call the source records as failed: the diagnosis reads them as
+        failed whatever their summaries say."""
+        return {step: call for call, step in self.reported if call.failed}
 
     observed: Observed
     window: float
@@ -250,6 +257,7 @@ def _parse_atif(doc: dict, source: str) -> tuple[list[ObservedCall], str, int]:
         if not isinstance(step, dict):
             continue
         time = _norm_time(step.get("timestamp"))
+        errored = _atif_errors(step)
         for tc in step.get("tool_calls") or ():
             if not isinstance(tc, dict) or not isinstance(tc.get("function_name"), str):
                 continue
@@ -259,7 +267,7 @@ def _parse_atif(doc: dict, source: str) -> tuple[list[ObservedCall], str, int]:
                 continue
             calls.append(ObservedCall(_shown_tool(tool), time, session, summarize_args(tc.get("arguments")),
                                       str(tc.get("tool_call_id", "")), f"{source} step {step.get('step_id', i + 1)}",
-                                      effect_of(tool)))
+                                      effect_of(tool), str(tc.get("tool_call_id", "")) in errored))
     return calls, str(doc["schema_version"]), logging
 
 
@@ -292,10 +300,24 @@ def _parse_otlp(doc: dict, source: str) -> tuple[list[ObservedCall], str, int]:
                     except ValueError:
                         pass
                 sid = str(span.get("spanId", span.get("span_id", "")))
+                status = span.get("status") if isinstance(span.get("status"), dict) else {}
+                failed = status.get("code") in (2, "2", "STATUS_CODE_ERROR", "ERROR") or "error.type" in a
                 calls.append(ObservedCall(_shown_tool(tool), time, session, summarize_args(args),
                                           str(a.get("gen_ai.tool.call.id", sid)), f"{source} span {sid[:16]}",
-                                          effect_of(tool)))
+                                          effect_of(tool), failed))
     return calls, "OTLP/JSON", logging
+
+
+def _atif_errors(step: dict) -> set[str]:
+    """Ids of the tool calls whose observation result a step marks as an error (``is_error`` or
+    ``error`` true on a result naming the call in ``source_call_id``)."""
+    obs = step.get("observation")
+    results = obs.get("results") if isinstance(obs, dict) else None
+    out: set[str] = set()
+    for r in results if isinstance(results, list) else ():
+        if isinstance(r, dict) and (r.get("is_error") is True or r.get("error") is True):
+            out.add(str(r.get("source_call_id", "")))
+    return out
 
 
 def _get(d: dict, camel: str, snake: str) -> Any:

@@ -1118,3 +1118,15 @@ def test_a4_the_review_it_asks_for_silences_it():
     noted = t3.observe([r3], session="p2", summary="loaded the plan")
     t3.outcome(t3.act([noted, r3], form="execution", session="p2", summary="deleted 4,120 rows per the plan"), session="p2")
     assert ("HALO-A4", "high") in {f[:2] for f in found(t3.diagnose())}
+
+
+def test_a4_a_child_session_is_part_of_its_parent_turn():
+    """Session distance counts top-level sessions: "t2/child" is part of turn t2, not one in between."""
+    def trace(child: str):
+        t = Trace("t1")
+        plan = t.remember([t.act([t.observe()], form="preparation", summary="drafted a plan")], summary="plan")
+        t.observe(session=child)
+        t.outcome(t.act([t.recall([plan], session="t2")], session="t2", summary="sent the plan"), session="t2")
+        return t
+    assert "HALO-A4" not in {f.rule for f in trace("t2/child").diagnose().findings}  # one session earlier: nothing
+    assert ("HALO-A4", "medium") in {f[:2] for f in found(trace("side").diagnose())}  # a real session in between

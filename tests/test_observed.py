@@ -361,3 +361,25 @@ def test_alignment_scales_to_large_sessions():
     started = clock.perf_counter()
     al = align(Observed(calls, ("x",)), events)
     assert len(al.reported) == 20000 and clock.perf_counter() - started < 20
+
+
+def test_an_error_recorded_for_a_call_marks_its_step_failed(halo, tmp_path):
+    """Whatever the summary says: the runtime's error status on the observed call makes the logged
+    step failed and its outcome adverse (here the next step, running the tests, builds on it)."""
+    logged(halo)
+    plain = diagnosis(halo, write(tmp_path, atif(), "ok.json"))
+    assert not [f for f in plain.findings if f.rule == "HALO-S1"]
+    span = otlp_span(63, "write_file", {"path": "app.py"})
+    span["status"] = {"code": 2, "message": "EACCES"}
+    doc = {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [
+        otlp_span(5, "read_file", {"path": "a"}), span, otlp_span(121, "bash", {"command": "pytest"})]}]}]}
+    d = diagnosis(halo, write(tmp_path, doc, "spans.json"))
+    assert [c.failed for c, _ in d.observed.reported] == [False, True, False]
+    assert d.observed.failed_steps.keys() == {"e2"}
+    assert [(o.id, o.adverse) for o in d.outcomes.outcomes] == [("e3", True)]  # "the file was saved" reads as adverse
+    assert [(o.id, o.adverse) for o in plain.outcomes.outcomes] == [("e3", False)]
+    # ATIF: an observation result marked is_error for the call does the same
+    doc = atif()
+    doc["steps"][3]["observation"] = {"results": [{"source_call_id": "call_3", "content": "Permission denied", "is_error": True}]}
+    d = diagnosis(halo, write(tmp_path, doc, "err.json"))
+    assert d.observed.failed_steps.keys() == {"e2"}

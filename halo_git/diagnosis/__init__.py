@@ -696,12 +696,16 @@ class _Graph:
     """
 
     def __init__(self, events: Sequence[Event], sources: dict[str, tuple[str, ...]], by_id: dict[str, Event],
-                 pos: dict[str, int]):
+                 pos: dict[str, int], observed_failed: dict | None = None):
         self.by_id, self.sources, self.pos = by_id, sources, pos
+        # Session distance counts top-level sessions: a child session ("turn3/child-1") is part of its
+        # parent's turn, not a session in between.
         order: dict[str, int] = {}
+        tops: dict[str, int] = {}
         for e in events:
             if e.session not in order:
-                order[e.session] = len(order)
+                top = e.session.split("/", 1)[0]
+                order[e.session] = tops.setdefault(top, len(tops))
         self.order = order
         own: dict[str, int] = {}
         up: dict[str, int] = {}
@@ -720,6 +724,11 @@ class _Graph:
                    and not (e.kind == "outcome" and e.fields["about"] in by_id
                             and reading.intended(e.summary, by_id[e.fields["about"]].summary))}
         failed_acts: dict[str, str] = {}  # act -> the first adverse outcome about it or observation naming it
+        if observed_failed:  # the runtime recorded the call as failed: its results read as adverse
+            adverse.update(e.id for e in events if e.kind == "outcome" and e.fields["about"] in observed_failed)
+            for step in observed_failed:
+                if step in by_id and by_id[step].kind == "act":
+                    failed_acts[step] = step
         for e in events:
             if e.id in adverse:
                 if e.kind == "outcome":
@@ -1032,7 +1041,9 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     def later(e: Event) -> tuple[str, ...]:
         return cite(used_by.get(e.id, ()))
 
-    g = _Graph(events, sources, by_id, pos)
+    # -- observed evidence (halo_git/observed.py): a call the runtime recorded as failed marks its step failed
+    alignment = _observed.align(observed, scoped, session=session) if observed is not None else None
+    g = _Graph(events, sources, by_id, pos, alignment.failed_steps if alignment is not None else {})
     reach = g.reaches(events, used_by)
 
     def is_bad(outcome_id: str) -> bool:
@@ -1179,7 +1190,6 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         cite(f.ids)
 
     # -- observed evidence (halo_git/observed.py) ------------------------------------------
-    alignment = _observed.align(observed, scoped, session=session) if observed is not None else None
     if alignment is not None:
         extra = [Finding(f.rule, f.severity, tuple(f.ids), f.message, RULES[f.rule].remedy, "", _OBSERVED_WHY[f.rule],
                          RULES[f.rule].remedy) for f in alignment.findings]
