@@ -156,6 +156,8 @@ def quoted(value: Any, limit: int = 40) -> str:
     refusal never echoes a token the caller put in the wrong place."""
     text = value if isinstance(value, str) else repr(value)
     found = default_screen(text[:20_000]) if text else []
+    if not found and re.search(r"[/:]", text):  # a URI or path: an address after a '/' counts here
+        found = default_screen(re.sub(r"[/:]", " ", text[:20_000]))
     if found:
         return f"(withheld: it looks like it contains {', '.join(found)})"
     if isinstance(value, str):

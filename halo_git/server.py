@@ -311,6 +311,8 @@ class HaloServer:
                 raise InvalidCall("arguments must be a JSON object of named parameters")
             handler = self._handler(params.name)
             client_agent, session = self._defaults(ctx)
+            if client_agent is not None and self.agent is None and args.get("agent") is None:
+                self._screen_client_name(self._client_info(ctx)[0] or "", client_agent)
             text, structured = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
         except HaloError as e:
             return _error(str(e))
@@ -363,10 +365,24 @@ class HaloServer:
             raise InvalidCall("no agent name: pass 'agent' (e.g. \"demo\") or start the server with --agent NAME")
         return check_agent_name(agent)
 
+    def _screen_client_name(self, raw: str, derived: str) -> None:
+        """The client's name becomes the agent's name, a repository name kept forever:
+        it is screened like an explicit ``agent`` (as sent and as turned into a name)."""
+        screen = self.halo.screen
+        found = []
+        for text in (raw, derived) if screen is not None else ():
+            found += [f for f in screen(text) if f not in found]
+        if found:
+            raise InvalidCall(
+                f"the MCP client's name, used as the agent's name, looks like it contains {', '.join(found)}; "
+                'pass \'agent\' (e.g. "demo") or start the server with --agent NAME'
+            )
+
     # -- per-connection defaults ----------------------------------------------------
 
-    def _defaults(self, ctx) -> tuple[str | None, str]:
-        """(client-derived agent name, this connection's session label)."""
+    @staticmethod
+    def _client_info(ctx) -> tuple[str | None, str]:
+        """(client name, client version) as the client sent them, cut to their limits."""
         name, version = None, ""
         params = ctx.session.client_params
         if params is not None and params.client_info is not None:
@@ -378,7 +394,11 @@ class HaloServer:
                 version = version if isinstance(version, str) else ""
         if name is not None:
             name = name[:MAX_CLIENT_NAME]
-        version = version[:MAX_CLIENT_VERSION]
+        return name, version[:MAX_CLIENT_VERSION]
+
+    def _defaults(self, ctx) -> tuple[str | None, str]:
+        """(client-derived agent name, this connection's session label)."""
+        name, version = self._client_info(ctx)
         connection = getattr(ctx.session, "_connection", None)
         with self._labels_lock:
             if connection is not None and getattr(connection, "client_params", None) is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:

@@ -309,3 +309,74 @@ def test_concurrent_large_bodies_cost_bounded_memory(root):
     assert statuses == [200] * 120  # each answered (the summary is refused as too long, inside a 200)
     assert r.status_code == 200 and "Logged e1" in r.text
     assert peak - before < 400, (before, peak)
+
+
+# -- the client's name and every refusal: screened, never echoed -----------------------------
+
+
+@pytest.mark.parametrize("client", ["bot-" + GITHUB_TOKEN, EMAIL, "agent " + AWS_KEY])
+def test_a_client_name_holding_a_secret_never_becomes_an_agent_name(root, client):
+    """The MCP client's name is the default agent name, i.e. a repository name kept
+    forever: a token or an e-mail address in it is refused like an explicit ``agent``
+    (before: ``bot-ghp_….git`` was created), while ``agent`` still works."""
+    from mcp import Client
+    from mcp_types import Implementation
+
+    async def main():
+        async with Client(server_params(root), client_info=Implementation(name=client, version="1")) as c:
+            refused = await c.call_tool("halo_observe", {"summary": "started"})
+            named = await c.call_tool("halo_observe", {"summary": "started", "agent": "demo"})
+            return refused, named
+
+    refused, named = anyio.run(main)
+    assert refused.is_error
+    error = json.loads(refused.content[0].text)["error"]
+    assert "client's name" in error and "--agent" in error and "looks like it contains" in error
+    for part in (GITHUB_TOKEN[4:14], "example.com", AWS_KEY[4:14]):
+        assert part not in error
+    assert not named.is_error
+    assert sorted(p.name for p in root.iterdir() if p.suffix == ".git") == ["demo.git"]
+
+
+def test_refusals_never_echo_a_secret(root):
+    """Unknown parameter names, invalid agent names, invalid ids, enum values, unknown tool,
+    prompt and resource names holding a token or an e-mail address: each refusal names what
+    is wrong without the text (before: the first 40-80 characters were echoed)."""
+    from mcp import Client
+
+    secrets = [GITHUB_TOKEN, EMAIL, "xoxb-" "123456789012-1234567890123-AbCdEfGhIjKl"]
+
+    async def main():
+        texts = []
+        async with Client(server_params(root, "--agent", "demo")) as c:
+            for s in secrets:
+                calls = [
+                    ("halo_observe", {"summary": "x", s: "1"}),
+                    ("halo_trace", {s: 1}),
+                    ("halo_observe", {"summary": "x", "agent": s + "/x"}),
+                    ("halo_observe", {"summary": "x", "uses": [s]}),
+                    ("halo_outcome", {"summary": "x", "about": s}),
+                    ("halo_act", {"summary": "x", "trigger": s}),
+                    (s, {}),
+                ]
+                for tool, args in calls:
+                    r = await c.call_tool(tool, args)
+                    assert r.is_error, (tool, args)
+                    texts.append(r.content[0].text)
+                for attempt in (lambda: c.get_prompt(s, {}), lambda: c.read_resource(f"halo://{s}/x"),
+                                lambda: c.get_prompt("halo_self_review", {s: "1"})):
+                    try:
+                        await attempt()
+                    except Exception as e:  # an MCP error reply
+                        texts.append(str(e))
+                    else:
+                        raise AssertionError("accepted")
+        return texts
+
+    texts = anyio.run(main)
+    assert len(texts) == 30
+    for text in texts:
+        for s in secrets:
+            assert s[4:16] not in text, text
+        assert "withheld" in text, text
+    assert not (root / "demo.git").exists()
