@@ -50,7 +50,7 @@ def test_nav_is_the_same_for_one_agent_and_for_many():
     many = _agents(50)
     assert nav(one) == nav(model(many, title="t", branch="main")) == [{"Home": "index.md"}, {"Agents": "agents/index.md"}]
     pages = render_site(model(many, title="t", branch="main"))
-    assert len(pages) == 2 + 50 * 5
+    assert len(pages) == 2 + 50 * 6  # home, index; overview, diagnosis, trace, revisions, beliefs and one session each
 
 
 def _agents(n: int):
@@ -154,7 +154,7 @@ def test_site_url_gives_canonical_links_and_a_full_sitemap(fleet):
     assert '<link rel="canonical" href="https://example.org/traces/agents/agent-001/diagnosis.html">' in page
     locs = re.findall(r"<loc>([^<]+)</loc>", (out / "sitemap.xml").read_text())
     assert "https://example.org/traces/index.html" in locs and "https://example.org/traces/agents/index.html" in locs
-    assert len(locs) == 2 + 30 * 4 + 30 + 10  # home, index; 4 pages an agent; one or two sessions each
+    assert len(locs) == 2 + 30 * 5 + 30 + 10  # home, index; 5 pages an agent (beliefs included); one or two sessions each
     for bad in ("ftp://x/", "example.org", "https://x/?a=1", 'https://x/"><script>'):
         with pytest.raises(InvalidCall, match="--site-url"):
             build_site(fleet["root"], fleet["tmp"] / "never", site_url=bad)
