@@ -988,6 +988,14 @@ def test_r7_loosening_that_nothing_restores():
     # the next step: restore the limit when the occasion ends
     t.revise([loose], target="sandbox network", session="s3", summary="network back to deny")
     assert rules_of(t, "HALO-R7") == set()
+    # a user's loosening with governance=none: no bound, no end
+    t3 = Trace("s1")
+    opened = t3.revise([t3.observe()], made_by="user", governance="none", target="sandbox",
+                       summary="user opened up the sandbox: network allowed")
+    t3.observe(session="s2")
+    assert rules_of(t3, "HALO-R7") == {("HALO-R7", "medium", (opened,))}
+    t3.revise([opened], made_by="user", target="sandbox", session="s2", summary="user closed the sandbox network again")
+    assert rules_of(t3, "HALO-R7") == set()
 
 
 def test_m8_unbounded_history_read_back():

@@ -34,8 +34,9 @@ RULE_SPECS = (
     ("HALO-R7", "loosening-persists", "high / medium",
      "a revise that loosens a limit (allows, unlocks, skips a check, raises a threshold) on a grant scoped to "
      "one occasion, that nothing later restores (no later revise of the target) while the trace goes on: made "
-     "standing by its own wording, or still relied on two or more sessions later, or seen still in force; "
-     "high when the agent made it or an execution rests on it later",
+     "standing by its own wording, or still relied on two or more sessions later by an execution, or seen "
+     "still in force; high when the agent made it or an execution rests on it later. Also (medium) a user's "
+     "loosening logged with governance=none that nothing later restores",
      "Restore the limit when the occasion ends (log the revise that puts it back), or have the user make the "
      "loosening standing on purpose."),
     ("HALO-M8", "unbounded-history-read-back", "medium",
@@ -155,7 +156,8 @@ def _loosening(ctx, make):
             continue
         basis = [by_id[s] for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome", "revise")]
         scoped = reading.says_scoped(e.summary) or any(reading.says_scoped(b.summary) for b in basis)
-        if not scoped:
+        ungoverned_user = e.fields["made_by"] == "user" and e.fields["governance"] == "none"
+        if not scoped and not ungoverned_user:
             continue
         key = " ".join(e.fields["target"].split()).casefold()
         if any(pos[r] > pos[e.id] for r in revs_of.get(key, ())):
@@ -169,6 +171,17 @@ def _loosening(ctx, make):
         words = ctx.rare(e.id)
         seen_still = [x.id for x in ctx.events[pos[e.id] + 1:] if x.kind == "observe" and order[x.session] > here
                       and reading.says_again(x.summary) and len(words & ctx.rare(x.id)) >= 2]
+        if ungoverned_user and not scoped:
+            out.append(make(
+                "HALO-R7", [e.id, *[u for u in ctx.used_by.get(e.id, ())][:3]],
+                f"The user loosened “{e.fields['target']}” with governance=none: nothing bounds it and nothing puts it "
+                "back.", "medium", e,
+                "A safeguard was lifted with no bound or end, so everything after it runs without that limit; the "
+                "trace shows no decision to keep it that way.",
+                f"Confirm with the user whether “{e.fields['target']}” stays loosened, and log a bound or an end date "
+                "(a revise naming it).",
+            ))
+            continue
         if not (standing or late or seen_still):
             continue
         exe = any(by_id[u].fields["form"] == "execution" for u in late)
