@@ -104,6 +104,26 @@ WALK: dict[str, dict[str, tuple[list[str], int]]] = {
         "unknown agent": (["--agent", "nobody"], 2),
         "bad argument": (["--json", "yes"], 2),
     },
+    "merge": {
+        "missing root": (["--agent", "demo", "main2"], 1),
+        "unknown agent": (["--agent", "nobody", "main2"], 1),
+        "bad argument": (["--agent", "demo", "main2", "--format", "xml"], 2),
+    },
+    "history": {
+        "missing root": (["--agent", "demo", "e1"], 1),
+        "unknown agent": (["--agent", "nobody", "e1"], 1),
+        "bad argument": (["--agent", "demo", "E1"], 2),
+    },
+    "blame": {
+        "missing root": (["--agent", "demo", "--target", "tone"], 1),
+        "unknown agent": (["--agent", "nobody", "--target", "tone"], 1),
+        "bad argument": (["--agent", "demo"], 2),
+    },
+    "beliefs": {
+        "missing root": (["--agent", "demo"], 1),
+        "unknown agent": (["--agent", "nobody"], 1),
+        "bad argument": (["--agent", "demo", "--at", "e0"], 2),
+    },
     "site": {  # --out in the test's folder: a site that did build must not land in the working directory
         "missing root": (["--out", "{base}/site-missing"], 1),
         "unknown agent": (["--agent", "nobody", "--out", "{base}/site-unknown"], 1),
@@ -111,7 +131,8 @@ WALK: dict[str, dict[str, tuple[list[str], int]]] = {
     },
 }
 
-READING = {"agents", "trace", "report", "diff", "branch", "push", "check", "verify", "export", "site", "revisions", "approve"}  # pull: says to clone
+READING = {"agents", "trace", "report", "diff", "branch", "push", "check", "verify", "export", "site", "revisions", "approve",
+           "history", "blame", "beliefs", "merge"}  # pull: says to clone
 
 
 @pytest.fixture(scope="module")
