@@ -84,12 +84,16 @@ class Halo:
         self.session = session or new_session_label()
         self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
         self._syncer: Syncer | None = None
+        self._sealer: seals.Sealer | None = None
 
     @property
     def root(self):
         return self.store.root
 
     def close(self) -> None:
+        if self._sealer is not None:  # seal the last sessions first, so a push below carries the seals
+            self._sealer.close()
+            self._sealer = None
         if self._syncer is not None:  # push what is pending first (bounded by the push timeout)
             self._syncer.close()
             self._syncer = None
@@ -170,6 +174,8 @@ class Halo:
         committed = repo.append(branch, build, clock=fixed is None)
         if self._syncer is not None:
             self._syncer.appended(agent, branch, session)
+        if self._sealer is not None:
+            self._sealer.appended(agent, branch, session, committed.commit)
         reply = logged_reply(committed.event)
         if reading and committed.event.time != reading[0]:
             behind = "1971, the earliest time HALO dates" if committed.event.time == EARLIEST else f"e{committed.event.number - 1}, the event before"
@@ -624,6 +630,16 @@ class Halo:
         rules = retention.load_policy(policy)
         log = self.event_log(agent, branch)
         return retention.plan(rules, log.events, clock_time(self.clock()), agent, log.branch)
+
+    def start_sealing(self, *, sign: str | None = None, key: str | None = None, name: str | None = None,
+                      email: str | None = None, log: Callable[[str], None] | None = None) -> "seals.Sealer":
+        """Seal each agent's branch at every session end from now on, and at ``close`` (``serve --seal-every-session``)."""
+        if self._sealer is not None:
+            raise InvalidCall("this Halo already seals every session")
+        signer = signing.signer_for(sign, key)
+        identity = _person(name, email, required=signer is not None, what="sealer") or seals.DEFAULT_SEALER
+        self._sealer = seals.Sealer(self.root, identity, signer, log)
+        return self._sealer
 
     def witness(self, agent: str, other: str, branch: str | None = None, *, allowed_signers: str | None = None,
                 gpg_keyring: str | None = None) -> "witness.Witnessed":

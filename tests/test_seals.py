@@ -188,3 +188,23 @@ def test_verify_against_a_witness_shows_a_rewrite_on_either_side(root, tmp_path)
     r = verify(root, "--against", str(witness))
     assert r.returncode == 1
     assert "part at e2" in r.stderr and "no signed erasure record maps one to the other" in r.stderr
+
+
+def test_serve_seals_every_session_end_and_on_shutdown(root, tmp_path, keys):
+    from tests.raw_mcp import RawServer, result_payload
+
+    server = RawServer(root, "--agent", AGENT, "--seal-every-session", "--seal-sign", "ssh", "--seal-key", str(keys["alice"]),
+                       "--seal-by", "Alice", "--seal-email", "alice@example.com", stderr=tmp_path / "serve.log")
+    assert server.initialize() is not None
+    for session, n in (("morning", 2), ("evening", 3)):
+        for i in range(n):
+            is_error, reply = result_payload(server.call("halo_observe", {"summary": f"{session} {i}", "session": session}))
+            assert not is_error, reply
+    assert server.close() == 0
+    refs = git(repo(root), "for-each-ref", "--format=%(refname)", "refs/halo/seals/main").stdout.split()
+    assert [r.split("/")[-1].split("-")[0] for r in refs] == ["e2", "e5"], (refs, (tmp_path / "serve.log").read_text())
+    for ref in refs:
+        git(repo(root), "-c", f"gpg.ssh.allowedSignersFile={keys['allowed']}", "verify-tag", ref)
+    r = verify(root, "--allowed-signers", str(keys["allowed"]))
+    assert r.returncode == 0 and r.stdout.count("signature good (alice@example.com)") == 2, r.stdout + r.stderr
+    assert "end of session morning" in git(repo(root), "cat-file", "-p", refs[0]).stdout

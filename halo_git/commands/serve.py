@@ -76,6 +76,13 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--push-every", type=positive_int, default=EVERY, metavar="N", help=f"with --push: push after N events even mid-session (default {EVERY})")
     p.add_argument("--push-idle", type=positive_float, default=IDLE, metavar="S", help=f"with --push: a session counts as ended after S seconds without an event (default {IDLE:g})")
+    p.add_argument("--seal-every-session", action="store_true",
+                   help="seal each agent's branch (refs/halo/seals/<branch>/, see halo-git seal) when one of its sessions "
+                   "ends (the agent logs under a new session label) and on shutdown")
+    p.add_argument("--seal-sign", choices=("ssh", "gpg"), help="with --seal-every-session: sign the seals with the server's key")
+    p.add_argument("--seal-key", metavar="KEY", help="with --seal-sign: SSH private key file or GPG key id (default: git config user.signingkey)")
+    p.add_argument("--seal-by", metavar="NAME", help="with --seal-every-session: the sealer's name (default: git config user.name)")
+    p.add_argument("--seal-email", metavar="ADDR", help="with --seal-every-session: the sealer's email (default: git config user.email)")
     p.add_argument("--push-timeout", type=positive_float, default=TIMEOUT, metavar="S", help=f"with --push: give up one push after S seconds (default {TIMEOUT:g})")
     p.set_defaults(run=run)
 
@@ -95,8 +102,13 @@ def run(args) -> int:
                           "--transport http only")
     if not args.push and (args.push_every, args.push_idle, args.push_timeout) != (EVERY, IDLE, TIMEOUT):
         raise InvalidCall("--push-every, --push-idle and --push-timeout go with --push REMOTE")
+    if not args.seal_every_session and (args.seal_sign or args.seal_key or args.seal_by or args.seal_email):
+        raise InvalidCall("--seal-sign, --seal-key, --seal-by and --seal-email go with --seal-every-session")
     with open_halo(args, fsync=args.fsync) as halo:
         halo.require_branch(args.agent, args.branch)
+        if args.seal_every_session:
+            halo.start_sealing(sign=args.seal_sign, key=args.seal_key, name=args.seal_by, email=args.seal_email,
+                               log=None if args.quiet else _log)
         if args.push:
             halo.start_push(args.push, every=args.push_every, idle=args.push_idle, timeout=args.push_timeout, log=_log)
             signal.signal(signal.SIGTERM, _terminate)  # a service manager's stop: push what is pending first
