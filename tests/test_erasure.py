@@ -105,7 +105,11 @@ def test_redaction_removes_the_text_and_verify_accepts_the_signed_record(small, 
     fsck_clean(repo(root))
     shown = run_cli("trace", "--agent", AGENT, "--limit", "200", root=root).stdout.splitlines()[19]
     assert shown.startswith("e20 [s0] observe: [redacted ") and "by Alice: erasure request of the person]" in shown
-    # later commits keep their trees but for the redacted file
+    exported = [json.loads(line) for line in run_cli("export", "--agent", AGENT, root=root).stdout.splitlines()]
+    assert exported[19]["summary"] == shown.split("observe: ", 1)[1] and exported[19]["id"] == "e20"
+    report = run_cli("report", "--agent", AGENT, root=root).stdout
+    assert SECRET not in report
+    # the branch holds the re-created history (verify --against below compares it tree by tree)
     new_head = git(repo(root), "rev-parse", "main").stdout.strip()
     assert new_head != old_head
     v = run_cli("verify", "--agent", AGENT, "--allowed-signers", str(keys["allowed"]), root=root)
