@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
+from .diagnosis import approved_revision
 from .errors import InvalidCall
 from .model import KINDS, MAX_SESSION, Draft, Event, check_call, merge_origin, resolve
 
@@ -131,11 +132,9 @@ def target_key(target: str) -> str:
 
 
 def is_approval(e: Event, by_id: dict[str, Event]) -> bool:
-    """A user's approval of an earlier revision of the same target (what ``approve`` writes)."""
-    if e.kind != "revise" or e.fields.get("made_by") != "user" or e.fields.get("governance") != "approved" or len(e.uses) != 1:
-        return False
-    named = by_id.get(e.uses[0])
-    return named is not None and named.kind == "revise" and target_key(named.fields["target"]) == target_key(e.fields["target"])
+    """A user's approval of an earlier revision of the same target: an approval, not a
+    version of its own (the diagnosis' and the revision audit's one rule, ``approved_revision``)."""
+    return approved_revision(e, by_id) is not None
 
 
 def _brief(e: Event, commit: str | None = None) -> dict[str, Any]:
@@ -365,8 +364,9 @@ def beliefs(events: Sequence[Event], approvals: dict[str, str] | None = None) ->
             latest[target_key(e.fields["target"])] = e
     approved_by: dict[str, list[str]] = {}
     for e in events:
-        if is_approval(e, by_id):
-            approved_by.setdefault(e.uses[0], []).append(e.id)
+        approved = approved_revision(e, by_id)
+        if approved is not None:
+            approved_by.setdefault(approved, []).append(e.id)
     rules = []
     for e in sorted(latest.values(), key=lambda x: x.number):
         later = named_by.get(e.id, [])

@@ -164,13 +164,13 @@ def test_on_the_demo(tmp_path):
     assert h["event"]["summary"] == "remind 50 minutes before appointments instead of at a fixed hour"
     assert shape(h["rests_on"]) == [("e11", [("e10", [("e8", []), ("e9", [("e2", [("e1", [])]), ("e6", [("e5", [])])])])])]
     assert [(n["id"], n["via"]) for n in h["rested_on_by"]] == [("e18", "e13"), ("e19", "e18"), ("e20", "e13")]
-    assert [v["id"] for v in h["target_versions"]] == ["e7", "e13", "e20"]
+    assert [v["id"] for v in h["target_versions"]] == ["e7", "e13"]  # e20 approves e13 (it names the user's answer, e19)
     assert [(a["id"], a["approval"]) for a in h["approvals"]] == [("e20", "claimed")]
     b = cli_json(root, "beliefs", agent="demo")
     assert [m["id"] for m in b["memories"]] == ["e2", "e17"]  # e6 became the rule e7
-    assert [(r["id"], r["approval"]) for r in b["rules"]] == [("e20", "claimed")]
+    assert [(r["id"], r["approval"], r["approved_by"]) for r in b["rules"]] == [("e13", "claimed", ["e20"])]
     blame = cli_json(root, "blame", "--target", "reminder timing rule", agent="demo")
-    assert [v["id"] for v in blame["versions"]][:2] == ["e7", "e13"]
+    assert [(v["id"], v["approved_by"]) for v in blame["versions"]] == [("e7", []), ("e13", ["e20"])]  # the same rule as history
 
 
 def test_pure_functions_need_no_git():
