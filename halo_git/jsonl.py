@@ -53,10 +53,12 @@ def parse_lines(lines: Iterable[str], screen: Callable[[str], list[str]] | None 
                 obj = json.loads(raw)
             except ValueError as e:
                 raise InvalidCall(f"not valid JSON ({e.msg})") from None
+            except RecursionError:
+                raise InvalidCall("nested too deeply to be an event (an event is one flat JSON object)") from None
             if not isinstance(obj, dict):
                 raise InvalidCall("each line must be one JSON object (an event)")
             kind = obj.get("kind")
-            if kind not in KINDS:
+            if not isinstance(kind, str) or kind not in KINDS:  # (a list is unhashable)
                 raise InvalidCall(f"'kind' must be one of {', '.join(KINDS)}")
             if "category" in obj and obj["category"] != KINDS[kind].category:
                 raise InvalidCall(f"'category' {quoted(obj['category'])} does not match kind {kind!r} ({KINDS[kind].category})")

@@ -380,3 +380,45 @@ def test_refusals_never_echo_a_secret(root):
             assert s[4:16] not in text, text
         assert "withheld" in text, text
     assert not (root / "demo.git").exists()
+
+
+# -- one message, never a traceback -------------------------------------------------------
+
+
+from tests.test_hostile_remote import remote  # noqa: E402,F401  (a fixture: a bare remote holding e1)
+
+
+def test_a_remote_branch_named_in_bytes_that_are_not_utf8_gives_one_message(tmp_path, remote):
+    """A remote holding a branch whose name is not UTF-8: clone refuses it in one
+    message and creates nothing, pull of another branch and site --remote work or
+    refuse cleanly (before: a UnicodeDecodeError traceback)."""
+    bare, _ = remote
+    local = tmp_path / "local"
+    assert run_cli("clone", str(bare), "--agent", "demo", root=local).returncode == 0
+    heads = bare / "refs" / "heads"
+    git(bare, "update-ref", "refs/heads/tmp-name", "main")
+    os.rename(heads / "tmp-name", os.fsencode(heads) + b"/bad\xff\xfe")
+    assert b"bad\xff\xfe" in subprocess.run(["git", "--git-dir", str(bare), "for-each-ref"], capture_output=True).stdout
+    fresh = tmp_path / "fresh"
+    runs = {
+        "clone": run_cli("clone", str(bare), "--agent", "demo", root=fresh),
+        "pull": run_cli("pull", "--agent", "demo", str(bare), root=local),
+        "site": run_cli("site", "--remote", f"demo={bare}", "--out", str(tmp_path / "site"), root=tmp_path / "siteroot"),
+    }
+    for name, r in runs.items():
+        assert "Traceback" not in r.stderr and "Error:" not in r.stderr, (name, r.stderr)
+        assert r.returncode in (0, 1, 2), (name, r.returncode)
+    assert runs["clone"].returncode != 0 and "is not UTF-8 text" in runs["clone"].stderr
+    assert "\\xff\\xfe" in runs["clone"].stderr and not (fresh / "demo.git").exists()
+    assert runs["pull"].returncode == 0, runs["pull"].stderr
+
+
+def test_an_import_line_nested_100000_deep_gives_one_message(root, tmp_path):
+    for line in ("[" * 100_000 + "]" * 100_000, '{"kind": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                 '{"kind": ["observe"], "summary": "x"}'):
+        f = tmp_path / "deep.jsonl"
+        f.write_text(line + "\n", encoding="utf-8")
+        r = run_cli("import", str(f), "--agent", "demo", root=root)
+        assert r.returncode == 2 and r.stderr.startswith("halo-git: error: line 1: "), r.stderr[-300:]
+        assert "Traceback" not in r.stderr and "nothing was imported" in r.stderr
+    assert not (root / "demo.git").exists()

@@ -190,7 +190,7 @@ def pull(repo: AgentRepo, url: str, branch: str = DEFAULT_BRANCH, into: str | No
             refs = _fetch_into(local, url, store, remote_ref, old, shown, repo.agent, also=snapshot.cache_ref(branch), evidence_of=branch)
             new = refs.get(remote_ref)
             if new is None:
-                names = sorted(r[len(_HEADS):].decode() for r, s in refs.items() if r.startswith(_HEADS) and s)
+                names = sorted(_shown_name(r) for r, s in refs.items() if r.startswith(_HEADS) and s)
                 raise NotFound(f"{shown} has no branch '{branch}'; its branches: {', '.join(names) or 'none (an empty repository)'}")
             if old == new:
                 _adopt(store, repo.path / "objects")  # at most the travelling cache's and the evidence's objects
@@ -263,16 +263,17 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
                 raise NotFound(f"{shown} holds no branches; push one there first: {_cmd('push', '--agent', agent, shown)}")
             done, known = [], {}
             for ref, sha in sorted(heads.items()):
-                name = ref[len(_HEADS):].decode("utf-8", "replace")
                 try:
+                    name = ref[len(_HEADS):].decode("utf-8")
                     branch_ref(name)
-                except InvalidCall as e:
-                    raise InvalidCall(f"refused: {shown} has a branch HALO cannot hold ({e}); no repository was created") from None
-                _check_clone_branch(local.object_store, sha, agent, known, shown, ref[len(_HEADS):].decode())
+                except (InvalidCall, UnicodeDecodeError) as e:
+                    why = e if isinstance(e, InvalidCall) else f"the name {_shown_name(ref)} is not UTF-8 text"
+                    raise InvalidCall(f"refused: {shown} has a branch HALO cannot hold ({why}); no repository was created") from None
+                _check_clone_branch(local.object_store, sha, agent, known, shown, name)
                 local.refs.set_if_equals(ref, ZERO_SHA, sha)
                 _take_cache(local, name, result.refs.get(snapshot.cache_ref(name)))
                 _take_evidence(local, result.refs, name, name, agent)
-                done.append(_transfer(agent, ref[len(_HEADS):].decode(), shown, None, sha, local.object_store))
+                done.append(_transfer(agent, name, shown, None, sha, local.object_store))
             wanted = branch_ref(head)
             if wanted != branch_ref(DEFAULT_BRANCH) or wanted not in heads:
                 local.refs.set_symbolic_ref(b"HEAD", wanted if wanted in heads else sorted(heads)[0])
@@ -282,6 +283,12 @@ def clone(root: str | os.PathLike[str], agent: str, url: str, head: str = DEFAUL
         return done
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _shown_name(ref: bytes) -> str:
+    """A remote branch's name for a message: bytes that are not UTF-8 shown escaped."""
+    name = ref[len(_HEADS):] if ref.startswith(_HEADS) else ref
+    return "'" + name.decode("utf-8", "backslashreplace")[:80] + "'"
 
 
 def fetch_into_root(root: str | os.PathLike[str], agent: str, url: str) -> list[Transfer]:
@@ -302,8 +309,15 @@ def fetch_into_root(root: str | os.PathLike[str], agent: str, url: str) -> list[
         client, path = _client(local, url, "pull")
         with _transport_errors(_redact(url)):
             refs = client.get_refs(path).refs
-        names = sorted(r[len(_HEADS):].decode() for r, s in refs.items() if r.startswith(_HEADS) and s)
-        return [pull(repo, url, name) for name in names]
+        names = []
+        for r, s in refs.items():
+            if r.startswith(_HEADS) and s:
+                try:
+                    names.append(r[len(_HEADS):].decode("utf-8"))
+                except UnicodeDecodeError:
+                    raise InvalidCall(f"refused: {_redact(url)} has a branch HALO cannot hold (the name {_shown_name(r)} "
+                                      "is not UTF-8 text); nothing was pulled") from None
+        return [pull(repo, url, name) for name in sorted(names)]
 
 
 # -- ancestry over event commits ---------------------------------------------------------
