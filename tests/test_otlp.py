@@ -1,7 +1,9 @@
 """OTLP export checked with the OpenTelemetry protobuf definitions (``opentelemetry-proto``):
-the JSON parses into an ``ExportTraceServiceRequest``; one trace per session, one span per
-event, parents and links from about/uses, GenAI and halo.* attributes, ids stable across
-exports; and a local OTLP/HTTP receiver gets the same spans from ``--endpoint``."""
+the JSON parses into an ``ExportTraceServiceRequest`` and the protobuf bytes decode to the
+same one; one trace per session under one ``invoke_agent`` root span, one span per event,
+parents and links from about/uses, GenAI and halo.* attributes, ids stable across exports;
+and a local OTLP/HTTP receiver gets the same spans from ``--endpoint``, with the headers,
+endpoint and protocol the OpenTelemetry environment variables name."""
 
 from __future__ import annotations
 
@@ -15,8 +17,9 @@ import pytest
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from halo_git.formats.otlp import export_request, span_id, trace_id, unix_nano
-from halo_git.formats.otlp_http import traces_url
+from halo_git.formats.otlp import export_request, session_span_id, span_id, trace_id, unix_nano
+from halo_git.formats.otlp_http import endpoint_from, headers_from, protocol_from, traces_url
+from halo_git.formats.otlp_proto import encode_request, partial_success
 from halo_git.errors import InvalidCall
 from tests.conftest import run_cli
 from tests.test_atif import scenario
@@ -62,7 +65,10 @@ def test_export_parses_as_otlp_with_traces_spans_parents_and_links(halo):
     assert attrs(rs.resource.attributes) == {"service.name": "demo", "halo.agent": "demo", "halo.branch": "main", "halo.head": log.head}
     [ss] = rs.scope_spans
     assert (ss.scope.name, ss.scope.version) == ("halo-git", "0.1.0")
-    spans = {attrs(s.attributes)["halo.id"]: s for s in ss.spans}
+    roots = {attrs(s.attributes)["session.id"]: s for s in ss.spans if "halo.id" not in attrs(s.attributes)}
+    assert list(roots) == ["day1", "day2"]  # one invoke_agent root per session, first
+    assert [s.name for s in ss.spans[:2]] == ["invoke_agent demo", "invoke_agent demo"]
+    spans = {attrs(s.attributes)["halo.id"]: s for s in ss.spans[2:]}
     assert list(spans) == [f"e{i}" for i in range(1, 11)]  # one span per event, commit order
     by_trace = {}
     for s in ss.spans:
@@ -77,7 +83,19 @@ def test_export_parses_as_otlp_with_traces_spans_parents_and_links(halo):
 
     def parent(i):
         p = spans[i].parent_span_id
-        return next((j for j, s in spans.items() if s.span_id == p), None) if p else None
+        if p == roots[attrs(spans[i].attributes)["session.id"]].span_id:
+            return None  # the session's root: no event of the session is its basis
+        return next(j for j, s in spans.items() if s.span_id == p)
+
+    for session, root in roots.items():
+        assert root.parent_span_id == b"" and root.span_id == bytes.fromhex(session_span_id("demo", "main", session))
+        assert attrs(root.attributes) == {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "demo",
+                                          "gen_ai.conversation.id": session, "session.id": session,
+                                          "halo.session": session, "halo.branch": "main"}
+        children = [s for s in spans.values() if s.trace_id == root.trace_id]
+        assert root.start_time_unix_nano == min(s.start_time_unix_nano for s in children)
+        assert root.end_time_unix_nano == max(s.end_time_unix_nano for s in children)
+        assert all(s.parent_span_id for s in children)  # one root per trace
 
     def links(i):
         return [(next(j for j, s in spans.items() if s.span_id == link.span_id), attrs(link.attributes)["halo.link"],
@@ -90,13 +108,12 @@ def test_export_parses_as_otlp_with_traces_spans_parents_and_links(halo):
     assert parent("e5") is None and links("e5") == [("e2", "uses", False)]  # cross-session recall: a link to day1's trace
     assert parent("e7") == "e6" and links("e7") == [("e5", "uses", True)]  # about first, uses as a link
     assert parent("e8") is None and links("e8") == [("e3", "about", False)]  # outcome about a day1 act
-    assert parent("e10") is None  # an act with no basis is a root span of its trace
+    assert parent("e10") is None  # an act with no basis hangs under the session's root
 
     e3 = attrs(spans["e3"].attributes)
-    assert spans["e3"].name == "execute_tool halo_act"
+    assert spans["e3"].name == "halo_act"  # no tool call claimed: the event names no tool
     assert e3 == {
-        "gen_ai.agent.name": "demo", "gen_ai.conversation.id": "day1", "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": "halo_act", "gen_ai.tool.call.id": "e3",
+        "gen_ai.agent.name": "demo", "gen_ai.conversation.id": "day1", "session.id": "day1",
         "halo.id": "e3", "halo.kind": "act", "halo.category": "Action", "halo.agent": "demo", "halo.session": "day1",
         "halo.summary": "set the reminder", "halo.uses": ["e1", "e2"], "halo.trigger": "request", "halo.form": "execution",
         "halo.channels": ["S→A", "M→A"], "halo.branch": "main",
@@ -117,7 +134,7 @@ def test_ids_are_stable_and_differ_by_branch_and_agent(halo):
     b = export_request(log.events, agent="demo", branch="prompt-v2", head=log.head)
     ids_a = {s["spanId"] for s in a["resourceSpans"][0]["scopeSpans"][0]["spans"]}
     ids_b = {s["spanId"] for s in b["resourceSpans"][0]["scopeSpans"][0]["spans"]}
-    assert len(ids_a) == 10 and not ids_a & ids_b
+    assert len(ids_a) == 12 and not ids_a & ids_b  # 10 events and 2 session roots
     assert span_id("demo", "main", "e1") != span_id("other", "main", "e1")
 
 
@@ -134,11 +151,13 @@ class Receiver:
 
     def __init__(self, reply: dict | None = None, status: int = 200):
         received = self.received = []
+        received_headers = self.headers = []
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 received.append((self.path, self.headers["Content-Type"], body))
+                received_headers.append(dict(self.headers))
                 data = json.dumps(reply or {}).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -171,10 +190,10 @@ def test_cli_prints_otlp_and_posts_the_same_spans_to_a_collector(root, halo):
     with Receiver() as rx:
         r = run_cli("export", "--agent", "demo", "--format", "otlp", "--endpoint", rx.url, root=root)
         assert r.returncode == 0, r.stderr
-        assert r.stdout == "" and f"posted 10 spans to {rx.url}/v1/traces" in r.stderr
+        assert r.stdout == "" and f"posted 12 spans to {rx.url}/v1/traces (http/protobuf)" in r.stderr
         [(path, ctype, body)] = rx.received
-    assert (path, ctype) == ("/v1/traces", "application/json")
-    assert parse(body) == expected
+    assert (path, ctype) == ("/v1/traces", "application/x-protobuf")  # the OpenTelemetry exporters' default
+    assert ExportTraceServiceRequest.FromString(body) == expected
 
 
 def test_cli_reports_collector_errors(root, halo):
@@ -182,7 +201,7 @@ def test_cli_reports_collector_errors(root, halo):
     with Receiver({"partialSuccess": {"rejectedSpans": "3", "errorMessage": "spans too old"}}) as rx:
         r = run_cli("export", "--agent", "demo", "--format", "otlp", "--endpoint", rx.url + "/custom/path", root=root)
         assert rx.received[0][0] == "/custom/path"  # a URL with a path is used as given
-    assert r.returncode == 1 and "rejected 3 of 10 spans: spans too old" in r.stderr
+    assert r.returncode == 1 and "rejected 3 of 12 spans: spans too old" in r.stderr
     with Receiver(status=404) as rx:
         r = run_cli("export", "--agent", "demo", "--format", "otlp", "--endpoint", rx.url, root=root)
     assert r.returncode == 1 and "answered HTTP 404" in r.stderr
@@ -197,3 +216,59 @@ def test_cli_reports_collector_errors(root, halo):
     with pytest.raises(InvalidCall):
         traces_url("ftp://x")
     assert traces_url("https://c.example:4318/") == "https://c.example:4318/v1/traces"
+
+
+def test_protobuf_bytes_decode_to_the_same_request_as_the_json(halo):
+    scenario(halo)
+    log = halo.event_log("demo")
+    request = export_request(log.events, agent="demo", branch="main", head=log.head, exporter_version="0.1.0")
+    decoded = ExportTraceServiceRequest.FromString(encode_request(request))
+    assert decoded == parse(request)
+    assert len(decoded.resource_spans[0].scope_spans[0].spans) == 12
+
+
+def test_partial_success_is_read_from_a_protobuf_response():
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+    reply = ExportTraceServiceResponse()
+    reply.partial_success.rejected_spans = 4
+    reply.partial_success.error_message = "too old"
+    assert partial_success(reply.SerializeToString()) == (4, "too old")
+    assert partial_success(ExportTraceServiceResponse().SerializeToString()) == (0, "")
+    assert partial_success(b"\xff") == (0, "")  # unreadable: no claim of rejection
+
+
+def test_opentelemetry_environment_variables(root, halo, tmp_path):
+    """--endpoint without a URL reads OTEL_EXPORTER_OTLP_ENDPOINT (a base, /v1/traces appended),
+    OTEL_EXPORTER_OTLP_HEADERS (percent-decoded) and OTEL_EXPORTER_OTLP_PROTOCOL."""
+    import os
+    import subprocess
+
+    from tests.conftest import PYTHON
+
+    scenario(halo)
+    with Receiver() as rx:
+        env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": rx.url + "/otel",
+               "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Basic%20YW5uOnMzY3JldA==,x-team=halo%2Freview",
+               "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}
+        r = subprocess.run([PYTHON, "-m", "halo_git.cli", "export", "--agent", "demo", "--format", "otlp", "--endpoint",
+                            "--root", str(root)], capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert "YW5u" not in r.stderr  # header values are never printed
+        [(path, ctype, body)] = rx.received
+        [headers] = rx.headers
+    assert (path, ctype) == ("/otel/v1/traces", "application/json")
+    headers = {k.lower(): v for k, v in headers.items()}  # HTTP header names are case-insensitive
+    assert headers["authorization"] == "Basic YW5uOnMzY3JldA==" and headers["x-team"] == "halo/review"
+    assert len(parse(body).resource_spans[0].scope_spans[0].spans) == 12
+    assert endpoint_from({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/custom", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://x"}) \
+        == "http://c:4318/custom"  # the signal's own endpoint is used as given, and wins
+    assert endpoint_from({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/"}) == "http://c:4318/v1/traces"
+    assert headers_from({"OTEL_EXPORTER_OTLP_TRACES_HEADERS": "a=1", "OTEL_EXPORTER_OTLP_HEADERS": "b=2"}) == {"a": "1"}
+    assert protocol_from({}) == "http/protobuf"
+    with pytest.raises(InvalidCall, match="neither is set"):
+        endpoint_from({})
+    with pytest.raises(InvalidCall, match="gRPC is not"):
+        protocol_from({"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"})
+    with pytest.raises(InvalidCall, match="without '='"):
+        headers_from({"OTEL_EXPORTER_OTLP_HEADERS": "Authorization"})

@@ -40,15 +40,18 @@ def add_parser(sub) -> None:
                    "(DIR must be new or empty) instead of printing")
     p.add_argument("--atif-version", choices=SCHEMA_VERSIONS, default=SCHEMA_VERSION,
                    help=f"atif only: schema version to write (default: {SCHEMA_VERSION})")
-    p.add_argument("--endpoint", metavar="URL", help="otlp only: post the spans to this OTLP/HTTP collector "
-                   "(e.g. http://localhost:4318; /v1/traces is added to a URL without a path) instead of printing")
+    p.add_argument("--endpoint", metavar="URL", nargs="?", const="",
+                   help="otlp only: post the spans to this OTLP/HTTP collector instead of printing (e.g. "
+                   "http://localhost:4318; /v1/traces is added to a URL without a path); without URL, the one "
+                   "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT names. Headers from "
+                   "OTEL_EXPORTER_OTLP_HEADERS, protocol from OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, the default, or http/json)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     if args.out and args.format != "atif":
         raise InvalidCall("--out applies to --format atif; for jsonl or otlp redirect stdout to a file")
-    if args.endpoint and args.format != "otlp":
+    if args.endpoint is not None and args.format != "otlp":
         raise InvalidCall("--endpoint applies to --format otlp; add --format otlp or drop --endpoint")
     with open_halo(args) as h:
         h.require_agent(args.agent)
@@ -59,7 +62,7 @@ def run(args) -> int:
         log = h.event_log(args.agent)
     if args.format == "otlp":
         request = export_request(log.events, agent=args.agent, branch=log.branch, head=log.head, exporter_version=__version__)
-        if args.endpoint:
+        if args.endpoint is not None:
             from ..formats.otlp_http import post
 
             print(post(args.endpoint, request), file=sys.stderr)

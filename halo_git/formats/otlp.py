@@ -5,23 +5,26 @@ by ``commands/export.py`` (``halo-git export --format otlp``); the optional post
 to a collector lives in ``formats/otlp_http.py``. The mapping is documented on
 the docs' Interop page:
 
-* one trace per session, one span per event, all spans of kind INTERNAL, in
-  commit order under one resource (``service.name`` = the agent) and one
-  instrumentation scope (``halo-git``);
+* one trace per session, rooted in one ``invoke_agent <agent>`` span (the GenAI
+  agent-invocation span: ``gen_ai.operation.name`` = ``invoke_agent``, from the
+  session's first event to its last), then one span per event, all of kind
+  INTERNAL, in commit order under one resource (``service.name`` = the agent)
+  and one instrumentation scope (``halo-git``);
 * ids are derived, not random: the trace id hashes agent, branch and session,
   the span id agent, branch and event id, so exporting the same branch twice
   gives the same ids and a collector sees the same spans again, and an event's
   span can be named from another session's trace (links across sessions);
 * the parent of a span is the event's ``about`` act when it is in the same
-  session, else the first event of the same session it names in ``uses``;
-  every other reference (and any reference to another session) is a span link
-  carrying ``halo.link`` = ``about`` or ``uses``;
-* an act is a tool-execution span in the GenAI semantic conventions
-  (``gen_ai.operation.name`` = ``execute_tool``, name ``execute_tool halo_act``,
-  ``gen_ai.tool.name`` = ``halo_act``, ``gen_ai.tool.call.id`` = the event id);
-  it ends at its first outcome of the same session, every other span is a point
-  in time. Every span carries ``gen_ai.agent.name`` and ``gen_ai.conversation.id``
-  (the session), and every field of the event's YAML but ``time`` as ``halo.<key>``.
+  session, else the first event of the same session it names in ``uses``, else
+  the session's root span; every other reference (and any reference to another
+  session) is a span link carrying ``halo.link`` = ``about`` or ``uses``;
+* the GenAI attributes are those the event supports: every span carries
+  ``gen_ai.agent.name``, ``gen_ai.conversation.id`` and ``session.id`` (the
+  session). An act is not claimed as a tool call (``execute_tool``): the event
+  names no tool, and an observer reading this export as evidence must not take
+  the agent's self-report for observed calls. An act ends at its first outcome
+  of the same session, every other event span is a point in time. Every field
+  of the event's YAML but ``time`` is ``halo.<key>``.
 
 OTLP/JSON differs from protobuf's own JSON mapping in two places, both followed
 here: trace and span ids are hex strings, and 64-bit integers are decimal strings.
@@ -38,7 +41,7 @@ from ..model import KINDS, Event
 
 SCOPE_NAME = "halo-git"
 SPAN_KIND_INTERNAL = 1
-ACT_TOOL = KINDS["act"].tool  # "halo_act": the self-report names no tool of its own
+ROOT_OPERATION = "invoke_agent"
 
 
 def trace_id(agent: str, branch: str, session: str) -> str:
@@ -49,6 +52,11 @@ def trace_id(agent: str, branch: str, session: str) -> str:
 def span_id(agent: str, branch: str, event_id: str) -> str:
     """The 16-hex-digit span id of one event of an agent's branch."""
     return hashlib.sha256(f"halo-git span\0{agent}\0{branch}\0{event_id}".encode()).hexdigest()[:16]
+
+
+def session_span_id(agent: str, branch: str, session: str) -> str:
+    """The 16-hex-digit id of a session's root ``invoke_agent`` span."""
+    return hashlib.sha256(f"halo-git session\0{agent}\0{branch}\0{session}".encode()).hexdigest()[:16]
 
 
 def unix_nano(iso: str) -> int:
@@ -72,8 +80,8 @@ def _attrs(pairs: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def span_name(e: Event) -> str:
-    """``execute_tool halo_act`` for an act (the GenAI convention), else the logging tool's name."""
-    return f"execute_tool {ACT_TOOL}" if e.kind == "act" else KINDS[e.kind].tool
+    """The logging tool's name (``halo_act``, ``halo_observe``, …)."""
+    return KINDS[e.kind].tool
 
 
 def export_request(
@@ -87,12 +95,14 @@ def export_request(
         if e.kind == "outcome" and about in by_id and by_id[about].session == e.session:
             end_of.setdefault(about, e.time)
     spans = []
+    sessions: dict[str, list[int]] = {}  # session -> [first start, last end] of its event spans
     for e in events:
         tid = trace_id(agent, branch, e.session)
         about = e.fields.get("about")
         refs = [r for r in e.sources() if r in by_id]  # a dangling id of a damaged trace has no span
         same = {r for r in refs if by_id[r].session == e.session}
         parent = about if about in same else next((r for r in e.uses if r in same), None)
+        parent_span = span_id(agent, branch, parent) if parent is not None else session_span_id(agent, branch, e.session)
         links = [
             {
                 "traceId": trace_id(agent, branch, by_id[ref].session),
@@ -101,25 +111,39 @@ def export_request(
             }
             for ref in refs if ref != parent
         ]
-        attrs: dict[str, Any] = {"gen_ai.agent.name": agent, "gen_ai.conversation.id": e.session}
-        if e.kind == "act":
-            attrs.update({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": ACT_TOOL, "gen_ai.tool.call.id": e.id})
+        attrs: dict[str, Any] = {"gen_ai.agent.name": agent, "gen_ai.conversation.id": e.session, "session.id": e.session}
         attrs.update({f"halo.{k}": v for k, v in e.to_dict().items() if k != "time"})
         attrs["halo.branch"] = branch
         start = unix_nano(e.time)
-        span: dict[str, Any] = {"traceId": tid, "spanId": span_id(agent, branch, e.id)}
-        if parent is not None:
-            span["parentSpanId"] = span_id(agent, branch, parent)
+        end = max(start, unix_nano(end_of[e.id])) if e.id in end_of else start
+        window = sessions.setdefault(e.session, [start, end])
+        window[0], window[1] = min(window[0], start), max(window[1], end)
+        span: dict[str, Any] = {"traceId": tid, "spanId": span_id(agent, branch, e.id), "parentSpanId": parent_span}
         span.update({
             "name": span_name(e),
             "kind": SPAN_KIND_INTERNAL,
             "startTimeUnixNano": str(start),
-            "endTimeUnixNano": str(max(start, unix_nano(end_of[e.id])) if e.id in end_of else start),
+            "endTimeUnixNano": str(end),
             "attributes": _attrs(attrs),
         })
         if links:
             span["links"] = links
         spans.append(span)
+    roots = [
+        {
+            "traceId": trace_id(agent, branch, session),
+            "spanId": session_span_id(agent, branch, session),
+            "name": f"{ROOT_OPERATION} {agent}",
+            "kind": SPAN_KIND_INTERNAL,
+            "startTimeUnixNano": str(start),
+            "endTimeUnixNano": str(end),
+            "attributes": _attrs({"gen_ai.operation.name": ROOT_OPERATION, "gen_ai.agent.name": agent,
+                                  "gen_ai.conversation.id": session, "session.id": session, "halo.session": session,
+                                  "halo.branch": branch}),
+        }
+        for session, (start, end) in sessions.items()
+    ]
+    spans = roots + spans
     resource = {"service.name": agent, "halo.agent": agent, "halo.branch": branch}
     if head:
         resource["halo.head"] = head
