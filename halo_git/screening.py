@@ -115,6 +115,17 @@ _INVISIBLE_RE = re.compile(
 )
 
 
+def first_invisible(text: str) -> str | None:
+    """The first character of ``text`` that shows as nothing or reorders what follows
+    (a default-ignorable code point, a format character), or None."""
+    import unicodedata
+
+    m = _INVISIBLE_RE.search(text)
+    if m:
+        return m.group()
+    return next((c for c in text if unicodedata.category(c) == "Cf"), None)
+
+
 def _fold(text: str) -> str:
     """NFKC with every default-ignorable code point and format character removed.
 

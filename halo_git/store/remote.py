@@ -748,7 +748,8 @@ def _adopt(store: DiskObjectStore, objects: Path) -> None:
         os.replace(pack_dir / name, objects / "pack" / name)
 
 
-_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
+# Up to the authority's last '@': a password may hold a raw '@' (``https://u:p@ss@host``).
+_USERINFO = re.compile(r"(?<=://)[^/?#\s]*@")
 
 
 def _redact(text: str) -> str:

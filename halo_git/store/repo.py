@@ -41,6 +41,7 @@ from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
 from ..model import Event, commit_message, epoch_seconds, from_yaml, not_before, to_yaml
+from ..screening import first_invisible
 from . import limits, locking, maintenance, packread, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, object_id
 from .snapshot import CACHE_DIR
@@ -73,7 +74,8 @@ MAX_BRANCH = 200  # characters; every part of a ref is a file name (255 bytes at
 BRANCH_RULE = (
     f"a branch name is 1-{MAX_BRANCH} characters that Git accepts for a branch (git check-ref-format --branch): "
     "no spaces, control characters or any of ~ ^ : ? * [ \\, no '..', '@{' or '//', no part starting with '.' "
-    "or ending in '.lock', not starting with '-' nor ending in '/' or '.', and not HEAD or @; e.g. prompt-v2"
+    "or ending in '.lock', not starting with '-' nor ending in '/' or '.', and not HEAD or @; no invisible or "
+    "bidirectional characters (U+200B, U+202E, …), which would print a name other than the one stored; e.g. prompt-v2"
 )
 
 
@@ -84,9 +86,12 @@ def branch_ref(branch: str) -> bytes:
             ref = f"refs/heads/{branch}".encode()
         except UnicodeEncodeError:
             ref = b""
-        if ref and check_ref_format(ref) and all(len(part) <= MAX_BRANCH for part in ref.split(b"/")):
+        if ref and check_ref_format(ref) and all(len(part) <= MAX_BRANCH for part in ref.split(b"/")) \
+                and first_invisible(branch) is None:
             return ref
     shown = repr(branch) if not isinstance(branch, str) or len(branch) <= 80 else repr(branch[:80]) + f"… ({len(branch)} characters)"
+    if isinstance(branch, str) and first_invisible(branch) is not None:
+        shown = ascii(branch[:80])  # escaped, so the message shows what is there
     raise InvalidCall(f"invalid branch name {shown}: {BRANCH_RULE}")
 
 
