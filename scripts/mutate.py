@@ -38,7 +38,7 @@ MODULES = {
     "halo_git/markdown.py": ["tests/test_markdown.py"],
     "halo_git/store/verify.py": ["tests/test_verify.py", "tests/test_revisions.py"],
     "halo_git/gate.py": ["tests/test_gate.py", "tests/test_formats.py", "tests/test_accept.py"],
-    "halo_git/accept.py": ["tests/test_accept.py", "tests/test_formats.py"],
+    "halo_git/accept.py": ["tests/test_accept_contract.py", "tests/test_accept.py", "tests/test_formats.py"],
     "halo_git/formats/sarif.py": ["tests/test_gate.py", "tests/test_formats.py"],
     "halo_git/site/home.py": ["tests/test_site_home.py"],
 }

@@ -203,3 +203,23 @@ def test_with_bar_and_unsearched_edit_the_front_matter_only():
 
 def test_nav_is_home_and_the_agents_index():
     assert nav(SITE) == [{"Home": "index.md"}, {"Agents": "agents/index.md"}]
+
+
+def test_empty_figures_show_a_dash_none_and_no_change():
+    quiet = row("quiet", 0, 0, "")
+    previous = Previous(None, "main", {"quiet": quiet})
+    index = render_agents_index(SITE, [quiet], previous)
+    assert "| [quiet](quiet/index.md) | 0 | 0 | — | none ([report](quiet/diagnosis.md)) | 0 | no change |" in index
+    home = render_home(SITE, [quiet], previous)
+    assert "Changes since the previous build are shown in brackets: 0 new agents, 0 agents changed." in home
+
+
+def test_only_pages_under_the_trace_folder_mark_trace():
+    a = agent()
+    site = Site("t", "main", (a,))
+    assert "· [Trace](trace/index.md) ·" in agent_bar(site, a, "agents/alpha/traced.md")  # a sibling named trace…, not a session page
+
+
+def test_with_bar_finds_an_empty_front_matter():
+    assert with_bar("---\n---\n\n# Body\n", "BAR\n") == "---\n---\n\nBAR\n\n# Body\n"
+    assert unsearched("---\n---\n\n# Body\n") == "---\nsearch:\n  exclude: true\n---\n\n# Body\n"
