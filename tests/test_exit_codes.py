@@ -84,6 +84,16 @@ WALK: dict[str, dict[str, tuple[list[str], int]]] = {
         "unknown agent": (["--agent", "nobody", "e1", "--by", "Ann", "--email", "ann@example.com"], 1),
         "bad argument": (["--agent", "demo", "E1", "--by", "Ann", "--email", "ann@example.com"], 2),
     },
+    "seal": {
+        "missing root": (["--agent", "demo", "--by", "Ann", "--email", "ann@example.com"], 1),
+        "unknown agent": (["--agent", "nobody", "--by", "Ann", "--email", "ann@example.com"], 1),
+        "bad argument": (["--agent", "demo", "--sign", "rsa"], 2),
+    },
+    "redact": {
+        "missing root": (["--agent", "demo", "e1", "--reason", "asked", "--by", "Ann", "--email", "ann@example.com"], 1),
+        "unknown agent": (["--agent", "nobody", "e1", "--reason", "asked", "--by", "Ann", "--email", "ann@example.com"], 1),
+        "bad argument": (["--agent", "demo", "E1", "--reason", "asked", "--by", "Ann", "--email", "ann@example.com"], 2),
+    },
     "export": {
         "missing root": (["--agent", "demo"], 1),
         "unknown agent": (["--agent", "nobody"], 1),
