@@ -422,3 +422,32 @@ def test_an_import_line_nested_100000_deep_gives_one_message(root, tmp_path):
         assert r.returncode == 2 and r.stderr.startswith("halo-git: error: line 1: "), r.stderr[-300:]
         assert "Traceback" not in r.stderr and "nothing was imported" in r.stderr
     assert not (root / "demo.git").exists()
+
+
+# -- remote URLs, branch names, clocks --------------------------------------------------------
+
+
+def test_a_password_with_a_raw_at_sign_is_hidden_whole(root):
+    """``http://alice:p@ss-w0rd@host/x.git``: errors, ``halo-push.json`` and ``agents`` show
+    ``http://***@127.0.0.1:9/x.git`` (before: ``***@ss-w0rd@127.0.0.1``)."""
+    assert run_cli("log", "observe", "--agent", "demo", "--summary", "hi", root=root).returncode == 0
+    url = "http://alice:p@ss-w0rd@127.0.0.1:9/x.git"  # port 9: nothing listens, the push fails
+    pushed = run_cli("push", "--agent", "demo", url, root=root)
+    assert pushed.returncode == 1 and "Traceback" not in pushed.stderr
+    agents = run_cli("agents", root=root)
+    state = (root / "demo.git" / "halo-push.json").read_text(encoding="utf-8")
+    for text in (pushed.stderr, agents.stdout + agents.stderr, state):
+        assert "ss-w0rd" not in text and "alice" not in text, text
+        assert "http://***@127.0.0.1:9/x.git" in text, text
+
+
+@pytest.mark.parametrize("name", ["ev\u202eil", "a\u200bb", "main\ufe0f", "x\u2066y"])
+def test_branch_names_with_invisible_or_bidi_characters_are_refused_escaped(root, name):
+    assert run_cli("log", "observe", "--agent", "demo", "--summary", "hi", root=root).returncode == 0
+    before = git(root / "demo.git", "for-each-ref").stdout
+    for args in (("branch", "--agent", "demo", name), ("log", "observe", "--agent", "demo", "--summary", "x",
+                                                        f"--branch={name}")):
+        r = run_cli(*args, root=root)
+        assert r.returncode == 2 and "invalid branch name" in r.stderr and "invisible or bidirectional" in r.stderr
+        assert name not in r.stderr and ascii(name)[1:-1] in r.stderr, r.stderr
+    assert git(root / "demo.git", "for-each-ref").stdout == before
