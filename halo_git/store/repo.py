@@ -1113,14 +1113,22 @@ def storage_error(e: OSError, root: Path, outcome: str) -> HaloError:
     return HaloError(f"could not write {where}: {why}. {outcome[:1].upper()}{outcome[1:]}")
 
 
+# A parent dated further ahead of the clock than this is no clock skew but an explicit
+# far-future time (an import dated 9999-12-31): raising every later reading to it would
+# pin the rest of the branch to that time, so such a floor is not applied.
+CLOCK_AHEAD_LIMIT = 86400  # seconds
+
+
 def in_order(events: list[Event], floor: str | None) -> list[Event]:
     """The clock policy (docs/storage.md, "Time"): an event dated by a clock is
     never dated earlier than the one before it on its branch; an earlier
     reading (a clock set back or behind another writer's) becomes that event's
-    time. ``floor`` is the parent's time (None: the branch's first event)."""
+    time, unless the parent is more than ``CLOCK_AHEAD_LIMIT`` ahead of it.
+    ``floor`` is the parent's time (None: the branch's first event)."""
     out = []
     for event in events:
-        when = not_before(event.time, floor)
+        far = floor is not None and epoch_seconds(floor) - epoch_seconds(event.time) > CLOCK_AHEAD_LIMIT
+        when = event.time if far else not_before(event.time, floor)
         out.append(event if when == event.time else replace(event, time=when))
         floor = when
     return out
