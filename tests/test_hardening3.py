@@ -451,3 +451,18 @@ def test_branch_names_with_invisible_or_bidi_characters_are_refused_escaped(root
         assert r.returncode == 2 and "invalid branch name" in r.stderr and "invisible or bidirectional" in r.stderr
         assert name not in r.stderr and ascii(name)[1:-1] in r.stderr, r.stderr
     assert git(root / "demo.git", "for-each-ref").stdout == before
+
+
+def test_one_event_dated_9999_does_not_pin_later_clock_dated_events(root, tmp_path):
+    """An imported event dated 9999-12-31: the next logged event is dated by the clock, not
+    raised to 9999 (before: every later clock-dated event was pinned there); verify is green."""
+    f = tmp_path / "future.jsonl"
+    f.write_text('{"kind": "observe", "summary": "from the future", "time": "9999-12-31T00:00:00Z"}\n')
+    assert run_cli("import", str(f), "--agent", "demo", root=root).returncode == 0
+    before = time.time()
+    r = run_cli("log", "observe", "--agent", "demo", "--summary", "now", root=root)
+    assert r.returncode == 0 and "Dated" not in r.stdout, r.stdout
+    stamps = git(root / "demo.git", "log", "--format=%ct %s").stdout.splitlines()
+    latest = int(stamps[0].split()[0])
+    assert stamps[0].endswith("e2 observe: now") and before - 5 <= latest <= time.time() + 5, stamps
+    assert run_cli("verify", "--agent", "demo", root=root).returncode == 0
