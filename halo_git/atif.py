@@ -18,12 +18,17 @@ atif --out DIR``.
 Mapping, one trajectory per session (sessions in order of their first event):
 
 * root: ``schema_version`` (``SCHEMA_VERSION`` unless asked for another of ``SCHEMA_VERSIONS``), ``session_id`` (the
-  session label), ``agent`` with ``name`` (the agent) and ``version`` (the
-  branch: on HALO a branch is one setup of the agent, e.g. ``prompt-v2``),
+  session label), ``agent`` with ``name`` (the agent) and ``version``
+  ``unrecorded`` (a HALO event does not say which version of the agent wrote
+  it; the branch, one setup of the agent such as ``prompt-v2``, is under
+  ``extra.halo``),
   ``notes``, ``final_metrics.total_steps`` and ``extra.halo`` (agent, branch,
   head commit, session, the event ids exported);
-* every event is one ``source: "agent"`` step whose ``message`` is the summary
-  and whose ``timestamp`` is the event time; the HALO fields (id, kind,
+* every event is one step whose ``message`` is the summary and whose
+  ``timestamp`` is the event time; its ``source`` is what the event says: an
+  ``observe`` that reports what a person said or asked (``diagnosis.reading``'s
+  ``says_speech``: "user asked: …", "Maren: …") is ``user``, every other step
+  ``agent`` (the agent's own steps, and its account of everything else); the HALO fields (id, kind,
   category, uses, channels and the kind's own fields) go under ``extra.halo``;
 * an ``act`` also carries one tool call whose ``tool_call_id`` is the event id,
   ``function_name`` is ``halo_act`` and ``arguments`` are trigger and form;
@@ -42,10 +47,12 @@ import hashlib
 import re
 from typing import Any, Iterable, Sequence
 
+from .diagnosis.reading import says_speech
 from .errors import InvalidCall
 from .model import KINDS, Event
 
 SCHEMA_VERSION = "ATIF-v1.8"
+UNRECORDED = "unrecorded"  # agent.version: no HALO event says which version of the agent wrote it
 SCHEMA_VERSIONS = ("ATIF-v1.8", "ATIF-v1.7")
 _SAFE_DIR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _STEP_ORDER = ("step_id", "timestamp", "source", "message", "tool_calls", "observation", "extra")
@@ -89,7 +96,7 @@ def _trajectory(events: list[Event], *, agent: str, branch: str, head: str | Non
         step: dict[str, Any] = {
             "step_id": len(steps) + 1,
             "timestamp": e.time,
-            "source": "agent",
+            "source": "user" if e.kind == "observe" and says_speech(e.summary) else "agent",
             "message": e.summary,
         }
         if e.kind == "act":
@@ -103,7 +110,7 @@ def _trajectory(events: list[Event], *, agent: str, branch: str, head: str | Non
     return {
         "schema_version": version,
         "session_id": session,
-        "agent": {"name": agent, "version": branch},
+        "agent": {"name": agent, "version": UNRECORDED},
         "notes": (
             f"HALO trace of agent {agent}, branch {branch}{commit}, session {session}: the agent's own account of its "
             "steps, one step per event. Acts are tool calls named by their event id; outcomes about an act of this "

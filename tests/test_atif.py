@@ -99,7 +99,8 @@ def test_one_valid_trajectory_per_session(halo):
     for t in out:
         validate(t)
         assert t["schema_version"] == SCHEMA_VERSION
-        assert t["agent"] == {"name": "demo", "version": "main"}
+        assert t["agent"] == {"name": "demo", "version": "unrecorded"}  # the branch is no version of the agent
+        assert t["extra"]["halo"]["branch"] == "main"
         assert t["final_metrics"]["total_steps"] == len(t["steps"])
         assert t["extra"]["halo"]["head"] == log.head
     day1, day2 = out
@@ -117,6 +118,9 @@ def test_one_valid_trajectory_per_session(halo):
 
     e1, e3 = day1["steps"][0], day1["steps"][2]
     assert e1["message"] == 'user asked: "remind me at 9:30"\nsecond line ✓'
+    # the source is what the event says: the user's words are the user's step, the rest the agent's
+    assert e1["source"] == "user"
+    assert [s["source"] for t in out for s in t["steps"]][1:] == ["agent"] * 7
     assert e1["timestamp"] == log.events[0].time
     assert e3["tool_calls"] == [{"tool_call_id": "e3", "function_name": "halo_act", "arguments": {"trigger": "request", "form": "execution"}}]
     assert e3["observation"]["results"] == [{

@@ -120,6 +120,7 @@ def verify_branch(repo: AgentRepo, branch: str, allowed_signers: str | None = No
             if branches:
                 raise NotFound(f"agent '{repo.agent}' has no branch '{branch}'; branches: {', '.join(branches)}")
             return Verified(repo.agent, branch, None, 0)
+        _check_plain_git_view(git, repo.agent)
         chain = _first_parent_chain(git.object_store, head, repo.agent, branch)
         try:
             events = check_history(git.object_store, chain, repo.agent)
@@ -294,7 +295,35 @@ def _first_parent_chain(store, head: bytes, agent: str, branch: str) -> list[Com
     return chain
 
 
+def _check_plain_git_view(git: Repo, agent: str) -> None:
+    """Plain ``git`` shows the objects stored, unless replace refs or grafts say
+    otherwise: HALO never writes either, and a history they alter would verify
+    here while ``git log`` shows another one."""
+    replaced = sorted(git.refs.keys(base=b"refs/replace/"))
+    if replaced:
+        raise IntegrityError(
+            f"agent '{agent}' has {len(replaced)} replace ref(s) (refs/replace/{replaced[0].decode('utf-8', 'replace')[:40]}…), "
+            "which make plain git show other objects than the ones stored; HALO never writes them: "
+            "list them with git replace -l and remove them with git replace -d"
+        )
+    grafts = git.controldir() + "/info/grafts"
+    try:
+        with open(grafts, "rb") as f:
+            grafted = any(line.strip() and not line.startswith(b"#") for line in f)
+    except OSError:
+        grafted = False
+    if grafted:
+        raise IntegrityError(
+            f"agent '{agent}' has an info/grafts file, which makes plain git show other parents than the commits "
+            f"store; HALO never writes it: delete {grafts}"
+        )
+
+
 def _check_commit(store, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees") -> Event:
+    if commit._extra or commit.mergetag or commit.encoding is not None:
+        names = [k.decode("utf-8", "replace")[:40] for k, _ in commit._extra] + (["mergetag"] if commit.mergetag else []) \
+            + (["encoding"] if commit.encoding is not None else [])
+        raise _Bad(f"it carries a commit header HALO never writes ({', '.join(names)})")
     path = event_path(number)
     blob_id = _check_tree_change(commit, parent, number, path, trees)
     blob = _read(store, blob_id, f"file {path}", Blob)
