@@ -320,9 +320,9 @@ def _check_plain_git_view(git: Repo, agent: str) -> None:
 
 
 def _check_commit(store, commit: Commit, parent: Commit | None, number: int, agent: str, kinds: list[str], trees: "_Trees") -> Event:
-    if commit._extra or commit.mergetag or commit.encoding is not None:
+    if commit._extra or commit.mergetag or commit.encoding not in (None, b"UTF-8"):
         names = [k.decode("utf-8", "replace")[:40] for k, _ in commit._extra] + (["mergetag"] if commit.mergetag else []) \
-            + (["encoding"] if commit.encoding is not None else [])
+            + (["encoding"] if commit.encoding not in (None, b"UTF-8") else [])
         raise _Bad(f"it carries a commit header HALO never writes ({', '.join(names)})")
     path = event_path(number)
     blob_id = _check_tree_change(commit, parent, number, path, trees)
