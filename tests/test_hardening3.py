@@ -466,3 +466,49 @@ def test_one_event_dated_9999_does_not_pin_later_clock_dated_events(root, tmp_pa
     latest = int(stamps[0].split()[0])
     assert stamps[0].endswith("e2 observe: now") and before - 5 <= latest <= time.time() + 5, stamps
     assert run_cli("verify", "--agent", "demo", root=root).returncode == 0
+
+
+# -- verify sees what plain git shows ----------------------------------------------------------
+
+
+def _three_events(root: Path) -> Path:
+    for i in (1, 2, 3):
+        assert run_cli("log", "observe", "--agent", "demo", "--summary", f"step {i}", root=root).returncode == 0
+    assert run_cli("verify", "--agent", "demo", root=root).returncode == 0
+    return root / "demo.git"
+
+
+def test_verify_is_red_when_git_replace_changes_what_git_shows(root):
+    repo = _three_events(root)
+    e2 = git(repo, "rev-parse", "main~1").stdout.strip()
+    raw = git(repo, "cat-file", "commit", e2).stdout.replace("e2 observe: step 2", "e2 observe: something else")
+    forged = subprocess.run(["git", "--git-dir", str(repo), "hash-object", "-t", "commit", "-w", "--stdin"],
+                            input=raw, capture_output=True, text=True, check=True).stdout.strip()
+    git(repo, "replace", e2, forged)
+    assert "something else" in git(repo, "log", "--format=%s").stdout  # plain git shows the replacement
+    r = run_cli("verify", "--agent", "demo", root=root)
+    assert r.returncode == 1 and "replace ref" in r.stderr and "git replace -d" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_verify_is_red_when_info_grafts_changes_what_git_shows(root):
+    repo = _three_events(root)
+    e3 = git(repo, "rev-parse", "main").stdout.strip()
+    (repo / "info").mkdir(exist_ok=True)
+    (repo / "info" / "grafts").write_text(e3 + "\n")  # e3 shown without parents
+    r = run_cli("verify", "--agent", "demo", root=root)
+    assert r.returncode == 1 and "info/grafts" in r.stderr, r.stderr
+
+
+def test_verify_names_a_commit_with_an_extra_header(root):
+    repo = _three_events(root)
+    e3 = git(repo, "rev-parse", "main").stdout.strip()
+    raw = git(repo, "cat-file", "commit", e3).stdout
+    head, _, body = raw.partition("\n\n")
+    forged = subprocess.run(["git", "--git-dir", str(repo), "hash-object", "-t", "commit", "-w", "--stdin"],
+                            input=head + "\nx-approved-by alice\n\n" + body, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    git(repo, "update-ref", "refs/heads/main", forged, e3)
+    assert git(repo, "fsck", "--full").returncode == 0
+    r = run_cli("verify", "--agent", "demo", root=root)
+    assert r.returncode == 1 and forged[:12] in r.stderr and "x-approved-by" in r.stderr, r.stderr
