@@ -593,8 +593,6 @@ def load_event_file(data: bytes | str) -> Any:
     return eventfile.load(data)
 
 
-
-
 def load_yaml(data: bytes | str) -> Any:
     """Parse YAML with the safe (C) loader; for callers that validate themselves."""
     return yaml.load(data, Loader=_Loader)
