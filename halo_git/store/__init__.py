@@ -56,12 +56,14 @@ class Store:
             return repo
 
     def agents(self) -> list[str]:
-        """Agents that have a repository under the root, sorted."""
+        """Agents that have a repository under the root, sorted. A folder that only
+        looks like one (``x.git`` without ``objects`` and ``refs``, as Git itself
+        requires) is no agent, so it cannot make ``--all`` commands fail for all."""
         if not self.root.is_dir():
             return []
         names = []
         for p in self.root.iterdir():
-            if p.name.endswith(".git") and (p / "HEAD").exists():
+            if p.name.endswith(".git") and (p / "HEAD").is_file() and (p / "objects").is_dir() and (p / "refs").is_dir():
                 name = p.name[: -len(".git")]
                 try:
                     names.append(check_agent_name(name))
