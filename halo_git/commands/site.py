@@ -63,6 +63,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    if str(args.out).startswith("~"):  # quoted, the shell left it alone: it would be a folder named '~'
+        raise InvalidCall(f"--out {str(args.out)[:80]!r} starts with '~', which the shell did not expand (it was quoted); "
+                          "write the path out, e.g. --out \"$HOME/site\"")
     agents = list(args.agent)
     if args.remote:
         root = expand_root(args.root) if args.root else default_root()

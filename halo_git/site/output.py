@@ -27,6 +27,10 @@ from .notfound import portable_404
 
 MARKER = ".halo-site"  # marks a folder halo-git built, and lists what it wrote there
 _MARKER_HEAD = "Built by halo-git site; halo-git may delete and rebuild this folder. It wrote these files:\n"
+# Written while a build runs: the build had proved the folder all its own (``check_out``),
+# so a build killed mid-write leaves a folder the next build may still take back.
+_MARKER_BUILDING = ("A halo-git site build is writing this folder (if this stays, the build was killed); every file in it "
+                    "is halo-git's, which may delete and rebuild it.\n")
 
 
 def template_dir() -> Path:
@@ -150,6 +154,8 @@ def _recorded(out: Path) -> set[str] | None:
         text = (out / MARKER).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    if text.startswith(_MARKER_BUILDING):
+        return set(_contents(out))  # a build killed while writing: all it left is its own
     if not text.startswith(_MARKER_HEAD):
         raise InvalidCall(
             f"{out} was built by an older halo-git that did not list the files it wrote, so a rebuild cannot tell them "
@@ -237,8 +243,7 @@ def build(
     # there after the build (finished or failed) was written by it: the list
     # is brought up to date either way, and a failed build can be retried.
     out.mkdir(parents=True, exist_ok=True)
-    if not (out / MARKER).exists():
-        _record(out)
+    (out / MARKER).write_text(_MARKER_BUILDING, encoding="utf-8")  # until ``_record`` lists what was written
     logger = logging.getLogger("mkdocs")
     if logger.getEffectiveLevel() > logging.WARNING:
         logger.setLevel(logging.WARNING)
