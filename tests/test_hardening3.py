@@ -512,3 +512,66 @@ def test_verify_names_a_commit_with_an_extra_header(root):
     assert git(repo, "fsck", "--full").returncode == 0
     r = run_cli("verify", "--agent", "demo", root=root)
     assert r.returncode == 1 and forged[:12] in r.stderr and "x-approved-by" in r.stderr, r.stderr
+
+
+# -- site builds, broken repositories and paths --------------------------------------------------
+
+
+def test_one_broken_repository_does_not_fail_agents_site_and_push_all(root, tmp_path):
+    """``x.git`` holding only HEAD (not a repository for Git either) beside a real agent:
+    agents, site and push --all serve the real one (before: all three failed for every agent)."""
+    assert run_cli("log", "observe", "--agent", "demo", "--summary", "hi", root=root).returncode == 0
+    (root / "x.git").mkdir()
+    (root / "x.git" / "HEAD").write_text("ref: refs/heads/main\n")
+    agents = run_cli("agents", root=root)
+    assert agents.returncode == 0 and "demo" in agents.stdout, agents.stderr
+    site = run_cli("site", "--out", str(tmp_path / "site"), root=root)
+    assert site.returncode == 0 and (tmp_path / "site" / "agents" / "demo").is_dir(), site.stderr
+    remotes = tmp_path / "remotes"
+    remotes.mkdir()
+    subprocess.run(["git", "init", "-q", "--bare", "--initial-branch=main", str(remotes / "demo.git")], check=True)
+    pushed = run_cli("push", "--all", str(remotes / "{agent}.git"), root=root)
+    assert pushed.returncode == 0, pushed.stderr
+    assert git(remotes / "demo.git", "log", "--format=%s").stdout.strip() == "e1 observe: hi"
+
+
+def test_out_tilde_is_refused_not_created(root, tmp_path):
+    assert run_cli("log", "observe", "--agent", "demo", "--summary", "hi", root=root).returncode == 0
+    for out in ("~", "~/site"):
+        r = subprocess.run([PYTHON, "-m", "halo_git.cli", "site", "--root", str(root), "--out", out],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
+        assert r.returncode == 2 and "did not expand" in r.stderr, r.stderr
+        assert not (tmp_path / "~").exists()
+
+
+def test_a_site_build_killed_mid_write_does_not_block_the_next(root, tmp_path):
+    """SIGKILL while MkDocs writes the site: the next build into the same --out succeeds
+    (before: refused, the files of the killed build not being listed as halo-git's)."""
+    import signal
+
+    lines = "".join(json.dumps({"kind": "observe", "summary": f"step {i}", "session": f"s{i % 40}"}) + "\n"
+                    for i in range(400))
+    (tmp_path / "many.jsonl").write_text(lines)
+    assert run_cli("import", str(tmp_path / "many.jsonl"), "--agent", "demo", root=root).returncode == 0
+    out = tmp_path / "site"
+    killed_mid_write = False
+    for _ in range(5):  # the kill must land while files are being written
+        proc = subprocess.Popen([PYTHON, "-m", "halo_git.cli", "site", "--root", str(root), "--out", str(out)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            if (out / "agents").exists() and sum(1 for _ in out.rglob("*.html")) > 3:
+                os.kill(proc.pid, signal.SIGKILL)
+                break
+            time.sleep(0.005)
+        proc.wait()
+        if proc.returncode == -signal.SIGKILL:
+            killed_mid_write = True
+            break
+    assert killed_mid_write
+    r = run_cli("site", "--out", str(out), root=root)
+    assert r.returncode == 0, r.stderr
+    assert (out / ".halo-site").read_text(encoding="utf-8").startswith("Built by")
+    (out / "notes.txt").write_text("mine")  # files placed later are still protected
+    r = run_cli("site", "--out", str(out), root=root)
+    assert r.returncode == 2 and "notes.txt" in r.stderr
