@@ -56,7 +56,8 @@ those checks.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import yaml
 
@@ -245,9 +246,17 @@ def _double_quoted(s: str) -> str:
     return '"' + _ESCAPED.sub(_escape, s) + '"'
 
 
+_KEY = re.compile(r"[a-z_][a-z0-9_]*\Z")
+_keys: set[str] = set()
+
+
 def _check_key(key: Any) -> str:
-    if not (isinstance(key, str) and re.fullmatch(r"[a-z_][a-z0-9_]*", key)):
+    if key in _keys:
+        return key
+    if not (isinstance(key, str) and _KEY.match(key)):
         raise ValueError(f"event file keys are lower-case names, got {str(key)[:40]!r}")
+    if len(_keys) < 1000:
+        _keys.add(key)
     return key
 
 
@@ -265,25 +274,32 @@ def _atom(value: Any, indent: int, legacy: bool) -> str:
 
 def _mapping(d: Mapping[str, Any], column: int, legacy: bool, out: list[str]) -> None:
     pad = " " * column
+    inner = column + INDENT
     for key, value in d.items():
         key = _check_key(key)
-        if isinstance(value, (list, tuple)):
+        kind = type(value)
+        if kind is str:
+            out.append(f"{pad}{key}: {scalar(value, inner, legacy)}\n")
+        elif kind is list or kind is tuple:
             if not value:
                 out.append(f"{pad}{key}: []\n")
                 continue
             out.append(f"{pad}{key}:\n")
             for item in value:  # a sequence in a mapping is not indented
-                if isinstance(item, (list, tuple, dict)):
+                if type(item) is str:
+                    out.append(f"{pad}- {scalar(item, inner, legacy)}\n")
+                elif isinstance(item, (list, tuple, dict)):
                     raise TypeError("the event file format holds lists of strings, numbers, booleans or null only")
-                out.append(f"{pad}- {_atom(item, column + INDENT, legacy)}\n")
+                else:
+                    out.append(f"{pad}- {_atom(item, inner, legacy)}\n")
         elif isinstance(value, Mapping):
             if not value:
                 out.append(f"{pad}{key}: {{}}\n")
                 continue
             out.append(f"{pad}{key}:\n")
-            _mapping(value, column + INDENT, legacy, out)
+            _mapping(value, inner, legacy, out)
         else:
-            out.append(f"{pad}{key}: {_atom(value, column + INDENT, legacy)}\n")
+            out.append(f"{pad}{key}: {_atom(value, inner, legacy)}\n")
 
 
 def dump(d: Mapping[str, Any], *, legacy: bool = False) -> bytes:
