@@ -95,6 +95,15 @@ def branch_ref(branch: str) -> bytes:
     raise InvalidCall(f"invalid branch name {shown}: {BRANCH_RULE}")
 
 
+def _is_symbolic(repo: Repo, ref: bytes) -> bool:
+    """Whether ``ref`` is a symbolic ref (``ref: refs/heads/…``) rather than a commit id."""
+    try:
+        raw = repo.refs.read_ref(ref)
+    except (KeyError, OSError, ValueError):
+        return False
+    return raw is not None and raw.startswith(b"ref: ")
+
+
 def _read_ref(repo: Repo, ref: bytes) -> bytes | None:
     try:
         return repo.refs.follow(ref)[1]
@@ -975,8 +984,19 @@ class AgentRepo:
         count, last = known
         full = len(log.events) // snapshot.CHUNK * snapshot.CHUNK
         if count > len(log.events):
-            return False  # written from a head this process has not read yet
+            # written from a head this process has not read yet, if a commit here backs
+            # the claim; a count nothing backs (a remote's ref claiming 10**9 events) is replaced
+            return not self._claim_backed(count, last)
         return count < full or log.commit_hints[count - 1] != last
+
+    def _claim_backed(self, count: int, last: str) -> bool:
+        """Whether the commit a cache ref names as its last entry's is here and is e<count>."""
+        repo = self._open(False)
+        try:
+            commit = self._get(repo, last.encode("ascii"))
+            return number_from_message(commit.message) == count
+        except (KeyError, AttributeError, ValueError, UnicodeEncodeError, AssertionError):
+            return False
 
     def _publish(self, log: EventLog) -> None:
         """Write the full chunks of ``log`` under the branch's cache ref: one
@@ -1008,6 +1028,11 @@ class AgentRepo:
         commit.author_time = commit.commit_time = 0
         commit.author_timezone = commit.commit_timezone = 0
         commit.message = snapshot.travel_message(log.branch, full * snapshot.CHUNK, hints[full * snapshot.CHUNK - 1])
+        if _is_symbolic(repo, ref):  # written through, it would move the branch it points at
+            try:
+                os.unlink(self.path / ref.decode())
+            except OSError:
+                return
         old = _read_ref(repo, ref)
         if old == commit.id:
             self._published[log.branch] = (full * snapshot.CHUNK, hints[full * snapshot.CHUNK - 1])
