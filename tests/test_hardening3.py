@@ -575,3 +575,55 @@ def test_a_site_build_killed_mid_write_does_not_block_the_next(root, tmp_path):
     (out / "notes.txt").write_text("mine")  # files placed later are still protected
     r = run_cli("site", "--out", str(out), root=root)
     assert r.returncode == 2 and "notes.txt" in r.stderr
+
+
+# -- hostile cache refs -----------------------------------------------------------------------------
+
+
+def _thousand_and_one(root: Path, tmp_path: Path) -> Path:
+    """An agent with 1,001 events and its travelling cache ref (one full chunk)."""
+    lines = "".join(json.dumps({"kind": "observe", "summary": f"step {i}"}) + "\n" for i in range(1001))
+    (tmp_path / "events.jsonl").write_text(lines)
+    assert run_cli("import", str(tmp_path / "events.jsonl"), "--agent", "demo", root=root).returncode == 0
+    assert run_cli("report", "--agent", "demo", root=root).returncode == 0
+    return root / "demo.git"
+
+
+def test_a_symbolic_cache_ref_cannot_move_the_branch(root, tmp_path):
+    """``refs/halo/cache/main`` made a symbolic ref to ``refs/heads/main``: the next read
+    leaves the branch where it was (before: it wrote the cache commit into the branch)."""
+    repo = _thousand_and_one(root, tmp_path)
+    head = git(repo, "rev-parse", "refs/heads/main").stdout.strip()
+    git(repo, "update-ref", "-d", "refs/halo/cache/main")
+    git(repo, "symbolic-ref", "refs/halo/cache/main", "refs/heads/main")
+    for halo_dir in (repo / "halo",):
+        for f in halo_dir.glob("events-*"):
+            f.unlink()
+    assert run_cli("report", "--agent", "demo", root=root).returncode == 0
+    assert git(repo, "rev-parse", "refs/heads/main").stdout.strip() == head
+    assert git(repo, "log", "-1", "--format=%s", "main").stdout.strip() == "e1001 observe: step 1000"
+    assert git(repo, "symbolic-ref", "-q", "refs/halo/cache/main", check=False).returncode != 0
+    r = run_cli("verify", "--agent", "demo", root=root)
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_remote_cache_ref_claiming_a_billion_events_is_replaced(root, tmp_path):
+    """A remote whose cache ref claims 10**9 events: after clone, the first read replaces
+    the ref and verify is green (before: adopted, never replaced, verify red for good)."""
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    repo = _thousand_and_one(origin, tmp_path)
+    cache = git(repo, "rev-parse", "refs/halo/cache/main").stdout.strip()
+    raw = git(repo, "cat-file", "commit", cache).stdout
+    head, _, _ = raw.partition("\n\n")
+    message = f"HALO parsed-event cache of branch main: e1..e1000000000, e1000000000 at commit {'ab' * 20}\n"
+    forged = subprocess.run(["git", "--git-dir", str(repo), "hash-object", "-t", "commit", "-w", "--stdin"],
+                            input=head + "\n\n" + message, capture_output=True, text=True, check=True).stdout.strip()
+    git(repo, "update-ref", "refs/halo/cache/main", forged)
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "clone", "-q", "--mirror", str(repo), str(bare)], check=True)
+    assert run_cli("clone", str(bare), "--agent", "demo", root=root).returncode == 0
+    assert run_cli("report", "--agent", "demo", root=root).returncode == 0
+    r = run_cli("verify", "--agent", "demo", root=root)
+    assert r.returncode == 0, r.stderr
+    assert "1000000000" not in git(root / "demo.git", "log", "-1", "--format=%s", "refs/halo/cache/main").stdout
