@@ -183,6 +183,7 @@ def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -
     snap = snapshot.load(path, branch)
     if snap is None:
         return 0
+    _check_rewound(repo, branch, chain, snap, str(path))
     problem = _cache_mismatch(git, snap, chain)
     if problem is None:
         complete = _complete_lines(path) - 1  # the header; a torn last line (a crash mid-append) has no newline
@@ -220,6 +221,7 @@ def _check_travelling(git: Repo, repo: AgentRepo, branch: str, chain: list[Commi
     if snap is None:
         problem = "it is not a HALO cache commit, or its first chunk cannot be read"
     else:
+        _check_rewound(repo, branch, chain, snap, shown)
         problem = _cache_mismatch(git, snap, chain)
     if problem is not None:
         raise IntegrityError(
@@ -229,6 +231,21 @@ def _check_travelling(git: Repo, repo: AgentRepo, branch: str, chain: list[Commi
             f"next read (any report or trace); or delete it: git --git-dir {repo.path} update-ref -d {shown}",
         )
     return len(snap.events)
+
+
+def _check_rewound(repo: AgentRepo, branch: str, chain: list[Commit], snap: snapshot.Snapshot, cache: str) -> None:
+    """A cache that recorded more events of this same history than the branch holds
+    says the branch was moved back, not that the cache was edited: say that."""
+    n = len(chain)
+    if len(snap.events) <= n or any(hint.encode() != c.id for hint, c in zip(snap.commits[:n], chain)):
+        return
+    raise IntegrityError(
+        f"branch '{branch}' of agent '{repo.agent}' was moved back outside HALO: its head {chain[-1].id.decode()[:12]} "
+        f"is e{n}, but its parsed-event cache {cache} recorded e1..e{len(snap.events)} of this same history, the last at "
+        f"commit {snap.commits[-1][:12]}: e{n + 1}..e{len(snap.events)} are no longer on the branch (the {n} events "
+        "kept verify). Restore the branch from a clone or backup (git update-ref refs/heads/<branch> <that commit> "
+        "if it is still here), or, if it was moved back on purpose, delete the cache"
+    )
 
 
 def _cache_mismatch(git: Repo, snap: snapshot.Snapshot, chain: list[Commit]) -> str | None:
