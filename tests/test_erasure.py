@@ -112,6 +112,12 @@ def test_redaction_removes_the_text_and_verify_accepts_the_signed_record(small, 
     # the branch holds the re-created history (verify --against below compares it tree by tree)
     new_head = git(repo(root), "rev-parse", "main").stdout.strip()
     assert new_head != old_head
+    record = git(repo(root), "for-each-ref", "--format=%(refname)", "refs/halo/erasures/main").stdout.split()
+    assert len(record) == 1
+    git(repo(root), "-c", f"gpg.ssh.allowedSignersFile={keys['allowed']}", "verify-commit", record[0])  # plain git accepts it
+    data = json.loads(git(repo(root), "cat-file", "-p", f"{record[0]}:record.json").stdout)
+    assert data["events"] == ["e20"] and data["old_head"] == old_head and data["new_head"] == new_head
+    assert len(data["map"]) == 41 and [a["event"] for a in data["approvals"]] == ["e31", "e32", "e33"]
     v = run_cli("verify", "--agent", AGENT, "--allowed-signers", str(keys["allowed"]), root=root)
     assert v.returncode == 0, v.stderr
     assert "signature good (alice@example.com)" in v.stdout
