@@ -627,3 +627,16 @@ def test_a_remote_cache_ref_claiming_a_billion_events_is_replaced(root, tmp_path
     r = run_cli("verify", "--agent", "demo", root=root)
     assert r.returncode == 0, r.stderr
     assert "1000000000" not in git(root / "demo.git", "log", "-1", "--format=%s", "refs/halo/cache/main").stdout
+
+
+def test_a_rewound_branch_is_named_as_rewound_not_as_a_changed_cache(root, tmp_path):
+    """The branch moved back 50 events with ``git update-ref`` under a cache that recorded
+    them: verify says the branch was moved back and names the last commit the cache saw
+    (before: it said the cache was changed outside HALO)."""
+    repo = _thousand_and_one(root, tmp_path)
+    lost = git(repo, "rev-parse", "main").stdout.strip()
+    git(repo, "update-ref", "refs/heads/main", "main~50")
+    r = run_cli("verify", "--agent", "demo", root=root)
+    assert r.returncode == 1, r.stderr
+    assert "was moved back outside HALO" in r.stderr and "e952..e1001" in r.stderr and lost[:12] in r.stderr, r.stderr
+    assert "changed outside HALO" not in r.stderr
