@@ -321,6 +321,12 @@ def check(git, agent: str, branch: str, chain_ids: list[str], summaries: list[st
             raise IntegrityError(
                 f"erasure record {r.ref} of {where} names the new head {r.new_head[:12]}, which is not on the branch: the "
                 "history was changed after the erasure. Restore the branch from a copy", commit=r.commit)
+        for e in r.events:
+            n = int(e[1:]) if e[1:].isdigit() else 0
+            if not 1 <= n <= len(summaries) or summaries[n - 1] != r.data.get("tombstone"):
+                raise IntegrityError(
+                    f"erasure record {r.ref} of {where} says {e} was redacted, but the branch's {e} does not hold its "
+                    "tombstone: the history was changed after the erasure. Restore the branch from a copy", commit=r.commit)
         status_note = "" if trusted else " (signature not checked: pass --allowed-signers or --gpg-keyring)"
         notes.append(f"erasure {r.name}: {', '.join(r.events)} redacted by {r.author}, signature {r.signature.status}"
                      + (f" ({r.signature.principal})" if r.signature.principal else "") + status_note)
