@@ -286,3 +286,24 @@ def test_retention_policy_problems_are_reported_at_once(tmp_path):
     r = run_cli("redact", "--agent", AGENT, "--policy", str(bad), root=root)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "kind must be one or a list of" in r.stderr and "after must be an age" in r.stderr and "unknown key(s) sesion" in r.stderr
+
+
+def test_a_history_shared_with_another_branch_or_across_a_merge_is_refused(tmp_path, keys):
+    root = tmp_path / "root"
+    with Halo(root) as h:
+        for i in range(1, 4):
+            h.log(AGENT, "observe", f"main {i}", session="s")
+        h.store.repo(AGENT).create_branch("copy", "main")
+        h.log(AGENT, "observe", "copy 4", session="c", branch="copy")
+        h.log(AGENT, "observe", "main 4", session="s")
+    r = redact(root, keys, "e2", "--reason", "asked")
+    assert r.returncode == 2 and "branch 'copy' of agent 'care' also holds e2" in r.stderr
+    with Halo(root) as h:
+        h.merge(AGENT, "copy", "main")
+    git(repo(root), "update-ref", "-d", "refs/heads/copy")
+    git(repo(root), "update-ref", "-d", "refs/halo/cache/copy", check=False)
+    head = git(repo(root), "rev-parse", "main").stdout
+    r = redact(root, keys, "e2", "--reason", "asked")
+    assert r.returncode == 2 and "is a merge" in r.stderr, r.stderr
+    assert git(repo(root), "rev-parse", "main").stdout == head
+    assert git(repo(root), "for-each-ref", "refs/halo/erasures").stdout == ""

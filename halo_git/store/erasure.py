@@ -249,6 +249,12 @@ def redact(
         old_log = repo.log(branch)  # from the caches when they hold (each entry proven against Git), else read
         for sha in chain[: todo[0][0] - 1]:
             raws.pop(sha, None)  # only the rewritten commits are needed again
+        merges = [n for n in range(todo[0][0], count + 1) if raws[chain[n - 1]].count(b"\nparent ") > 1]
+        if merges:
+            raise InvalidCall(
+                f"e{merges[0]} of branch '{branch}' is a merge (halo-git merge): its second parent keeps the merged copy's "
+                f"original commits, which this version does not rewrite; nothing was changed. Redact {', '.join(f'e{n}' for n, _ in todo)} "
+                "in the copy before merging it, or an event after the last merge")
         return _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, allowed_signers, gpg_keyring, now, old_log)
 
 
