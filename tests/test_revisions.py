@@ -593,3 +593,28 @@ def test_an_allowed_signer_cannot_prove_an_approval_in_another_persons_name(stor
     assert v1.approval == "claimed"
     shown = run_cli("revisions", "--agent", AGENT, "--allowed-signers", str(allowed), root=story).stdout
     assert "**proven**" not in shown and "the key is not the approver's own" in shown
+
+
+def test_impact_credits_only_sessions_that_rest_on_the_revision():
+    """A session after the revision that never uses it says nothing about it: findings that
+    appear or go away there are not credited to the revision."""
+    from halo_git.model import check_call, resolve
+
+    steps = [
+        ("s1", "observe", "user asked for a reminder", [], {}),
+        ("s1", "act", "set the reminder, confirmation pending", ["e1"], {"trigger": "request", "form": "execution"}),
+        ("s2", "observe", "user missed a reminder", [], {}),
+        ("s2", "revise", "remind an hour earlier", ["e3"], {"target": "reminder rule", "made_by": "agent", "governance": "none"}),
+        ("s3", "observe", "user asked for the weather", [], {}),
+        ("s3", "act", "told the weather", ["e5"], {"trigger": "request", "form": "communication"}),
+        ("s3", "outcome", "user said thanks", [], {"about": "e6"}),
+    ]
+    events = []
+    for n, (session, kind, summary, uses, fields) in enumerate(steps, 1):
+        draft = check_call(kind, {"summary": summary, "uses": uses, **fields})
+        events.append(resolve(draft, n, AGENT, session, f"2026-11-{n + 1:02d}T09:00:00Z", lambda k: events[k - 1].kind))
+    a = rv.audit(events, [f"{i:040x}" for i in range(1, len(events) + 1)], agent=AGENT, branch="main", head=None)
+    i4 = a.impacts["e4"]
+    assert (i4.before.session, i4.after.session) == ("s1", "s3")
+    assert "HALO-A2" in dict(i4.before.findings) and "HALO-A2" not in dict(i4.after.findings)
+    assert i4.resolved == () and i4.introduced == ()  # s3 never used e4: nothing is credited to it
