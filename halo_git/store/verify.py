@@ -183,7 +183,7 @@ def _check_cache(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit]) -
     snap = snapshot.load(path, branch)
     if snap is None:
         return 0
-    _check_rewound(repo, branch, chain, snap, str(path))
+    _check_rewound(git, repo, branch, chain, snap, str(path))
     problem = _cache_mismatch(git, snap, chain)
     if problem is None:
         complete = _complete_lines(path) - 1  # the header; a torn last line (a crash mid-append) has no newline
@@ -221,7 +221,7 @@ def _check_travelling(git: Repo, repo: AgentRepo, branch: str, chain: list[Commi
     if snap is None:
         problem = "it is not a HALO cache commit, or its first chunk cannot be read"
     else:
-        _check_rewound(repo, branch, chain, snap, shown)
+        _check_rewound(git, repo, branch, chain, snap, shown)
         problem = _cache_mismatch(git, snap, chain)
     if problem is not None:
         raise IntegrityError(
@@ -233,11 +233,19 @@ def _check_travelling(git: Repo, repo: AgentRepo, branch: str, chain: list[Commi
     return len(snap.events)
 
 
-def _check_rewound(repo: AgentRepo, branch: str, chain: list[Commit], snap: snapshot.Snapshot, cache: str) -> None:
-    """A cache that recorded more events of this same history than the branch holds
-    says the branch was moved back, not that the cache was edited: say that."""
+def _check_rewound(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit], snap: snapshot.Snapshot, cache: str) -> None:
+    """A cache that recorded more events of this same history than the branch holds,
+    the next of them a commit here on top of the branch's head, says the branch was
+    moved back, not that the cache was edited: say that."""
     n = len(chain)
     if len(snap.events) <= n or any(hint.encode() != c.id for hint, c in zip(snap.commits[:n], chain)):
+        return
+    try:
+        following = git.object_store[snap.commits[n].encode("ascii")]
+        if not isinstance(following, Commit) or following.parents[:1] != [chain[-1].id] \
+                or number_from_message(following.message) != n + 1:
+            return
+    except (KeyError, ValueError, UnicodeEncodeError, AssertionError):
         return
     raise IntegrityError(
         f"branch '{branch}' of agent '{repo.agent}' was moved back outside HALO: its head {chain[-1].id.decode()[:12]} "
