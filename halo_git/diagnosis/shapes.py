@@ -317,7 +317,7 @@ def _withdrawn(ctx, make):
 
 
 def _no_learning(ctx, make):
-    by_id, g = ctx.by_id, ctx.g
+    g = ctx.g
     fails = [e for e in ctx.events if e.id in g.adverse and (e.kind == "outcome" or not g.sources[e.id])]
     clusters: list[list] = []
     for e in fails:
@@ -361,7 +361,7 @@ def _no_learning(ctx, make):
 
 def _promises(ctx, make):
     out = []
-    by_id, pos = ctx.by_id, ctx.pos
+    pos = ctx.pos
     order = ctx.g.order
     for e in ctx.scoped:
         if e.kind != "act" or e.fields["form"] != "communication":

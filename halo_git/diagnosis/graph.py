@@ -1,0 +1,395 @@
+"""The branch as a graph over uses/about, read for what each event says.
+
+``_Graph`` walks the events once, in commit order, and keeps what lies upstream of
+every event (kinds, governed or ungoverned revisions, the newest unreviewed and
+reviewed memories of up to two sessions), which acts failed and which memories
+are failed, unreviewed or reviewed material (see docs/report.md, "How the report
+reads what events say"). Every edge points to an earlier event, so one pass
+suffices and the cost stays linear in the number of events. Pure: events in,
+plain dicts and sets out.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Iterable, Sequence
+
+from ..model import KINDS, Event
+from . import reading
+
+MAX_PATH_EVENTS = 8  # events shown on one authority chain, the act or revision included
+_SEARCH_BUDGET = 256  # events a backward search may visit for one chain
+
+
+_KIND_BIT = {k: 1 << i for i, k in enumerate(KINDS)}
+_UNGOVERNED_BIT = 1 << len(KINDS)
+_GOVERNED_BIT = 1 << (len(KINDS) + 1)  # a revision the user made or approved
+_MEMORY_BITS = _KIND_BIT["remember"] | _KIND_BIT["recall"]
+_ALL_KINDS = (1 << len(KINDS)) - 1
+_FAR = 1 << 30
+
+
+def is_user_rule(e: Event) -> bool:
+    """A revision the user made or approved: what grounds acts and bounds later changes."""
+    return e.kind == "revise" and (e.fields["made_by"] == "user" or e.fields["governance"] == "approved")
+
+
+def reviewed_memory(kept: Iterable[Event], unchecked: Sequence[str]) -> bool:
+    """Whether a memory keeping ``kept`` is reviewed material (HALO-A4, HALO-S2): it keeps
+    something the agent took in (an observation, an outcome) or a user rule, and
+    ``unchecked`` -- the acts it keeps that nothing had checked when it was kept -- is empty."""
+    return not unchecked and any(e.kind in ("observe", "outcome") or is_user_rule(e) for e in kept)
+
+
+def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> bool:
+    """Whether a revision that claims the user's authority (made_by=user or governance=approved) has a
+    decision of a person upstream: an observation or outcome within two steps that says someone approved,
+    allowed, set or instructed (``reading.says_decision``). A user's revision naming nothing is the
+    user's own logged setting and counts as decided."""
+    if not sources[e.id]:
+        return e.fields["made_by"] == "user"
+    if e.fields["made_by"] == "user" and reading.quotes_speaker(e.summary) and reading.says_decision(e.summary):
+        return True  # the user's own words, quoted ("Maren: treat them as non-refundable and ask me first")
+    seen: set[str] = set()
+    frontier = list(sources[e.id])
+    for _ in range(2):
+        nxt = []
+        for s in frontier:
+            if s in seen:
+                continue
+            seen.add(s)
+            x = by_id[s]
+            if x.kind in ("observe", "outcome") and reading.says_decision(x.summary) and not (
+                    x.kind == "observe" and reading.says_third_party(x.summary)):
+                return True
+            nxt.extend(sources[s])
+        frontier = nxt
+    return False
+
+
+def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adverse: set[str],
+                   failed_acts: dict[str, str], failed_mem: dict[str, str]) -> str:
+    """What makes a memory failed material, or "": it keeps an act that failed without keeping the
+    failure, the adverse result of an execution with no result that worked, or failed material kept
+    earlier. A memory worded as a lesson keeps failures on purpose and is not failed material."""
+    if reading.says_lesson(e.summary):
+        return ""
+    kept = set(srcs)
+    fine_result = any(by_id[s].kind == "outcome" and s not in adverse for s in srcs)
+    for s in srcs:
+        x = by_id[s]
+        if x.kind == "act" and s in failed_acts and failed_acts[s] not in kept:
+            return s
+        if x.kind == "outcome" and s in adverse and not fine_result:
+            about = by_id.get(x.fields["about"])
+            if about is not None and about.kind == "act" and about.fields["form"] != "communication":
+                return s
+        if x.kind == "remember" and s in failed_mem:
+            return s
+        if x.kind == "recall":
+            for r in x.uses:
+                if r in failed_mem:
+                    return r
+    return ""
+
+
+def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse: set[str], reviewed: dict[str, bool],
+              sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> bool:
+    """Whether kept material ``x`` was taken in or checked: an observation, a result (an answer of the
+    user's included), a rule the user made, an act already checked and not failed, a reviewed memory
+    or a recall of reviewed ones."""
+    k = x.kind
+    if k in ("observe", "outcome") or is_user_rule(x):
+        return True  # taken in from the world or the user (a failure it reports is _failed_source's business)
+    if k == "act":
+        return x.id in checked and x.id not in failed_acts
+    if k == "remember":
+        return reviewed.get(x.id, False)
+    if k == "recall":
+        got = [r for r in sources[x.id] if by_id[r].kind == "remember"]
+        return bool(got) and all(reviewed.get(r, False) for r in got)
+    return False
+
+
+def _own_bit(e: Event) -> int:
+    """The bit of an event's kind, plus the ungoverned or governed bit of a revision."""
+    b = _KIND_BIT[e.kind]
+    if e.kind == "revise":
+        f = e.fields
+        if f["made_by"] == "agent" and f["governance"] == "none":
+            b |= _UNGOVERNED_BIT
+        elif is_user_rule(e):
+            b |= _GOVERNED_BIT
+    return b
+
+
+class _Graph:
+    """The branch as a graph over uses/about, with what lies upstream of each event.
+
+    ``up[i]`` is a bit set of the kinds (and governed/ungoverned revisions)
+    anywhere upstream of ``i``. ``mem[i]`` is ``(near_u, near_r, far_u)``:
+    the newest unreviewed and reviewed memories upstream of ``i`` of up to two
+    sessions each (the newest one, and the newest of another session), enough
+    to find the newest memory kept in any session other than the event's own,
+    and the lowest session ordinal of an unreviewed memory upstream. All are
+    filled in commit order, because every edge points to an earlier event; an
+    event with one source shares that source's tuples.
+    """
+
+    def __init__(self, events: Sequence[Event], sources: dict[str, tuple[str, ...]], by_id: dict[str, Event],
+                 pos: dict[str, int], observed_failed: dict | None = None):
+        self.by_id, self.sources, self.pos = by_id, sources, pos
+        # Session distance counts top-level sessions: a child session ("turn3/child-1") is part of its
+        # parent's turn, not a session in between.
+        order: dict[str, int] = {}
+        tops: dict[str, int] = {}
+        for e in events:
+            if e.session not in order:
+                top = e.session.split("/", 1)[0]
+                order[e.session] = tops.setdefault(top, len(tops))
+        self.order = order
+        own: dict[str, int] = {}
+        up: dict[str, int] = {}
+        thru: dict[str, int] = {}  # up | own: what an event passes on to the events that name it
+        mem: dict[str, tuple[tuple[str, ...], tuple[str, ...], int]] = {}  # (near_u, near_r, far_u)
+        reviewed: dict[str, bool] = {}
+        checked: set[str] = set()  # acts an outcome is about, or an observation names, so far
+        unchecked_kept: dict[str, tuple[str, ...]] = {}  # memory -> the acts it keeps that nothing had checked
+        kbit = _KIND_BIT
+        none = ((), (), _FAR)
+        push = self._push
+        # What the events say (halo_git/diagnosis/reading.py): adverse outcomes and observations, the acts
+        # they report as failed (at any time: a reviewer judges kept material in hindsight), and
+        # revisions that claim the user's authority with no decision of a person upstream.
+        adverse = {e.id for e in events if e.kind in ("outcome", "observe") and reading.is_adverse(e.summary)
+                   and not (e.kind == "outcome" and e.fields["about"] in by_id
+                            and reading.intended(e.summary, by_id[e.fields["about"]].summary))}
+        failed_acts: dict[str, str] = {}  # act -> the first adverse outcome about it or observation naming it
+        if observed_failed:  # the runtime recorded the call as failed: its results read as adverse
+            adverse.update(e.id for e in events if e.kind == "outcome" and e.fields["about"] in observed_failed)
+            for step in observed_failed:
+                if step in by_id and by_id[step].kind == "act":
+                    failed_acts[step] = step
+        for e in events:
+            if e.id in adverse:
+                if e.kind == "outcome":
+                    a = e.fields["about"]
+                    if a in by_id and by_id[a].kind == "act":
+                        failed_acts.setdefault(a, e.id)
+                else:
+                    for s in sources[e.id]:
+                        if by_id[s].kind == "act":
+                            failed_acts.setdefault(s, e.id)
+        self.adverse, self.failed_acts = adverse, failed_acts
+        # A memory whose recall drove an act that failed is failed material for what reads it afterwards.
+        failed_after: dict[str, tuple[int, str]] = {}
+        for e in events:
+            if e.kind == "act" and e.id in failed_acts:
+                for r in sources[e.id]:
+                    if by_id[r].kind == "recall":
+                        for m in sources[r]:
+                            if by_id[m].kind == "remember":
+                                o = failed_acts[e.id]
+                                if m not in failed_after or pos[o] < failed_after[m][0]:
+                                    failed_after[m] = (pos[o], o)
+        self.failed_after = failed_after
+        self.claimed = {e.id for e in events if e.kind == "revise" and is_user_rule(e) and not _decided(e, sources, by_id)}
+        failed_mem: dict[str, str] = {}  # memory -> the failed act, adverse outcome or failed memory it keeps
+        self.failed_mem = failed_mem
+        # An act counts as checked for a memory that keeps it when a result or an observation about it came
+        # before anything read the memory back (a confirmation logged right after the memory still counts).
+        first_check: dict[str, int] = {}
+        first_read: dict[str, int] = {}
+        for e in events:
+            if e.kind == "outcome" and e.id not in adverse and not reading.says_pending(e.summary):
+                first_check.setdefault(e.fields["about"], pos[e.id])
+            elif e.kind == "observe" and e.id not in adverse:
+                for s in sources[e.id]:
+                    if by_id[s].kind == "act":
+                        first_check.setdefault(s, pos[e.id])
+            for s in sources[e.id]:
+                first_read.setdefault(s, pos[e.id])
+        for e in events:
+            i = e.id
+            kind = e.kind
+            if kind == "revise":
+                b = own[i] = _own_bit(e)
+            else:
+                b = kbit[kind]
+            srcs = sources[i]
+            if not srcs:
+                u = 0
+                thru[i] = b
+                mem[i] = none
+            elif len(srcs) == 1:
+                s = srcs[0]
+                u = thru[s]
+                thru[i] = u | b
+                rv = reviewed.get(s)
+                if rv is None:
+                    mem[i] = mem[s]
+                else:
+                    nu, nr, lo = mem[s]
+                    if rv:
+                        mem[i] = (nu, push(s, nr), lo)
+                    else:
+                        o = order[by_id[s].session]
+                        mem[i] = (push(s, nu), nr, lo if lo < o else o)
+            else:
+                mask, lo = 0, _FAR
+                cu: list[str] = []
+                cr: list[str] = []
+                fu = fr = None
+                mixed = False
+                for s in srcs:
+                    mask |= thru[s]
+                    a, r, f = mem[s]
+                    if a:
+                        if fu is None:
+                            fu = a
+                        elif a is not fu and a != fu:
+                            mixed = True
+                        cu += a
+                    if r:
+                        if fr is None:
+                            fr = r
+                        elif r is not fr and r != fr:
+                            mixed = True
+                        cr += r
+                    if f < lo:
+                        lo = f
+                    rv = reviewed.get(s)
+                    if rv is not None:
+                        mixed = True
+                        if rv:
+                            cr.append(s)
+                        else:
+                            cu.append(s)
+                            lo = min(lo, order[by_id[s].session])
+                u = mask
+                thru[i] = mask | b
+                if mixed:
+                    mem[i] = (self._top(cu), self._top(cr), lo)
+                else:
+                    mem[i] = (fu or (), fr or (), lo)
+            if kind == "act" or kind == "revise":
+                up[i] = u
+                if kind == "revise" and b & _GOVERNED_BIT and i not in self.claimed:
+                    mem[i] = none  # a rule the user decided reviews what led to it
+            elif kind == "remember":
+                read_at = first_read.get(i, _FAR)
+                raw = tuple(s for s in srcs if by_id[s].kind == "act" and first_check.get(s, _FAR) > read_at
+                            and failed_acts.get(s) not in srcs)  # an act kept with its failure was looked at
+                if raw:
+                    unchecked_kept[i] = raw
+                bad = _failed_source(e, srcs, by_id, adverse, failed_acts, failed_mem)
+                if bad:
+                    failed_mem[i] = bad
+                widened = (not reading.says_scoped(e.summary) and any(
+                    by_id[s].kind in ("observe", "outcome") and reading.says_scoped(by_id[s].summary)
+                    and reading.says_decision(by_id[s].summary) for s in srcs))  # a one-off grant kept as general
+                if widened:
+                    unchecked_kept[i] = ()
+                reviewed[i] = not bad and not raw and not widened and any(
+                    _grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id) or s in first_check
+                    for s in srcs)
+                if reviewed[i]:
+                    mem[i] = none  # reviewed material re-reads what it keeps: older memories end here
+            elif kind == "outcome":
+                checked.add(e.fields["about"])
+            elif kind == "observe":
+                checked.update(s for s in srcs if by_id[s].kind == "act")
+        # up: acts and revisions only; own: revisions only (other kinds carry just their kind bit)
+        self.own, self.up, self.thru, self.mem, self.reviewed = own, up, thru, mem, reviewed
+        self.unchecked_kept = unchecked_kept
+        self.revision_positions = [pos[e.id] for e in events if e.kind == "revise"]
+
+    def _push(self, m: str, upstream: tuple[str, ...]) -> tuple[str, ...]:
+        """``m`` (newer than everything upstream of it) and the newest memory of another session."""
+        sess = self.by_id[m].session
+        for x in upstream:
+            if self.by_id[x].session != sess:
+                return (m, x)
+        return (m,)
+
+    def _top(self, cands: list[str]) -> tuple[str, ...]:
+        if not cands:
+            return ()
+        pos = self.pos
+        first = max(cands, key=pos.__getitem__)
+        sess = self.by_id[first].session
+        other = [x for x in cands if self.by_id[x].session != sess]
+        return (first, max(other, key=pos.__getitem__)) if other else (first,)
+
+    def cross_memory(self, e: Event) -> tuple[str | None, bool]:
+        """The newest memory upstream of ``e`` kept in another session, unreviewed ones first."""
+        by_id, sess = self.by_id, e.session
+        nu, nr, _ = self.mem[e.id]
+        for m in nu:
+            if by_id[m].session != sess:
+                return m, True
+        for m in nr:
+            if by_id[m].session != sess:
+                return m, False
+        return None, False
+
+    def walk_to(self, sink: str, target: str) -> tuple[str, ...]:
+        """A chain from ``target`` (a memory upstream of ``sink``) to ``sink``, oldest first."""
+        chain = [sink]
+        cur = sink
+        sources, mem = self.sources, self.mem
+        for _ in range(64):
+            srcs = sources[cur]
+            if target in srcs:
+                chain.append(target)
+                break
+            nxt = next((s for s in srcs if target in sources[s]), None)
+            if nxt is None:
+                nxt = next((s for s in srcs if target in mem[s][0] or target in mem[s][1]), None)
+            if nxt is None:  # cannot happen on a consistent graph; stop rather than loop
+                break
+            chain.append(nxt)
+            cur = nxt
+        return tuple(reversed(chain))
+
+    def search(self, sink: str, hit) -> tuple[tuple[str, ...], bool] | None:
+        """The shortest chain (at most MAX_PATH_EVENTS events) from an event ``hit`` accepts to ``sink``."""
+        parent: dict[str, str | None] = {sink: None}
+        queue = deque([(sink, 1)])
+        sources, by_id = self.sources, self.by_id
+        while queue and len(parent) < _SEARCH_BUDGET:
+            cur, depth = queue.popleft()
+            if depth >= MAX_PATH_EVENTS:
+                continue
+            for s in sources[cur]:
+                if s in parent:
+                    continue
+                parent[s] = cur
+                if hit(by_id[s]):
+                    chain = [s]
+                    while parent[chain[-1]] is not None:
+                        chain.append(parent[chain[-1]])
+                    return tuple(chain), False
+                queue.append((s, depth + 1))
+        return None
+
+    def root_walk(self, sink: str) -> tuple[tuple[str, ...], bool]:
+        """Back along the newest source until nothing is named or the depth limit is reached."""
+        chain = [sink]
+        sources = self.sources
+        while sources[chain[-1]] and len(chain) < MAX_PATH_EVENTS:
+            chain.append(max(sources[chain[-1]], key=self.pos.__getitem__))
+        return tuple(reversed(chain)), bool(sources[chain[-1]])
+
+    def reaches(self, events: Sequence[Event], used_by: dict[str, list[str]]) -> set[str]:
+        """Events from which some later act follows (an act anywhere downstream)."""
+        reach: set[str] = set()
+        by_id = self.by_id
+        for e in reversed(events):
+            for u in used_by.get(e.id, ()):
+                if u in reach or by_id[u].kind == "act":
+                    reach.add(e.id)
+                    break
+        return reach
+
+
