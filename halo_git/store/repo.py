@@ -418,6 +418,7 @@ class AgentRepo:
         try:
             yield
         except OSError as e:
+            _abandon_lock_files(e)
             raise storage_error(e, self.path.parent, outcome) from None
 
     # -- appending ---------------------------------------------------------------
@@ -1142,6 +1143,29 @@ def storage_error(e: OSError, root: Path, outcome: str) -> HaloError:
 # far-future time (an import dated 9999-12-31): raising every later reading to it would
 # pin the rest of the branch to that time, so such a floor is not applied.
 CLOCK_AHEAD_LIMIT = 86400  # seconds
+
+
+def _abandon_lock_files(error: BaseException) -> None:
+    """Close and remove the lock files a failed write left open in the frames ``error``
+    passed through. dulwich would close them when they are collected, flushing again
+    into the full disk, and Python would print that second failure as "Exception
+    ignored" after the clean message; a lock left behind would also stall writers."""
+    from dulwich.file import _GitFile
+
+    tb = error.__traceback__
+    while tb is not None:
+        for value in list(tb.tb_frame.f_locals.values()):
+            if isinstance(value, _GitFile) and not getattr(value, "_closed", True):
+                try:
+                    value._file.close()
+                except OSError:
+                    pass
+                try:
+                    os.remove(value._lockfilename)
+                except OSError:
+                    pass
+                value._closed = True
+        tb = tb.tb_next
 
 
 def in_order(events: list[Event], floor: str | None) -> list[Event]:
