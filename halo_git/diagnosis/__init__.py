@@ -1082,7 +1082,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             f"Logging fix: have the agent name what {i} keeps (the observation, act or outcome) in its uses.",
         ))
     for i in read.never_recalled:
-        same = _same_subject_act(ctx, i)
+        same = _later_act_on(ctx, i, i, other_session=True)  # a later session acting on its subject
         add(_finding(
             "HALO-M2", [i, *([same] if same else [])],
             "No later event names it, neither a recall nor a direct use"
@@ -1260,7 +1260,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         af = by_id[about].fields
         lst = repeats.get((af["trigger"], af["form"], _verb(by_id[about].summary)), [])
         k = bisect_right(lst, pos[i])
-        rep = ctx.events[lst[k]].id if k < len(lst) else _similar_act_after(ctx, about, i)
+        rep = ctx.events[lst[k]].id if k < len(lst) else _later_act_on(ctx, about, i, form=af["form"])
         told = _told_as_fine(ctx, i, about)
         if told:
             message = (f"Reports a problem with {about}, and {told} tells of it as done without repairing it: no retry, "
@@ -1410,27 +1410,24 @@ def _told_as_fine(ctx: _Context, outcome: str, act: str) -> str | None:
     return None
 
 
-def _similar_act_after(ctx: _Context, act: str, after: str) -> str | None:
-    """A later act of the same form speaking of the same thing (two or more uncommon subject words)."""
-    a = ctx.by_id[act]
-    words = ctx.rare(act)
-    if len(words) < 2:
-        return None
-    for e in ctx.events[ctx.pos[after] + 1:]:
-        if e.kind == "act" and e.fields["form"] == a.fields["form"] and len(words & ctx.rare(e.id)) >= 2:
-            return e.id
-    return None
+_SUBJECT_WINDOW = 2000  # events after an event searched for a later act on its subject (bounds the cost)
 
 
-def _same_subject_act(ctx: _Context, m: str) -> str | None:
-    """The first act of a later session that speaks of what memory ``m`` keeps (two or more uncommon
-    subject words in common with the act or the observations it names) without resting on it, or None."""
-    words = ctx.rare(m)
+def _later_act_on(ctx: _Context, subject: str, after: str, *, form: str | None = None,
+                  other_session: bool = False) -> str | None:
+    """The first act after ``after`` (within ``_SUBJECT_WINDOW`` events) that speaks of what event
+    ``subject`` speaks of: two or more uncommon subject words in common with the act, or with the
+    observations it names. ``form``: only acts of that form (else any but silence);
+    ``other_session``: only acts of a session other than the subject's."""
+    words = ctx.rare(subject)
     if len(words) < 2:
         return None
-    session = ctx.by_id[m].session
-    for e in ctx.events[ctx.pos[m] + 1:]:
-        if e.kind != "act" or e.session == session or e.fields["form"] == "silence":
+    session = ctx.by_id[subject].session
+    start = ctx.pos[after] + 1
+    for e in ctx.events[start:start + _SUBJECT_WINDOW]:
+        if e.kind != "act" or (other_session and e.session == session):
+            continue
+        if (e.fields["form"] != form) if form else e.fields["form"] == "silence":
             continue
         seen = ctx.rare(e.id).union(*(ctx.rare(s) for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe"))
         if len(words & seen) >= 2:

@@ -11,6 +11,7 @@ learned, and a promise never kept.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING
 
 from . import reading
@@ -57,6 +58,9 @@ RULE_SPECS = (
      "with one saying it happened again, across two or more sessions, and no memory or revision ever keeps it",
      "Keep a lesson or change the procedure after a repeated failure (a remember or revise naming it)."),
 )
+
+
+_WINDOW = 2000  # events searched after one event for what follows from it: the cost stays linear
 
 
 def findings(ctx: "_Context", make) -> list["Finding"]:
@@ -245,6 +249,7 @@ def _stale(ctx, make):
     changes = [e for e in ctx.events if e.kind == "observe" and reading.says_change(e.summary)]
     if not changes:
         return out
+    change_pos = [pos[c.id] for c in changes]
     for r in ctx.scoped:
         if r.kind != "recall":
             continue
@@ -253,7 +258,8 @@ def _stale(ctx, make):
             if by_id[m].kind != "remember":
                 continue
             words = ctx.rare(m)
-            o = next((c for c in changes if pos[m] < pos[c.id] < pos[r.id] and c.id not in near
+            lo, hi = bisect_right(change_pos, pos[m]), bisect_left(change_pos, pos[r.id])
+            o = next((c for c in changes[max(lo, hi - 200):hi] if c.id not in near  # the 200 changes before the recall
                       and len(words & ctx.rare(c.id)) >= 2 and m not in g.sources[c.id]), None)
             if o is None or any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind == "remember"
                                 for u in ctx.used_by.get(o.id, ())):
@@ -323,7 +329,7 @@ def _no_learning(ctx, make):
     for e in fails:
         words = ctx.rare(e.id) | reading.error_names(e.summary)
         names = reading.error_names(e.summary)
-        for c in clusters:
+        for c in clusters[-200:]:  # recent kinds of failure; an old one that recurs starts a new cluster
             theirs = {w for w in c[0] if w in c[2]}
             if (names & theirs) if (names and theirs) else len(words & c[0]) >= 2:
                 c[1].append(e)
@@ -377,7 +383,7 @@ def _promises(ctx, make):
         need = 1 if len(key) == 1 else 2
         telling = reading.promises_telling(step)
         kept = asked = None
-        for x in ctx.events[pos[e.id] + 1:]:
+        for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW]:
             if x.kind == "outcome" and x.fields["about"] == e.id:
                 continue
             shared = len(key & reading.subject_words(x.summary))
