@@ -177,3 +177,17 @@ def test_sarif_rule_descriptor_field_by_field():
     }
     assert default_level(Rule("HALO-Y1", "y", "info", "t", "r")) == "note"
     assert default_level(Rule("HALO-Y1", "y", "high / info", "t", "r")) == "error"
+
+
+def test_sarif_names_twenty_ids_then_counts_the_rest_and_renders_readable_utf8():
+    from halo_git.formats.sarif import render_sarif
+
+    def text(n: int) -> str:
+        f = Finding("HALO-A1", "medium", MANY[:n], "Acted alone.", "Ask first.")
+        return sarif_log(Gate("demo", "pr", None, "whole trace", "high", (Item(f, OPEN, False, None),)), where)["runs"][0]["results"][0]["message"]["text"]
+
+    assert text(20) == ", ".join(MANY[:20]) + ": Acted alone. Remedy: Ask first."
+    assert text(21) == ", ".join(MANY[:20]) + " and 1 more: Acted alone. Remedy: Ask first."
+    rendered = render_sarif(sarif_gate(), where)
+    assert rendered.startswith('{\n  "$schema": ') and rendered.endswith("}\n")  # two-space indent, one trailing newline
+    assert "“remind earlier”" in rendered  # UTF-8 as is, not \\u escapes
