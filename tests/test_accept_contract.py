@@ -38,3 +38,31 @@ def test_describe_shortens_the_summary_to_80_characters():
 def test_entries_are_immutable():
     with pytest.raises(dataclasses.FrozenInstanceError):
         Accepted("HALO-R1", "x", "why", "Ann").reason = "changed"
+
+
+def test_each_mistake_in_an_entry_has_its_own_whole_message():
+    from halo_git.accept import KEYS, parse_accepted
+    from halo_git.diagnosis import RULES
+
+    def refused(text: str) -> str:
+        with pytest.raises(InvalidCall) as e:
+            parse_accepted(text, "a.yaml")
+        return str(e.value)
+
+    assert refused("accepted: [\n").startswith("a.yaml is not valid YAML (")
+    assert refused("accepted: [\n").endswith("); fix the file or pass another with --accept")
+    assert refused("accepted:\n  - {rule: HALO-R1, summary: s, reason: r, by: b, colour: red}\n") == (
+        f"a.yaml:2: unknown key(s) colour; allowed: {', '.join(KEYS)}")
+    assert refused("accepted:\n  - {rule: HALO-R1}\n") == (
+        "a.yaml:2: missing summary, reason, by; an entry names the rule and the summary of the event the finding "
+        "is about, and says why and by whom it was accepted")
+    assert refused("accepted:\n  - {rule: HALO-Z9, summary: s, reason: r, by: b}\n") == (
+        f"a.yaml:2: unknown rule 'HALO-Z9'; the rules are {', '.join(RULES)}")
+
+
+def test_an_accepted_key_holding_a_mapping_or_nothing_is_no_entry():
+    from halo_git.accept import parse_accepted
+
+    assert parse_accepted("accepted: {}\n") == []
+    assert parse_accepted("accepted:\n") == []
+    assert parse_accepted("") == []
