@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parent.parent
 # the pure core and the tests that pin it
 MODULES = {
     "halo_git/model.py": ["tests/test_model.py"],
-    "halo_git/markdown.py": ["tests/test_markdown.py"],
+    "halo_git/markdown.py": ["tests/test_markdown_blocks.py", "tests/test_markdown.py"],
     "halo_git/store/verify.py": ["tests/test_verify.py", "tests/test_revisions.py"],
     "halo_git/gate.py": ["tests/test_gate.py", "tests/test_formats.py", "tests/test_accept.py"],
     "halo_git/accept.py": ["tests/test_accept_contract.py", "tests/test_accept.py", "tests/test_formats.py"],

@@ -223,3 +223,13 @@ def test_only_pages_under_the_trace_folder_mark_trace():
 def test_with_bar_finds_an_empty_front_matter():
     assert with_bar("---\n---\n\n# Body\n", "BAR\n") == "---\n---\n\nBAR\n\n# Body\n"
     assert unsearched("---\n---\n\n# Body\n") == "---\nsearch:\n  exclude: true\n---\n\n# Body\n"
+
+
+def test_agents_gone_since_the_previous_build_are_named_up_to_ten():
+    def since(gone: int) -> str:
+        previous = Previous(None, "main", {f"old{n:02d}": row(f"old{n:02d}", 1, 1, "2025-01-01T00:00:00Z") for n in range(gone)})
+        return render_home(SITE, ROWS, previous).split("## Needs attention")[0]
+
+    ten = ", ".join(f"old{n:02d}" for n in range(10))
+    assert f"3 new agents, 0 agents changed, 10 agents no longer shown ({ten})." in since(10)
+    assert f"11 agents no longer shown ({ten} …)." in since(11)
