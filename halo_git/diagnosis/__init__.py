@@ -78,10 +78,11 @@ RULES: dict[str, Rule] = {
     r.id: r
     for r in (
         Rule(
-            "HALO-A1", "self-initiated-execution", "high / medium",
+            "HALO-A1", "self-initiated-execution", "high / info",
             "an act with trigger=self and form=execution: the agent changed something on its own. High, or "
-            "medium when a rule the user made or approved lies upstream of it and no outcome reports a problem; "
-            "whether an outcome was logged never lowers it",
+            "info when a rule the user made or approved, and decided (not an approval only the agent claims), lies "
+            "upstream of it: the user delegated such acts (a failure is then HALO-S1's business); whether an "
+            "outcome was logged never lowers it",
             "Ask the user before executing on your own, or have the user set (and log) a rule for such actions; "
             "log the outcome.",
         ),
@@ -789,7 +790,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
             repeated.append(RepeatedTarget(in_scope[0].fields["target"], cite(e.id for e in group)))
     repeated.sort(key=lambda r: _num(r.ids[0]))
     unbounded = [r.id for r in revisions if r.governance == "bounded" and r.made_by == "agent"
-                 and not _bound_upstream(g, r.id, _same_target(r.target))]
+                 and not _bound_upstream(g, r.id, _same_target(r.target)) and not _decision_upstream(g, r.id)]
     mechanism = Mechanism(
         revisions=revisions,
         ungoverned=[r.id for r in revisions if r.ungoverned],
@@ -869,6 +870,29 @@ def _common_words(events: Sequence[Event]) -> frozenset[str]:
         df.update(reading.subject_words(e.summary))
     cut = max(6, len(sample) // 4)
     return frozenset(w for w, n in df.items() if n > cut)
+
+
+def _decision_upstream(g: _Graph, rev: str) -> bool:
+    """Whether ``rev`` names (within two steps) an observation or outcome in which the user decides:
+    an instruction the user gave ("turn slow-mode off for the tournament, back on after") bounds a change
+    as a logged rule of the user's does. A change that loosens a limit needs the instruction to say how
+    far or how long ("for the tournament", "until 21:00"): choosing a loose preset bounds nothing."""
+    loosens = reading.says_loosening(g.by_id[rev].summary)
+    by_id = g.by_id
+    frontier, seen = list(g.sources[rev]), set()
+    for _ in range(2):
+        nxt = []
+        for s in frontier:
+            if s in seen:
+                continue
+            seen.add(s)
+            x = by_id[s]
+            if x.kind in ("observe", "outcome") and reading.says_decision(x.summary) and reading.says_speech(x.summary) \
+                    and not reading.says_third_party(x.summary) and (not loosens or reading.says_scoped(x.summary)):
+                return True
+            nxt.extend(g.sources[s])
+        frontier = nxt
+    return False
 
 
 def _bound_upstream(g: _Graph, rev: str, target: str) -> bool:
@@ -1182,7 +1206,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         if a.trigger == "self" and a.form == "execution":
             a1.add(a.id)
             bad = [o for o in a.outcomes if is_bad(o)]
-            ruled = bool(g.up[a.id] & _GOVERNED_BIT)
+            ruled = bool(g.up[a.id] & _GOVERNED_BIT) and _bound_upstream(g, a.id, "")  # a rule the user decided
             if bad:
                 state, tail = f"; its outcome {bad[0]} reports a problem", f" {bad[0]} reports a problem, so the change already cost something."
             elif a.outcomes:
@@ -1191,7 +1215,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 state, tail = "; no outcome was logged", " No outcome was logged, so nobody can tell how it went."
             add(_finding(
                 "HALO-A1", [a.id, *a.outcomes], f"Executed on its own (trigger=self){state}.",
-                "medium" if ruled and not bad else "high", e,
+                "info" if ruled else "high", e,
                 "Nothing the user asked or scheduled started this change to the world"
                 + (", though a rule the user made or approved lies upstream of it." if ruled else
                    ", and no rule the user made or approved lies upstream of it.") + tail,
@@ -1443,7 +1467,8 @@ def _verb(summary: str) -> str:
 
 def _within_bound(g: "_Graph", e: Event) -> bool:
     """A governance=bounded revision with a bound the user set upstream (the case HALO-R5 leaves alone)."""
-    return e.fields["governance"] == "bounded" and _bound_upstream(g, e.id, _same_target(e.fields["target"]))
+    return e.fields["governance"] == "bounded" and (
+        _bound_upstream(g, e.id, _same_target(e.fields["target"])) or _decision_upstream(g, e.id))
 
 
 def _asked_between(by_id: dict[str, Event], pos: dict[str, int], approval: str, revision: str) -> set[str]:

@@ -184,11 +184,12 @@ class _Graph:
         # A memory whose recall drove an act that failed is failed material for what reads it afterwards.
         failed_after: dict[str, tuple[int, str]] = {}
         for e in events:
-            if e.kind == "act" and e.id in failed_acts:
-                for r in sources[e.id]:
+            if e.kind == "act" and e.id in failed_acts and not reading.says_transient(by_id[failed_acts[e.id]].summary):
+                for r in sources[e.id]:  # (a rate limit or a timeout is no fault of the material)
                     if by_id[r].kind == "recall":
                         for m in sources[r]:
-                            if by_id[m].kind == "remember":
+                            # only the agent's own recipes (memories keeping its acts) are proved wrong by a failure
+                            if by_id[m].kind == "remember" and any(by_id[x].kind == "act" for x in sources[m]):
                                 o = failed_acts[e.id]
                                 if m not in failed_after or pos[o] < failed_after[m][0]:
                                     failed_after[m] = (pos[o], o)
@@ -297,8 +298,13 @@ class _Graph:
                     mem[i] = none  # reviewed material re-reads what it keeps: older memories end here
             elif kind == "outcome":
                 checked.add(e.fields["about"])
+                about = by_id.get(e.fields["about"])
+                if i not in adverse and about is not None and about.kind == "act" and about.fields["form"] == "communication":
+                    mem[i] = none  # the person it went to saw it and answered: a review point
             elif kind == "observe":
                 checked.update(s for s in srcs if by_id[s].kind == "act")
+                if i not in adverse and any(by_id[s].kind in ("recall", "remember") for s in srcs):
+                    mem[i] = none  # a fresh look at the world, named against what was recalled: a review point
         # up: acts and revisions only; own: revisions only (other kinds carry just their kind bit)
         self.own, self.up, self.thru, self.mem, self.reviewed = own, up, thru, mem, reviewed
         self.unchecked_kept = unchecked_kept

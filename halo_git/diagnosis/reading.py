@@ -31,10 +31,10 @@ ADVERSE_WORDS = (
     "timeout", "timed out", "time out", "times out", "angry", "annoyed", "unhappy", "unwanted", "not needed",
     "not wanted", "did not want", "didn't want", "cancelled", "canceled", "aborted", "incomplete", "stale",
     "regression", "too early", "too late", "missing", "dropped", "fallback", "fell back", "falling back",
-    "truncated", "bounced", "bounce", "denied", "refused", "invalid", "exception", "unavailable", "not found",
+    "truncated", "bounced", "bounce", "denied", "refused", "invalid", "unavailable", "not found",
     "could not", "couldn't", "unable", "ignored", "expired", "interrupted", "ctrl-c", "killed", "traceback",
     "pushed back", "push back", "never agreed", "not agreed", "had not agreed", "did not agree", "didn't agree",
-    "no luck", "nothing changed", "no change", "no effect", "does not exist", "doesn't exist", "did not exist",
+    "no luck", "nothing changed", "no change after", "no effect", "does not exist", "doesn't exist", "did not exist",
     "not applied", "not set", "not saved", "not sent", "not delivered", "not reproduced", "not working",
     "did not work", "didn't work", "does not work", "doesn't work", "did not help", "didn't help",
     "did not take effect", "never arrived", "never reached", "never sent", "never showed", "still erroring",
@@ -121,11 +121,19 @@ _PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|in progress|
 _NOT_BEFORE_RE = re.compile(r"\b(?:no|nothing|none|not|never)\s+(?:\S+\s+){0,3}$", re.I)
 
 
+_SETTLED_RE = re.compile(r"\b(?:paid|done|settled|confirmed|verified|completed?|succeeded|delivered|approved|"
+                         r"applied|posted|shipped)\b", re.I)
+
+
 def says_pending(summary: str) -> bool:
     """An act or result that says the result is still to come ("202 accepted, settlement pending"),
-    not that nothing is left pending ("no further emails queued")."""
-    return any(not _NOT_BEFORE_RE.search(summary[max(0, m.start() - 30):m.start()])
-               for m in _PENDING_RE.finditer(summary))
+    not that nothing is left pending ("no further emails queued") nor that it settled after all
+    ("queued and verified for pickup": a word of success after the last word of waiting)."""
+    last = None
+    for m in _PENDING_RE.finditer(summary):
+        if not _NOT_BEFORE_RE.search(summary[max(0, m.start() - 30):m.start()]):
+            last = m
+    return last is not None and not _SETTLED_RE.search(summary, last.end())
 
 
 _QUOTED_RE = re.compile(r"^\s*[A-Z][\w .'-]{0,40}:\s")
@@ -160,6 +168,15 @@ _CLASS_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Ti
 def error_names(summary: str) -> frozenset[str]:
     """The error classes a summary names (NonMonotoneRolloutError, OOMKilled): a failure's signature."""
     return frozenset(m.group(0).lower() for m in _CLASS_NAME_RE.finditer(summary))
+
+
+_TRANSIENT_RE = re.compile(r"\b(?:429|502|503|504|rate[- ]limit\w*|too many requests|retry[- ]after|timed out|timeout|"
+                           r"time out|temporar\w*|unavailable|busy|throttl\w*|try again)\b", re.I)
+
+
+def says_transient(summary: str) -> bool:
+    """A failure of the moment (rate limit, timeout, service unavailable), not of what the act relied on."""
+    return bool(_TRANSIENT_RE.search(summary))
 
 
 def says_again(summary: str) -> bool:
@@ -269,7 +286,7 @@ _REPLACE_RE = re.compile(
     r"\b(?:replac\w*|in place of|supersed\w*|instead of|no longer|obsolete|outdated|revised|corrected|correction|"
     r"changed|moved|now (?:is|are|on|at|in)|new (?:version|value|address|owner|slot|time))\b", re.I)
 _CHANGE_RE = re.compile(
-    r"\b(?:v\d+|version|updated?|updates|revised|revision|changed?|changes|moved|moves|clos(?:e|es|ed|ing)|"
+    r"\b(?:v\d+|version|updated?|updates|revised|revision|changed?|changes|moved|moves|clos(?:e|es|ed|ing) for|closure|"
     r"renovat\w*|replac\w*|supersed\w*|retract\w*|withdr[ae]w\w*|no longer|new (?:version|address|owner|rule|value)|"
     r"raised|lowered|postponed|cancel\w*|discontinu\w*|deprecat\w*|renamed|left the|has left|gone)\b", re.I)
 

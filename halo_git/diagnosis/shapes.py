@@ -387,7 +387,8 @@ def _promises(ctx, make):
             if x.kind == "outcome" and x.fields["about"] == e.id:
                 continue
             shared = len(key & reading.subject_words(x.summary))
-            hit = shared >= (1 if x.kind == "observe" else need) or e.id in ctx.g.sources[x.id]
+            named = e.id in ctx.g.sources[x.id] or any(e.id in ctx.g.sources[s] for s in ctx.g.sources[x.id])
+            hit = shared >= (1 if x.kind == "observe" else need) or named  # it names the promise, or a note of it
             if not hit:
                 continue
             if x.kind == "act" and (not telling or x.fields["form"] == "communication"):
