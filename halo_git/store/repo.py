@@ -40,7 +40,7 @@ from dulwich.refs import check_ref_format
 from dulwich.repo import Repo
 
 from ..errors import Conflict, HaloError, IntegrityError, InvalidCall, NotFound
-from ..model import Event, commit_message, epoch_seconds, from_yaml, not_before, to_yaml
+from ..model import EARLIEST, Event, commit_message, epoch_seconds, from_yaml, not_before, time_before, to_yaml
 from ..screening import first_invisible
 from . import limits, locking, maintenance, packread, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, Item, PackWriter, object_id
@@ -1139,9 +1139,10 @@ def storage_error(e: OSError, root: Path, outcome: str) -> HaloError:
     return HaloError(f"could not write {where}: {why}. {outcome[:1].upper()}{outcome[1:]}")
 
 
-# A parent dated further ahead of the clock than this is no clock skew but an explicit
-# far-future time (an import dated 9999-12-31): raising every later reading to it would
-# pin the rest of the branch to that time, so such a floor is not applied.
+# A parent dated further ahead of a working clock (one reading after 1971) than this is
+# no clock skew but an explicit far-future time (an import dated 9999-12-31): raising
+# every later reading to it would pin the rest of the branch to that time, so such a
+# floor is not applied. A clock at 1970 (an unset real-time clock) still takes the floor.
 CLOCK_AHEAD_LIMIT = 86400  # seconds
 
 
@@ -1176,7 +1177,8 @@ def in_order(events: list[Event], floor: str | None) -> list[Event]:
     ``floor`` is the parent's time (None: the branch's first event)."""
     out = []
     for event in events:
-        far = floor is not None and epoch_seconds(floor) - epoch_seconds(event.time) > CLOCK_AHEAD_LIMIT
+        far = (floor is not None and time_before(EARLIEST, event.time)
+               and epoch_seconds(floor) - epoch_seconds(event.time) > CLOCK_AHEAD_LIMIT)
         when = event.time if far else not_before(event.time, floor)
         out.append(event if when == event.time else replace(event, time=when))
         floor = when
