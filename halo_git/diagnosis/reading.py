@@ -67,7 +67,8 @@ _RESTATED_RE = re.compile(r"\b(?:I|we)\s+(?:already\s+)?(?:asked|said|told)\b|\b
 
 
 # "Run completed: ...", "Analysis finished: ...": a result that worked, reporting findings about the world
-_REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|succeeded|done)\s*[:;]", re.I)
+_REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|succeeded|done|answered|found|reported)"
+                         r"\s*[:;]", re.I)
 
 
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
@@ -99,10 +100,10 @@ def is_adverse(summary: str) -> bool:
     status, an interruption, a complaint or push-back, or the user restating an ignored request.
     A word of failure right after "no", "without", "zero", "never" or "none" (one word may sit
     between) is not one: "no errors", "without a failure"."""
-    if _CLASS_RE.search(summary) or _HTTP_RE.search(summary) or _REGRESSION_RE.search(summary):
-        return True
     if _REPORTS_RE.match(summary):
         return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found
+    if _CLASS_RE.search(summary) or _HTTP_RE.search(summary) or _REGRESSION_RE.search(summary):
+        return True
     toks = _TOKEN_RE.findall(summary.lower())
     for i, w in enumerate(toks):
         hit = w in _SINGLE_WORDS
