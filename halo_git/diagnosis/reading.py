@@ -51,6 +51,7 @@ ADVERSE_WORDS = (
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
 _CLASS_RE = re.compile(
     r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Timeout|Fault|Conflict)\b|\bOOM\b|\bSIG(?:KILL|TERM|SEGV)\b"
+    r"|\b[a-z][a-z0-9]*_(?:fault|error|failure|failed|timeout|exception)\b"
     r"|\brais(?:e|es|ed|ing)\s+[A-Z][A-Za-z0-9]+\b")
 _REGRESSION_RE = re.compile(
     r"\b(?:p\d\d|latency|lag|response times?|load times?|build times?|queries|builds|errors?)\b[^.;]{0,40}"
@@ -115,8 +116,8 @@ def is_adverse(summary: str) -> bool:
 
 
 _PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|in progress|in process|reference pending|202|will (?:settle|"
-                         r"arrive|follow|confirm|be (?:processed|reviewed|answered|emailed|notified|decided|sent))|"
-                         r"not yet)\b", re.I)
+                         r"arrive|follow|confirm|respond|reply|be (?:processed|reviewed|answered|emailed|notified|decided|sent))|"
+                         r"not yet|response (?:usually |expected )?within|within \d+ (?:working |business )?days)\b", re.I)
 
 
 _NOT_BEFORE_RE = re.compile(r"\b(?:no|nothing|none|not|never)\s+(?:\S+\s+){0,3}$", re.I)
@@ -163,7 +164,8 @@ def says_confirmation(summary: str) -> bool:
     return bool(_CONFIRM_RE.search(summary))
 
 
-_CLASS_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Timeout|Fault|Conflict)\b|\bOOM\w*\b")
+_CLASS_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Timeout|Fault|Conflict)\b|\bOOM\w*\b"
+                            r"|\b[a-z][a-z0-9]*_(?:fault|error|failure|failed|timeout|exception)\b")
 
 
 def error_names(summary: str) -> frozenset[str]:

@@ -156,9 +156,12 @@ def _loosening(ctx, make):
         if e.kind == "revise":
             revs_of.setdefault(" ".join(e.fields["target"].split()).casefold(), []).append(e.id)
     for e in ctx.scoped:
-        if e.kind != "revise" or not reading.says_loosening(e.summary) or reading.says_expiring(e.summary):
+        if e.kind != "revise" or reading.says_expiring(e.summary):
             continue
         basis = [by_id[s] for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome", "revise")]
+        granted = any(reading.says_scoped(b.summary) and reading.says_decision(b.summary) for b in basis)
+        if not (reading.says_loosening(e.summary) or (granted and e.fields["governance"] == "bounded")):
+            continue  # a change under a grant the user limited to one occasion loosens for that occasion
         scoped = reading.says_scoped(e.summary) or any(reading.says_scoped(b.summary) for b in basis)
         ungoverned_user = e.fields["made_by"] == "user" and e.fields["governance"] == "none"
         if not scoped and not ungoverned_user:
