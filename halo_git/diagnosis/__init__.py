@@ -895,6 +895,23 @@ def _decision_upstream(g: _Graph, rev: str) -> bool:
     return False
 
 
+def _claim_upstream(g: _Graph, event: str) -> bool:
+    """Whether a revision that only claims the user's authority lies upstream of ``event``."""
+    if not g.claimed or not g.up.get(event, 0) & _GOVERNED_BIT:
+        return False
+    seen, stack = {event}, list(g.sources[event])
+    while stack and len(seen) < 20 * _SEARCH_BUDGET:
+        s = stack.pop()
+        if s in seen:
+            continue
+        seen.add(s)
+        if s in g.claimed:
+            return True
+        if g.thru[s] & _GOVERNED_BIT:
+            stack.extend(g.sources[s])
+    return False
+
+
 def _bound_upstream(g: _Graph, rev: str, target: str) -> bool:
     """Whether the ancestry of ``rev`` holds a rule the user made or approved, and decided (not a claim
     the agent logged): the bound a ``governance=bounded`` change stays within. The user's limits are
@@ -1206,7 +1223,9 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         if a.trigger == "self" and a.form == "execution":
             a1.add(a.id)
             bad = [o for o in a.outcomes if is_bad(o)]
-            ruled = bool(g.up[a.id] & _GOVERNED_BIT) and _bound_upstream(g, a.id, "")  # a rule the user decided
+            # delegated by a rule the user decided, and not through a change the agent made or only claims
+            ruled = bool(g.up[a.id] & _GOVERNED_BIT) and _bound_upstream(g, a.id, "") and not (
+                g.up[a.id] & _UNGOVERNED_BIT) and not _claim_upstream(g, a.id)
             if bad:
                 state, tail = f"; its outcome {bad[0]} reports a problem", f" {bad[0]} reports a problem, so the change already cost something."
             elif a.outcomes:
@@ -1252,7 +1271,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         n = len(used_by.get(i, ()))
         if f["trigger"] == "request" and f["form"] == "communication" and not any(
             by_id[u].kind in ("act", "revise") for u in used_by.get(i, ())
-        ):
+        ) and not any(reading.says_pending(by_id[o].summary) for o in _outcomes_about(ctx, i)):
             continue  # a reply or reminder the user asked for, that no act builds on: the user is its check
         later_acts = [u for u in used_by.get(i, ()) if by_id[u].kind == "revise" or (
             by_id[u].kind == "act" and (f["form"] != "communication" or by_id[u].fields["form"] in ("execution", "preparation")))]
@@ -1507,7 +1526,8 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     if unreviewed:
         if not execution and (reading.says_question(e.summary) or (far < 2 and not failed)):
             return None  # a question to the user, or material one session old, is not an authority problem
-        severity = "high" if execution else "medium"
+        # failed material that produced another failure is high whatever the act
+        severity = "high" if execution or (failed and any(o in g.adverse for o in a.outcomes)) else "medium"
     elif execution:
         severity = "info"
     else:
@@ -1522,21 +1542,20 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
                f"the memory keeps {_what_kept(g, m)}" + (f", and {failed} {by_id[failed].kind} failed." if failed else "."))
     where = "earlier in this session" if back == 0 else "in an earlier session"
     drives = "an execution" if execution else f"this {a.form}"
+    confirm = [s for s in a.basis if by_id[s].kind == "observe" and by_id[s].session == e.session] if execution else []
+    seen = (f" The observation it names, {confirm[0]}, shows the request or the user's go-ahead, not a review of the "
+            "retained content.") if confirm else ""
     if failed:
         bad = g.failed_acts.get(failed) or failed
         why = (f"The memory keeps failed material: {bad} reports a problem (“{quote(by_id[bad].summary, 70)}”), "
-               f"yet it drives {drives} as if it had worked.")
+               f"yet it drives {drives} as if it had worked.{seen}")
     elif unreviewed:
         raw = g.unchecked_kept.get(m, ())
         what = ("with no source named" if not g.sources[m] else
                 f"from its own output ({_ids_text(raw)}, which nothing checked before it was read back)" if raw else
                 "from its own output")
         why = (f"Material the agent retained {what} {where} drives {drives}: nothing reviewed it in between, so "
-               "whatever it got wrong then is carried into action now.")
-        confirm = [s for s in a.basis if by_id[s].kind == "observe" and by_id[s].session == e.session] if execution else []
-        if confirm:
-            why += (f" The observation it names, {confirm[0]}, shows the request or the user's go-ahead, "
-                    "not a review of the retained content.")
+               f"whatever it got wrong then is carried into action now.{seen}")
         if far > back:
             why += f" The oldest unreviewed material on its ancestry was kept {far} sessions earlier."
     else:

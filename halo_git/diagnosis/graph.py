@@ -86,6 +86,10 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
                 return s
         if x.kind == "remember" and s in failed_mem:
             return s
+        if x.kind == "observe" and any(by_id[y].kind == "outcome" and y in adverse and by_id[by_id[y].fields["about"]].kind
+                                       == "act" and by_id[by_id[y].fields["about"]].fields["form"] != "communication"
+                                       for y in x.uses if y in by_id):
+            return s  # read off a result that failed (a partial transcript, a cut-off export)
         if x.kind == "recall":
             for r in x.uses:
                 if r in failed_mem:

@@ -321,7 +321,7 @@ def says_rule(summary: str) -> bool:
 # -- lessons ----------------------------------------------------------------------------------
 
 _LESSON_RE = re.compile(r"\b(?:lesson|learned|learnt|next time|avoid|do not|don't|never|always|instead|"
-                        r"check .* before|before (?:reusing|retrying|using)|not the|rather than|workaround)\b", re.I)
+                        r"check .* before|before (?:reusing|retrying|using)|not the|not from|rather than|workaround)\b", re.I)
 
 
 def says_lesson(summary: str) -> bool:
