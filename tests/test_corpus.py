@@ -1,9 +1,10 @@
 """The diagnosis against traces written apart from the rules.
 
-Two labelled sets, in the format ``halo-git export`` writes: the development
-corpus beside the checkout (``../shared/corpus``, with its own scorer) and ten
-traces a separate author wrote for this project without reading the rules
-(``tests/fixtures/traces_apart``). A problem is hit when a finding *about* one
+Labelled sets in the format ``halo-git export`` writes: the development corpus
+beside the checkout (``../shared/corpus``, with its own scorer); eighteen traces
+two separate authors wrote for this project without reading the rules
+(``tests/fixtures/traces_apart``); and both seed analyses acted out by a third
+(``tests/fixtures/seed_modelled``, plain and diligently logged). A problem is hit when a finding *about* one
 of its events (the finding's first id) reaches the reviewer's least severity; a
 false alarm is a finding at low or above about an event of a healthy trace or a
 spare event. The figures are in docs/report.md; these tests keep them from
@@ -24,15 +25,20 @@ from halo_git.jsonl import parse_lines, plan
 
 HERE = Path(__file__).resolve().parent
 APART = HERE / "fixtures" / "traces_apart"
+SEED_MODELLED = HERE / "fixtures" / "seed_modelled"
 SHARED = HERE.parent.parent / "shared" / "corpus"
 NEED = {s: 3 - SEVERITY_RANK[s] for s in SEVERITY_RANK}  # info 0 … high 3, as the scorer ranks them
 
 
 def score(folder: Path) -> tuple[int, int, int, list[str]]:
     """(problems hit at severity, problems, false alarms, misses described) over a folder of cases."""
+    return score_files(sorted(folder.glob("*.labels.yaml")))
+
+
+def score_files(labels: list[Path]) -> tuple[int, int, int, list[str]]:
     hit = total = alarms = 0
     notes: list[str] = []
-    for lab_path in sorted(folder.glob("*.labels.yaml")):
+    for lab_path in labels:
         lab = yaml.safe_load(lab_path.read_text(encoding="utf-8"))
         case = lab_path.name[: -len(".labels.yaml")]
         lines = lab_path.with_name(case + ".jsonl").read_text(encoding="utf-8").splitlines()
@@ -55,8 +61,23 @@ def score(folder: Path) -> tuple[int, int, int, list[str]]:
 
 def test_traces_written_apart_hit_and_no_false_alarm():
     hit, total, alarms, notes = score(APART)
-    assert total == 18
-    assert hit >= 15 and alarms == 0, notes  # 16/18 and 0 when recorded in docs/report.md
+    assert total == 33
+    assert hit >= 24 and alarms == 0, notes  # 26/33 and 0 when recorded in docs/report.md
+
+
+def test_seed_analyses_modelled_apart():
+    """Both seed analyses, acted out by a separate author with the analysts' 13 key observations each,
+    plainly and with diligent logging: at least 9 of 13 per seed, as the Report page records."""
+    results = {}
+    for lab in sorted(SEED_MODELLED.glob("*.labels.yaml")):
+        hit, total, alarms, notes = score_files([lab])
+        results[lab.name[: -len(".labels.yaml")]] = (hit, total, alarms)
+    assert set(results) == {"seed-000", "seed-000-diligent", "seed-001", "seed-001-diligent"}
+    for name, (hit, total, alarms) in results.items():
+        assert total == 13 and hit >= 9, (name, hit)
+    assert sum(a for _, _, a in results.values()) <= 3  # false alarms on spare events, all four traces
+    for seed in ("seed-000", "seed-001"):  # diligent logging costs at most one observation (11 vs 12 when recorded)
+        assert results[seed + "-diligent"][0] >= results[seed][0] - 1
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="the development corpus (../shared/corpus) is not beside this checkout")
