@@ -66,3 +66,25 @@ def test_an_accepted_key_holding_a_mapping_or_nothing_is_no_entry():
     assert parse_accepted("accepted: {}\n") == []
     assert parse_accepted("accepted:\n") == []
     assert parse_accepted("") == []
+
+
+def test_shapes_and_values_the_file_must_have():
+    from halo_git.accept import parse_accepted
+
+    def refused(text: str) -> str:
+        with pytest.raises(InvalidCall) as e:
+            parse_accepted(text, "a.yaml")
+        return str(e.value)
+
+    assert refused("accepted: 5\n") == "a.yaml: 'accepted' must be a list of entries, each with rule, summary, reason, by"
+    assert refused("accepted:\n  - 5\n") == "a.yaml:2: each entry is a mapping with rule, summary, reason, by"
+    assert refused("accepted:\n  - {rule: HALO-R1, summary: s, reason: r, by: b, size: 1, colour: red}\n").startswith(
+        "a.yaml:2: unknown key(s) colour, size; allowed: ")
+    assert refused("accepted:\n  - {rule: HALO-R1, summary: s, reason: r, by: b, fields: {trigger: 5}}\n") == (
+        "a.yaml:2: 'fields' must map field names to text, e.g. {trigger: self}")
+    assert parse_accepted("accepted: false\n") == []  # an empty value, whatever YAML calls it
+
+
+def test_describe_collapses_whitespace():
+    assert Accepted("HALO-R1", "booked  a taxi\n at 9:05", "ok", "Ann").describe() == (
+        "HALO-R1 about “booked a taxi at 9:05” (accepted by Ann: ok)")
