@@ -140,8 +140,8 @@ def test_baseline_passes_on_a_branch_that_adds_nothing_new_and_lists_resolved(pr
     assert r.stdout.splitlines() == [
         "::notice title=Resolved on baseline main%3A HALO-A2 open-loop (low)::e3 “applied the new rule, confirmation pending”: No outcome "
         "about it and no observation naming it (trigger=request, form=execution). Why it matters: Nothing in the "
-        "trace shows whether it worked. Next step: Have the agent log halo_outcome with about=e3, or halo_observe "
-        "naming e3 in uses, once it sees how it went.",
+        "trace shows whether it worked. Next step: Have the agent check how e3 went (read the result back, or ask) "
+        "before anything relies on it, and log what it saw (halo_outcome about=e3, or halo_observe naming e3).",
     ]
     # at --fail-on low it passes too: the branch's outcome reports no problem, so it is no ignored feedback
     low = run_cli("check", "--agent", "demo", "--branch", "pr-ok", "--baseline", "main", "--fail-on", "low", root=pr_root)
