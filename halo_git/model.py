@@ -191,6 +191,15 @@ def _quoted(value: Any, limit: int = 40) -> str:
     return quoted(value, limit)
 
 
+def _quoted_repr(value: Any, limit: int) -> str:
+    """As ``_quoted``, but the value's repr cut at ``limit`` characters (how an event id is shown)."""
+    shown = _quoted(value, 1 << 20)
+    if shown.startswith("(withheld"):
+        return shown
+    r = repr(value)
+    return r if len(r) <= limit else r[:limit] + "…"
+
+
 def check_agent_name(name: Any) -> str:
     """Return ``name`` if it follows the agent naming rule, else refuse."""
     if not isinstance(name, str) or not _AGENT_RE.match(name):
@@ -219,7 +228,7 @@ def parse_id(value: Any, param: str = "uses") -> int:
         if m and len(m.group(1)) <= 13:
             return int(m.group(1))
     raise InvalidCall(
-        f"invalid event id {_quoted(value, 60)} in '{param}': ids look like e1, e2, … (lowercase e, "
+        f"invalid event id {_quoted_repr(value, 60)} in '{param}': ids look like e1, e2, … (lowercase e, "
         "then a number without leading zeros)",
         hints=ids_hint(None, "to see the ids of your earlier events"),
     )

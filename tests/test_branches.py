@@ -272,7 +272,8 @@ def test_branch_option_on_every_command(root, tmp_path):
     exported = run_cli("export", "--agent", "demo", "--branch", "b", root=root).stdout
     assert [json.loads(line)["id"] for line in exported.splitlines()] == ["e1", "e2"]
     atif = run_cli("export", "--agent", "demo", "--branch", "b", "--format", "atif", root=root).stdout
-    assert json.loads(atif.splitlines()[0])["agent"]["version"] == "b"
+    traj = json.loads(atif.splitlines()[0])
+    assert traj["agent"]["version"] == "unrecorded" and traj["extra"]["halo"]["branch"] == "b"  # the branch is no version
     f = tmp_path / "more.jsonl"
     f.write_text('{"kind": "observe", "summary": "imported onto b"}\n')
     assert run_cli("import", "--agent", "demo", "--branch", "b", str(f), root=root).returncode == 0

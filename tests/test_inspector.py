@@ -52,6 +52,8 @@ def test_inspector_over_stdio_lists_templates_prompts_and_tools(root, tmp_path):
         "halo://agents/{agent}/findings",
         "halo://agents/{agent}/trace",
         "halo://agents/{agent}/sessions/{session}/report",
+        "halo://agents/{agent}/events/{id}/history",
+        "halo://agents/{agent}/beliefs",
     ]
     prompts = inspect(tmp_path, *serve(root), "--method", "prompts/list")
     assert [p["name"] for p in prompts["prompts"]] == ["halo_self_review", "halo_log_step"]
@@ -85,5 +87,5 @@ def test_inspector_over_http_lists_templates_and_prompts(root, tmp_path):
             return templates, prompts
 
     templates, prompts = anyio.run(main)
-    assert len(templates["resourceTemplates"]) == 4
+    assert len(templates["resourceTemplates"]) == 6
     assert {p["name"] for p in prompts["prompts"]} == {"halo_self_review", "halo_log_step"}
