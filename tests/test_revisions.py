@@ -618,3 +618,35 @@ def test_impact_credits_only_sessions_that_rest_on_the_revision():
     assert (i4.before.session, i4.after.session) == ("s1", "s3")
     assert "HALO-A2" in dict(i4.before.findings) and "HALO-A2" not in dict(i4.after.findings)
     assert i4.resolved == () and i4.introduced == ()  # s3 never used e4: nothing is credited to it
+
+
+def test_the_agent_cannot_clear_its_own_ungoverned_revision(story, keys):
+    """HALO-R1 on e5 (an ungoverned self-revision) stays high by default whatever approval the agent
+    can write itself: one it logs as the user's, an unsigned approve, one signed by a key no allowed
+    signer holds. Only an approval an allowed signer signed settles it (info)."""
+    env = {**os.environ, "HALO_ALLOWED_SIGNERS": str(keys["allowed"])}
+
+    def r1():
+        r = subprocess.run([__import__("sys").executable, "-m", "halo_git.cli", "check", "--agent", AGENT, "--root", str(story),
+                            "--fail-on", "high", "--format", "json"], capture_output=True, text=True, env=env)
+        assert r.returncode in (0, 1), r.stderr
+        return [f for f in json.loads(r.stdout)["findings"] if f["rule"] == "HALO-R1" and f["ids"][0] == "e5"]
+
+    [before] = r1()
+    assert before["severity"] == "high"
+    # the agent logs "the user approved it" itself, as it could through its own MCP session
+    logged = run_cli("log", "revise", "--agent", AGENT, "--summary", "the user approved reminding an hour earlier",
+                     "--uses", "e5", "--target", "reminder rule", "--made-by", "user", "--governance", "approved", root=story)
+    assert logged.returncode == 0, logged.stderr
+    [claimed] = r1()
+    assert claimed["severity"] == "high" and "claims the user approved it afterwards, but nothing proves it" in claimed["message"]
+    approval = json.loads(logged.stdout)["id"]
+    assert approve(story, "e5", "--by", "Bob", "--email", "bob@example.com").returncode == 0  # unsigned
+    assert [f["severity"] for f in r1()] == ["high"]
+    assert approve(story, "e5", "--by", "Mallory", "--email", "m@example.com", "--sign", "ssh",
+                   "--key", str(keys["mallory"])).returncode == 0  # a key no allowed signer holds
+    assert [f["severity"] for f in r1()] == ["high"]
+    assert approve(story, "e5", "--by", "Alice", "--email", "alice@example.com", "--sign", "ssh",
+                   "--key", str(keys["alice"])).returncode == 0
+    [settled] = r1()
+    assert settled["severity"] == "info" and "signed by an allowed signer" in settled["message"] and approval

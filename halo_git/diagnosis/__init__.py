@@ -1346,11 +1346,12 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         e = by_id[r.id]
         n = len(r.used_by)
         builds = f" {_plural(n, 'later event')} build{'s' if n == 1 else ''} on it." if n else ""
-        approval = next((u for u in used_by.get(r.id, ()) if approved_revision(by_id[u], by_id) == r.id), None)
+        approvals = [u for u in used_by.get(r.id, ()) if approved_revision(by_id[u], by_id) == r.id]
+        approval = next((u for u in approvals if u in ctx.proven), approvals[0] if approvals else None)  # proven first
         if r.ungoverned and approval is not None and approval not in ctx.proven:
             # an approval the agent's own account holds (logged through its session, or an approval commit
             # no allowed signer signed) is a claim: the gate does not let the agent clear its own finding
-            claims.append(approval)
+            claims.extend(approvals)  # every approval here is unproven; Halo.diagnosis checks their signatures
             add(_finding(
                 "HALO-R1", [r.id, approval, *[u for u in r.used_by if u != approval]],
                 f"Revised “{r.target}” on its own with governance=none; {approval} claims the user approved it "
