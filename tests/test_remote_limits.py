@@ -103,13 +103,18 @@ def remotes(tmp_path_factory):
     return out
 
 
+_CAPPED = ("import os, resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
+           "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+
+
 def _measured(*args: str, root: Path) -> tuple[subprocess.CompletedProcess, int, float]:
     """Run ``halo-git`` like ``run_cli`` and return (result, its peak RSS in bytes, seconds)."""
     out, err = root.parent / "cli.out", root.parent / "cli.err"
     start = time.monotonic()
     with open(out, "wb") as o, open(err, "wb") as e:
-        p = subprocess.Popen([PYTHON, "-m", "halo_git.cli", *args, "--root", str(root)], stdout=o, stderr=e,
-                             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)))
+        # No preexec_fn: it forces a plain fork, and a forked child's peak RSS starts at the test runner's
+        # own size (hundreds of MiB late in a suite). The address-space cap is set after a vfork'd exec.
+        p = subprocess.Popen([PYTHON, "-c", _CAPPED, "-m", "halo_git.cli", *args, "--root", str(root)], stdout=o, stderr=e)
         try:
             _pid, status, usage = os.wait4(p.pid, 0)
         except BaseException:

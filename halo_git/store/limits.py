@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import struct
 import zlib
+
+from dulwich.pack import PackFileDisappeared
 from typing import IO
 
 from tempfile import SpooledTemporaryFile
@@ -240,14 +242,20 @@ def object_size(store, sha: bytes) -> int | None:
     file's header, inflating at most a few bytes; None when ``store`` keeps it
     where this cannot look (the caller reads it whole, as before)."""
     binsha = bytes.fromhex(sha.decode() if isinstance(sha, bytes) else sha)
-    for pack in getattr(store, "packs", ()):
+    try:
+        packs = list(getattr(store, "packs", ()))
+    except PackFileDisappeared:
+        return None
+    for pack in packs:
         try:
             offset = pack.index.object_offset(binsha)
         except KeyError:
             continue
+        except PackFileDisappeared:
+            return None  # a packing pass replaced it under us: the caller reads the object the usual way
         try:
             return _packed_size(pack.data._buffer(), offset)
-        except (AttributeError, ValueError, IndexError, zlib.error):
+        except (AttributeError, ValueError, IndexError, zlib.error, PackFileDisappeared):
             return None
     path_of = getattr(store, "_get_shafile_path", None)
     if path_of is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import zlib
 
-from dulwich.pack import apply_delta
+from dulwich.pack import PackFileDisappeared, apply_delta
 
 from . import limits
 
@@ -47,9 +47,12 @@ class PackReader:
                 offset = pack.index.object_offset(binsha)
             except KeyError:
                 continue
+            except PackFileDisappeared:
+                break  # a packing pass replaced this pack: dulwich finds the object in the new one
             try:
                 found = self._at(i, offset, limit)
-            except (ValueError, IndexError, OverflowError, RecursionError) as e:  # a pack closed under us, a damaged entry, a hostile chain
+            except (ValueError, IndexError, OverflowError, RecursionError, PackFileDisappeared) as e:
+                # a pack closed or replaced under us, a damaged entry, a hostile chain
                 if isinstance(e, limits.TooLarge):
                     raise
                 found = None
