@@ -103,8 +103,11 @@ def remotes(tmp_path_factory):
     return out
 
 
-_CAPPED = ("import os, resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
-           "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+# A small wrapper runs the command as its own child and writes that child's peak RSS: a process's peak
+# counts the memory of whatever it was forked from, and a late test runner is hundreds of MiB.
+_CAPPED = ("import os, resource, subprocess, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
+           "p = subprocess.Popen([sys.executable, *sys.argv[2:]]); _, status, usage = os.wait4(p.pid, 0); "
+           "open(sys.argv[1], 'w').write(str(usage.ru_maxrss)); sys.exit(os.waitstatus_to_exitcode(status))")
 
 
 def _measured(*args: str, root: Path) -> tuple[subprocess.CompletedProcess, int, float]:
@@ -112,9 +115,9 @@ def _measured(*args: str, root: Path) -> tuple[subprocess.CompletedProcess, int,
     out, err = root.parent / "cli.out", root.parent / "cli.err"
     start = time.monotonic()
     with open(out, "wb") as o, open(err, "wb") as e:
-        # No preexec_fn: it forces a plain fork, and a forked child's peak RSS starts at the test runner's
-        # own size (hundreds of MiB late in a suite). The address-space cap is set after a vfork'd exec.
-        p = subprocess.Popen([PYTHON, "-c", _CAPPED, "-m", "halo_git.cli", *args, "--root", str(root)], stdout=o, stderr=e)
+        peak = root.parent / "cli.peak"
+        p = subprocess.Popen([PYTHON, "-c", _CAPPED, str(peak), "-m", "halo_git.cli", *args, "--root", str(root)],
+                             stdout=o, stderr=e)
         try:
             _pid, status, usage = os.wait4(p.pid, 0)
         except BaseException:
@@ -122,7 +125,8 @@ def _measured(*args: str, root: Path) -> tuple[subprocess.CompletedProcess, int,
             raise
         p.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.monotonic() - start
-    rss = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    rss = int(peak.read_text()) * (1 if sys.platform == "darwin" else 1024)
+    assert usage
     result = subprocess.CompletedProcess(p.args, p.returncode, out.read_text(encoding="utf-8"), err.read_text(encoding="utf-8"))
     return result, rss, seconds
 
@@ -136,7 +140,7 @@ def _clean_refusal(r: subprocess.CompletedProcess, rss: int, seconds: float, *ne
         assert needle in r.stderr, r.stderr
     assert rss < RSS_BOUND, f"peak RSS {rss >> 20} MiB"
     assert seconds < TIME_BOUND, f"{seconds:.1f} s"
-    print(f"{' '.join(r.args[3:5])}: peak RSS {rss / (1 << 20):.0f} MiB, {seconds:.2f} s")
+    print(f"{' '.join(r.args[5:7])}: peak RSS {rss / (1 << 20):.0f} MiB, {seconds:.2f} s")
 
 
 def _why(attack: str) -> str:
