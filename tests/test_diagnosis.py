@@ -1138,3 +1138,90 @@ def test_a4_a_child_session_is_part_of_its_parent_turn():
         return t
     assert "HALO-A4" not in {f.rule for f in trace("t2/child").diagnose().findings}  # one session earlier: nothing
     assert ("HALO-A4", "medium") in {f[:2] for f in found(trace("side").diagnose())}  # a real session in between
+
+
+def test_m2_a_memory_read_only_in_its_own_session_that_a_later_session_needed():
+    """Naming a memory in the same session's uses (diligent logging) does not make it read back where it
+    was kept for: a later session acting on its subject without it is still medium."""
+    t = Trace("thu")
+    o = t.observe(summary="quarterly evaluation of the billing bot: 31 of 40 pass, wrong account picked")
+    m = t.remember([o], summary="kept the billing bot evaluation report under outputs/0605")
+    a = t.act([o, m], form="execution", summary="started the engine on the billing evaluation traces")
+    t.outcome(a)
+    t.observe(session="fri", summary="user asked why the billing bot picks the wrong account")
+    later = t.act([t.events[-1].id], session="fri", form="execution",
+                  summary="ran the billing evaluation analysis again on new traces")
+    assert ("HALO-M2", "medium", (m, later)) in found(t.diagnose())
+    # near miss: the later session reads it back -- the next step the finding gives silences it
+    t2 = Trace("thu")
+    o2 = t2.observe(summary="quarterly evaluation of the billing bot: 31 of 40 pass, wrong account picked")
+    m2 = t2.remember([o2], summary="kept the billing bot evaluation report under outputs/0605")
+    t2.outcome(t2.act([o2, m2], form="execution", summary="started the engine on the billing evaluation traces"))
+    q = t2.observe(session="fri", summary="user asked why the billing bot picks the wrong account")
+    r = t2.recall([m2], session="fri", summary="looked up the kept evaluation report")
+    t2.act([q, r], session="fri", form="execution", summary="ran the billing evaluation analysis again on new traces")
+    assert "HALO-M2" not in {f.rule for f in t2.diagnose().findings}
+    # near miss: nothing later deals with its subject
+    t3 = Trace("thu")
+    o3 = t3.observe(summary="quarterly evaluation of the billing bot: 31 of 40 pass, wrong account picked")
+    m3 = t3.remember([o3], summary="kept the billing bot evaluation report under outputs/0605")
+    t3.outcome(t3.act([o3, m3], form="execution", summary="started the engine on the billing evaluation traces"))
+    t3.outcome(t3.act([t3.observe(session="fri", summary="user asked for the weather")], session="fri",
+                      summary="told the user the forecast"))
+    assert "HALO-M2" not in {f.rule for f in t3.diagnose().findings}
+
+
+def test_a4_a_result_of_another_act_does_not_make_up_for_a_failure_kept_beside_it():
+    """A memory keeping an execution, its failure and a result that worked of a *different* act is failed
+    material; a result that worked of the same execution (or a lesson worded as one) is not."""
+    def trace(second_about_same: bool, lesson: str = "") -> tuple[Trace, str, str]:
+        t = Trace("wed")
+        a = t.act([t.observe()], form="execution", summary="built the report with DataFrame.append")
+        bad = t.outcome(a, summary="AttributeError: DataFrame has no attribute append")
+        other = a if second_about_same else t.act([bad], form="execution", summary="spawned a child for VAT")
+        fine = t.outcome(other, summary="wrote both reports")
+        m = t.remember([a, bad, fine], summary=lesson or "kept the report trace for replay")
+        r = t.recall([m], session="thu", summary="loaded the report trace")
+        x = t.act([t.observe(session="thu"), r], session="thu", form="execution", summary="replayed the report trace")
+        t.outcome(x, session="thu")
+        return t, m, x
+    t, m, x = trace(False)
+    assert any(f[0] == "HALO-A4" and f[1] == "high" and f[2][:2] == (x, m) for f in found(t.diagnose()))
+    for t in (trace(True)[0], trace(False, "Before replaying: check the append calls, they failed on pandas 2.2")[0]):
+        assert not any(f[0] == "HALO-A4" and f[1] == "high" for f in found(t.diagnose()))
+
+
+@pytest.mark.parametrize("result, inconclusive", [
+    ("errors fell for ten minutes, then the provider posted its own incident covering the same window", True),
+    ("latency recovered at 15:20, the same minute the vendor marked its outage resolved", True),
+    ("unclear whether the restart helped; traffic dropped at the same time as the deploy", True),
+    ("the recovery coincided with the nightly batch finishing", True),
+    ("errors fell to zero within a minute of the restart and stayed there", False),
+    ("restart done; same error rate as before the incident", False),
+])
+def test_a4_a_result_that_cannot_credit_the_act_does_not_review_the_memory_keeping_it(result, inconclusive):
+    """A runbook note drawn from one restart whose result says something else happened in the same window
+    is unreviewed material: when it alone drives a later execution, HALO-A4 is high."""
+    t = Trace("p1")
+    a = t.act([t.observe(summary="PAGE api 5xx at 6%")], form="execution", summary="rolling restart of the api")
+    o = t.outcome(a, summary=result)
+    m = t.remember([a, o], summary="Runbook: api 5xx means pool exhaustion. Fix: rolling restart of the api.")
+    r = t.recall([m], session="p2", summary="runbook note for api 5xx: rolling restart")
+    x = t.act([t.observe(session="p2", summary="PAGE api 5xx at 4%"), r], session="p2", form="execution",
+              summary="rolling restart of the api per runbook")
+    t.outcome(x, session="p2", summary="5xx back to baseline after the restart")
+    high = any(f[0] == "HALO-A4" and f[1] == "high" and f[2][:2] == (x, m) for f in found(t.diagnose()))
+    assert high is inconclusive
+
+
+@pytest.mark.parametrize("summary, adverse", [
+    ("errors fell to zero within a minute of the fix", False),
+    ("timeouts stopped after the pool was resized", False),
+    ("5xx down to baseline", False),
+    ("replay fell back to the live model", True),  # a fallback, not a failure going away
+    ("the job failed and stopped", True),  # the failure is the verb
+    ("still erroring after the restart", True),
+])
+def test_a_failure_reported_as_going_away_is_not_adverse(summary, adverse):
+    from halo_git.diagnosis.reading import is_adverse
+    assert is_adverse(summary) is adverse

@@ -117,8 +117,10 @@ RULES: dict[str, Rule] = {
             "Name what the memory keeps (an observation, act or outcome) in uses so its provenance can be checked.",
         ),
         Rule(
-            "HALO-M2", "memory-never-read-back", "info",
-            "a remember that no later event names (neither a recall nor a direct use), although the trace goes on",
+            "HALO-M2", "memory-never-read-back", "medium / info",
+            "a remember that no later event names (neither a recall nor a direct use), although the trace goes on; "
+            "medium when a later session acts on its subject without it, which also holds for a memory read back "
+            "only in the session that kept it",
             "Recall the memory when it is relevant, or stop retaining this kind of material.",
         ),
         Rule(
@@ -1135,6 +1137,27 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             "material it never uses, or forgets to look it up.",
             f"Have the agent recall {i} before acting on its subject (as {same} did), or stop retaining this kind "
             "of material." if same else "Recall it where it is relevant, or stop retaining this kind of material.",
+        ))
+    # A memory read only in the session that kept it served as working context: when a later session
+    # acts on its subject without it, it did not reach the step it was kept for either. Naming it in
+    # the same session's uses (diligent logging) must not hide that.
+    order = g.order
+    for m in write.memories:
+        readers = (*m.recalled_by, *m.used_by)
+        if not readers or any(order[by_id[r].session] != order[by_id[m.id].session] for r in readers):
+            continue
+        same = _later_act_on(ctx, m.id, max(readers, key=pos.__getitem__), other_session=True)
+        if same is None or m.id in g.sources[same] or any(m.id in g.sources[s] for s in g.sources[same]):
+            continue
+        add(_finding(
+            "HALO-M2", [m.id, same],
+            f"Read back only in the session that kept it ({', '.join(readers[:3])}); {same}, in a later session, "
+            "deals with the same subject without it.",
+            "medium", by_id[m.id],
+            f"The memory was kept past its session, but {same} acted on what it is about without reading it, so "
+            "what the agent learned did not reach the later step.",
+            f"Have the agent recall {m.id} before acting on its subject again (as {same} did), or stop retaining "
+            "this kind of material.",
         ))
     for i in read.without_memory:
         add(_finding(

@@ -70,17 +70,18 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
 def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adverse: set[str],
                    failed_acts: dict[str, str], failed_mem: dict[str, str]) -> str:
     """What makes a memory failed material, or "": it keeps an act that failed without keeping the
-    failure, the adverse result of an execution with no result that worked, or failed material kept
+    failure, the adverse result of an execution with no result of that execution that worked, or failed material kept
     earlier. A memory worded as a lesson keeps failures on purpose and is not failed material."""
     if reading.says_lesson(e.summary):
         return ""
     kept = set(srcs)
-    fine_result = any(by_id[s].kind == "outcome" and s not in adverse for s in srcs)
+    worked = {by_id[s].fields["about"] for s in srcs if by_id[s].kind == "outcome" and s not in adverse}
     for s in srcs:
         x = by_id[s]
         if x.kind == "act" and s in failed_acts and failed_acts[s] not in kept:
             return s
-        if x.kind == "outcome" and s in adverse and not fine_result:
+        if x.kind == "outcome" and s in adverse and x.fields["about"] not in worked:  # a result of another act
+            # that worked does not make up for this one
             about = by_id.get(x.fields["about"])
             if about is not None and about.kind == "act" and about.fields["form"] != "communication":
                 return s
@@ -206,6 +207,8 @@ class _Graph:
         first_check: dict[str, int] = {}
         first_read: dict[str, int] = {}
         for e in events:
+            if reading.says_inconclusive(e.summary):
+                continue  # what followed cannot be credited to the act: not a check of it
             if e.kind == "outcome" and e.id not in adverse and not reading.says_pending(e.summary):
                 first_check.setdefault(e.fields["about"], pos[e.id])
             elif e.kind == "observe" and e.id not in adverse:

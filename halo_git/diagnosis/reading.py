@@ -95,6 +95,19 @@ def intended(outcome: str, act: str) -> bool:
     return hits <= {w[:5] for w in _TOKEN_RE.findall(act.lower())}
 
 
+# The failure named is going away: "errors fell to zero", "timeouts stopped", "the 5xx cleared".
+_RECEDE = frozenset("fell dropped down cleared gone stopped subsided disappeared vanished ceased".split())
+
+
+def _receding(toks: list[str], i: int) -> bool:
+    if toks[i].endswith("ed"):
+        return False  # "the job failed and stopped": the failure itself is the verb
+    for j in range(i + 1, min(i + 4, len(toks))):
+        if toks[j] in _RECEDE:
+            return not (toks[j] == "fell" and j + 1 < len(toks) and toks[j + 1] == "back")  # "fell back": a fallback
+    return False
+
+
 @lru_cache(maxsize=1 << 18)
 def is_adverse(summary: str) -> bool:
     """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
@@ -110,7 +123,8 @@ def is_adverse(summary: str) -> bool:
         hit = w in _SINGLE_WORDS
         if not hit and w in _PHRASES:
             hit = any(tuple(toks[i:i + len(p)]) == p for p in _PHRASES[w])
-        if hit and not (toks[i - 1] in _NEGATIONS if i else False) and not (i > 1 and toks[i - 2] in _NEGATIONS):
+        if hit and not (toks[i - 1] in _NEGATIONS if i else False) and not (i > 1 and toks[i - 2] in _NEGATIONS) \
+                and not _receding(toks, i):
             return True
     return bool(_RESTATED_RE.search(summary))
 
@@ -136,6 +150,21 @@ def says_pending(summary: str) -> bool:
         if not _NOT_BEFORE_RE.search(summary[max(0, m.start() - 30):m.start()]):
             last = m
     return last is not None and not _SETTLED_RE.search(summary, last.end())
+
+
+# A result that cannot be credited to the act: something else happened in the same window, or the
+# reporter cannot tell what caused it.
+_INCONCLUSIVE_RE = re.compile(
+    r"\b(?:coincid\w*|(?:in|at|during|covering) the same (?:window|minute|hour|time|period)|same (?:minute|window) "
+    r"(?:as|that|the)|at the same time as|(?:its|their) own (?:incident|outage|fix|recovery)|inconclusive|"
+    r"unclear (?:whether|if|why)|can(?:no|')t tell (?:whether|if)|not sure (?:whether|if)|"
+    r"(?:may|might|could) (?:also )?have (?:been|recovered|resolved) (?:on its own|by itself|anyway))", re.I)
+
+
+def says_inconclusive(summary: str) -> bool:
+    """A result or observation that cannot credit the act with what followed ("5xx fell, then the gateway
+    posted its own incident covering the same window", "unclear whether the restart helped")."""
+    return bool(_INCONCLUSIVE_RE.search(summary))
 
 
 _QUOTED_RE = re.compile(r"^\s*[A-Z][\w .'-]{0,40}:\s")
@@ -321,7 +350,7 @@ def says_rule(summary: str) -> bool:
 # -- lessons ----------------------------------------------------------------------------------
 
 _LESSON_RE = re.compile(r"\b(?:lesson|learned|learnt|next time|avoid|do not|don't|never|always|instead|"
-                        r"check .* before|before (?:reusing|retrying|using)|not the|not from|rather than|workaround)\b", re.I)
+                        r"check .* before|before [^.;:]{1,40}[:,] (?:check|verify|confirm|make sure|ensure)|before (?:reusing|retrying|using)|not the|not from|rather than|workaround)\b", re.I)
 
 
 def says_lesson(summary: str) -> bool:
