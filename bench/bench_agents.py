@@ -1,7 +1,8 @@
 """Benchmark: many agents behind one HTTP server.
 
-    python bench/bench_agents.py           # 1,000 agents, 3 halo_observe each
-    python bench/bench_agents.py --quick   # 50 agents, 2 each
+    python bench/bench_agents.py           # 1,000 agents, 3 halo_observe each; then 16 at once vs one alone
+    python bench/bench_agents.py --quick   # 50 agents, 2 each; fewer rounds of 16 vs one
+    python bench/bench_agents.py --throughput-only [--fsync]   # only 16 at once vs one alone
 
 One ``halo-git serve --transport http`` on loopback; every agent is its own MCP
 client session (streamable HTTP, the SDK's client) logging to its own agent
@@ -12,10 +13,20 @@ the ``halo_observe`` round trips (a session's opening not included).
 Baseline from the same run: one agent alone on the same server, 100
 ``halo_observe`` calls in a row before the others arrive (p50 / p99), so the
 ratio says what sharing the server with the other agents costs each call.
+
+Throughput (issue 24's row "16 agents logging concurrently into one HTTP
+server, throughput vs one agent alone on the same server", target >= 1.8x): on
+a fresh server, 17 sessions opened first (one agent each); then rounds, each a
+burst of one agent alone (calls in a row) followed by a burst of 16 agents at
+once (each its calls in a row), calls per second of each burst, medians over the
+rounds; the server's and the clients' CPU time per call (``/proc``) say which
+side a burst used up. The 16 clients run in this one process, as the SDK's
+clients; on a machine of 2 cores they share them with the server.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import statistics
 import subprocess
@@ -30,6 +41,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 CONCURRENT = 25
+AGENTS_AT_ONCE = 16
 
 
 def rss_kb(pid: int) -> tuple[int, int]:
@@ -61,29 +73,113 @@ async def flood(url: str, agents: int, calls: int, times: list[float]) -> None:
             tg.start_soon(one, k)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used (``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+async def throughput(servers: list[tuple[str, str, int]], agents: int = AGENTS_AT_ONCE, calls: int = 16,
+                     rounds: int = 7, alone_calls: int = 64) -> dict[str, dict[str, list[tuple[float, float, float]]]]:
+    """Interleaved bursts on each server of ``servers`` ((label, url, pid)): one agent
+    alone, ``alone_calls`` in a row, then ``agents`` agents at once, ``calls`` each.
+    Returns label -> {"alone"|"many": [(calls/s, server CPU ms per call, client CPU ms per call), ...]}."""
+    from contextlib import AsyncExitStack
+
+    figures: dict[str, dict[str, list[tuple[float, float, float]]]] = {label: {"alone": [], "many": []} for label, _, _ in servers}
+    async with AsyncExitStack() as stack:
+        sessions: dict[str, list] = {}
+        for label, url, _ in servers:
+            sessions[label] = []
+            for k in range(agents + 1):  # session 0 is the one alone
+                c = await stack.enter_async_context(Client(streamable_http_client(url), mode="legacy"))
+                r = await c.call_tool("halo_observe", {"agent": f"agent-{k:02d}", "summary": "the agent started"})
+                assert not r.is_error, r
+                sessions[label].append(c)
+
+        async def burst(c, agent: str, n: int) -> None:
+            for i in range(n):
+                r = await c.call_tool("halo_observe", {"agent": agent, "summary": f"user asked for a reminder at 9:{i % 60:02d}"})
+                assert not r.is_error, r
+
+        for _ in range(rounds):
+            for label, _, pid in servers:
+                for mode in ("alone", "many"):
+                    s0, c0, t0 = cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
+                    async with anyio.create_task_group() as tg:
+                        if mode == "alone":
+                            tg.start_soon(burst, sessions[label][0], "agent-00", alone_calls)
+                        else:
+                            for k in range(1, agents + 1):
+                                tg.start_soon(burst, sessions[label][k], f"agent-{k:02d}", calls)
+                    seconds = time.perf_counter() - t0
+                    n = alone_calls if mode == "alone" else agents * calls
+                    figures[label][mode].append((n / seconds, (cpu_seconds(pid) - s0) / n * 1e3, (own_cpu_seconds() - c0) / n * 1e3))
+    return figures
+
+
+def throughput_lines(label: str, figures: dict[str, list[tuple[float, float, float]]], agents: int = AGENTS_AT_ONCE) -> list[str]:
+    med = {mode: [statistics.median(x[i] for x in rows) for i in range(3)] for mode, rows in figures.items()}
+    ratio = med["many"][0] / med["alone"][0]
+    ratios = sorted(m[0] / a[0] for m, a in zip(figures["many"], figures["alone"]))
+    return [
+        f"{label}{agents} agents at once vs one alone on the same server: {med['many'][0]:.0f} vs {med['alone'][0]:.0f} calls/s "
+        f"= {ratio:.2f}x (target >= 1.8x: {common.verdict(ratio >= 1.8)}; per round {ratios[0]:.2f}-{ratios[-1]:.2f}x, "
+        f"{len(ratios)} rounds)",
+        f"  CPU per call, server / clients: alone {med['alone'][1]:.2f} / {med['alone'][2]:.2f} ms, "
+        f"{agents} at once {med['many'][1]:.2f} / {med['many'][2]:.2f} ms",
+    ]
+
+
+def start_server(root: Path, *extra: str, cwd: str | None = None) -> tuple[subprocess.Popen, str]:
+    """``halo-git serve --transport http --port 0`` on ``root``; (process, URL)."""
+    proc = subprocess.Popen([sys.executable, "-m", "halo_git.cli", "serve", "--root", str(root), "--transport", "http", "--port", "0", *extra],
+                            stderr=subprocess.PIPE, text=True, cwd=cwd)
+    deadline = time.monotonic() + 60
+    while True:
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise SystemExit("the server did not announce its URL")
+        line = proc.stderr.readline()
+        if not line:
+            raise SystemExit(f"the server exited ({proc.wait()})")
+        m = re.search(r"on (http://\S+/mcp)", line)
+        if m:
+            return proc, m.group(1)
+
+
 def p99_ms(samples: list[float]) -> float:
     return sorted(samples)[int(0.99 * (len(samples) - 1))] * 1e3
 
 
 def main() -> int:
-    args = common.parser(__doc__).parse_args()
+    p = common.parser(__doc__)
+    p.add_argument("--throughput-only", action="store_true", help=f"only {AGENTS_AT_ONCE} agents at once vs one alone")
+    p.add_argument("--fsync", action="store_true", help="serve with --fsync (each append synced before its reply)")
+    args = p.parse_args()
+    extra = ["--fsync"] if args.fsync else []
+    with tempfile.TemporaryDirectory(prefix="halo-bench-agents-") as tmp:
+        proc, url = start_server(Path(tmp) / "tp", *extra)
+        try:
+            tp = anyio.run(lambda: throughput([("", url, proc.pid)], rounds=3 if args.quick else 7))[""]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    for line in throughput_lines("", tp):
+        print(line)
+    print(f"machine: {common.machine_note()}")
+    if args.throughput_only:
+        return 0
     agents, calls = (50, 2) if args.quick else (1_000, 3)
     with tempfile.TemporaryDirectory(prefix="halo-bench-agents-") as tmp:
         root = Path(tmp) / "root"
-        proc = subprocess.Popen([sys.executable, "-m", "halo_git.cli", "serve", "--root", str(root), "--transport", "http", "--port", "0"],
-                                stderr=subprocess.PIPE, text=True)
+        proc, url = start_server(root, *extra)
         try:
-            url = None
-            deadline = time.monotonic() + 60
-            while url is None:
-                if time.monotonic() > deadline:
-                    raise SystemExit("the server did not announce its URL")
-                line = proc.stderr.readline()
-                if not line:
-                    raise SystemExit(f"the server exited ({proc.wait()})")
-                m = re.search(r"on (http://\S+/mcp)", line)
-                if m:
-                    url = m.group(1)
             alone: list[float] = []
             anyio.run(agent, url, "alone", 100, alone)
             before = rss_kb(proc.pid)

@@ -30,6 +30,7 @@ import time
 import weakref
 from collections import OrderedDict
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from importlib import resources
 from typing import Any, Callable
 
@@ -256,6 +257,7 @@ class HaloServer:
         self.process_session = new_session_label()
         self.extras = Extras(halo, lambda ctx: self.agent or self._defaults(ctx)[0], GUIDE)
         self._background = None  # a task group while the server runs: notifications after appends
+        self._writers: dict[str | None, list] = {}  # agent -> [its writers' lock, calls holding or awaiting it] (event loop only)
         x = self.extras
         self.server = Server(
             "halo",
@@ -313,7 +315,11 @@ class HaloServer:
             client_agent, session = self._defaults(ctx)
             if client_agent is not None and self.agent is None and args.get("agent") is None:
                 self._screen_client_name(self._client_info(ctx)[0] or "", client_agent)
-            text, structured = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
+            if params.name in _TOOL_KIND:  # writes to one agent commit in the order they arrived
+                async with self._writer(self.agent if args.get("agent") is None else args.get("agent"), client_agent):
+                    text, structured = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
+            else:
+                text, structured = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
         except HaloError as e:
             return _error(str(e))
         except Exception as e:  # a bug must not kill the connection; say what happened
@@ -324,6 +330,25 @@ class HaloServer:
             else:
                 await self._notify(structured["agent"], structured["session"])
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured)
+
+    @asynccontextmanager
+    async def _writer(self, agent: Any, client_agent: str | None):
+        """One agent's writes, one at a time and first come first served (``anyio.Lock``
+        wakes its waiters in order), each in a worker thread of its own: agents never
+        wait for each other, and one agent's events get their ids in the order its
+        calls arrived. A lock exists while a call for its agent is in flight."""
+        key = agent if isinstance(agent, str) else client_agent
+        entry = self._writers.get(key)
+        if entry is None:
+            entry = self._writers[key] = [anyio.Lock(), 0]
+        entry[1] += 1
+        try:
+            async with entry[0]:
+                yield
+        finally:
+            entry[1] -= 1
+            if not entry[1]:
+                del self._writers[key]
 
     def _handler(self, name: str) -> Callable[[dict, str | None, str], tuple[str, dict | None]]:
         if name in _TOOL_KIND:
@@ -777,6 +802,60 @@ def _h11_with_read_timeout(read_timeout: float):
     return ReadTimeoutH11
 
 
+# Requests whose whole answer is their one response, sent as a plain JSON body
+# (``application/json``) instead of an event stream: nothing the server does for
+# them sends anything else first. An answer as a stream costs the server a
+# stream and its tasks, and the SDK's client closes a stream as soon as it holds
+# the response, so every call also cost a new TCP connection; a JSON body keeps
+# the connection. ``subscriptions/listen`` and ``initialize`` keep the stream.
+_PLAIN_ANSWERS = frozenset({
+    "tools/call", "tools/list", "resources/read", "resources/list", "resources/templates/list",
+    "prompts/list", "prompts/get", "completion/complete", "ping",
+})
+_answer_as_json: ContextVar[bool] = ContextVar("halo_answer_as_json", default=False)
+_plain_transports: dict[type, type] = {}
+
+
+async def _answers_in_one(request) -> bool:
+    """Whether the POST holds one request of ``_PLAIN_ANSWERS`` (its body is read
+    here; the transport reads the same bytes again)."""
+    import pydantic_core
+
+    try:
+        message = pydantic_core.from_json(await request.body())
+    except Exception:  # unreadable: the transport answers it as it always does
+        return False
+    return isinstance(message, dict) and "id" in message and message.get("method") in _PLAIN_ANSWERS
+
+
+def _answering_plainly(transport) -> None:
+    """Make one session's transport answer ``_PLAIN_ANSWERS`` requests with a JSON
+    body, per request (the SDK decides per transport); other requests, and the
+    messages its router passes, are handled as before."""
+    base = type(transport)
+    cls = _plain_transports.get(base)
+    if cls is None:
+
+        class PlainAnswers(base):  # type: ignore[misc, valid-type]
+            @property
+            def is_json_response_enabled(self) -> bool:
+                return self.__dict__.get("is_json_response_enabled", False) or _answer_as_json.get()
+
+            @is_json_response_enabled.setter
+            def is_json_response_enabled(self, value: bool) -> None:
+                self.__dict__["is_json_response_enabled"] = value
+
+            async def _handle_post_request(self, scope, request, receive, send) -> None:
+                token = _answer_as_json.set(await _answers_in_one(request))
+                try:
+                    await super()._handle_post_request(scope, request, receive, send)
+                finally:
+                    _answer_as_json.reset(token)
+
+        cls = _plain_transports[base] = PlainAnswers
+    transport.__class__ = cls
+
+
 def _make_room_for_newcomers(manager) -> None:
     """A full session table closes a session for each newcomer instead of answering 503.
 
@@ -817,6 +896,7 @@ def _make_room_for_newcomers(manager) -> None:
                 manager._task_group.start_soon(manager._discard_session, sid, transport)
         transport = admit(requestor)
         if transport is not None:
+            _answering_plainly(transport)
             began[transport.mcp_session_id] = time.monotonic()
             if len(began) > 2 * len(sessions) + 64:  # sessions the SDK ended on its own
                 for sid in [s for s in began if s not in sessions]:
