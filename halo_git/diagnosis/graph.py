@@ -207,14 +207,15 @@ class _Graph:
         first_check: dict[str, int] = {}
         first_read: dict[str, int] = {}
         for e in events:
-            if reading.says_inconclusive(e.summary):
-                continue  # what followed cannot be credited to the act: not a check of it
-            if e.kind == "outcome" and e.id not in adverse and not reading.says_pending(e.summary):
-                first_check.setdefault(e.fields["about"], pos[e.id])
-            elif e.kind == "observe" and e.id not in adverse:
-                for s in sources[e.id]:
-                    if by_id[s].kind == "act":
-                        first_check.setdefault(s, pos[e.id])
+            if e.kind in ("outcome", "observe") and e.id not in adverse and not reading.says_inconclusive(e.summary):
+                # (a result that cannot credit the act with what followed does not check it)
+                if e.kind == "outcome":
+                    if not reading.says_pending(e.summary):
+                        first_check.setdefault(e.fields["about"], pos[e.id])
+                else:
+                    for s in sources[e.id]:
+                        if by_id[s].kind == "act":
+                            first_check.setdefault(s, pos[e.id])
             for s in sources[e.id]:
                 first_read.setdefault(s, pos[e.id])
         for e in events:
