@@ -1038,6 +1038,26 @@ def test_m9_stale_read_back():
     assert {f[2][0] for f in rules_of(t, "HALO-M9")} == {r}  # only the earlier, stale read remains
 
 
+
+def test_m9_a_value_going_from_one_figure_to_another_and_an_execution_on_the_stale_copy_is_high():
+    t = Trace("jan")
+    rates = t.remember([t.observe(summary="pulled the local tax table: Marlow 1.75%, Easton 1.5%")],
+                       summary="local tax rates: Marlow 1.75%, Easton 1.5%")
+    change = t.observe(session="mar", summary="bulletin: Marlow raises its local tax from 1.75% to 2.25% in April")
+    r = t.recall([rates], session="apr", summary="looked up the local tax rates for Marlow")
+    x = t.act([t.observe(session="apr", summary="9 payslips flagged"), r], session="apr", form="execution",
+              summary="overrode the Marlow withholding to the kept rate")
+    assert ("HALO-M9", "high", (r, rates, change, x)) in found(t.diagnose())
+    # near miss: the recall names the bulletin (the change was read), so nothing is stale
+    t2 = Trace("jan")
+    rates2 = t2.remember([t2.observe(summary="pulled the local tax table: Marlow 1.75%, Easton 1.5%")],
+                         summary="local tax rates: Marlow 1.75%, Easton 1.5%")
+    change2 = t2.observe(session="mar", summary="bulletin: Marlow raises its local tax from 1.75% to 2.25% in April")
+    r2 = t2.recall([rates2, change2], session="apr", summary="looked up the local tax rates and the Marlow bulletin")
+    t2.act([r2], session="apr", form="execution", summary="kept the Marlow withholding at the new rate")
+    assert rules_of(t2, "HALO-M9") == set()
+
+
 def test_m10_withdrawal_not_propagated():
     t = Trace("d1")
     paper = t.remember([t.observe(summary="paper reports 12 mS/cm")], summary="note: 12 mS/cm")

@@ -320,7 +320,9 @@ _REPLACE_RE = re.compile(
 _CHANGE_RE = re.compile(
     r"\b(?:v\d+|version|updated?|updates|revised|revision|changed?|changes|moved|moves|clos(?:e|es|ed|ing) for|closure|"
     r"renovat\w*|replac\w*|supersed\w*|retract\w*|withdr[ae]w\w*|no longer|new (?:version|address|owner|rule|value)|"
-    r"raised|lowered|postponed|cancel\w*|discontinu\w*|deprecat\w*|renamed|left the|has left|gone)\b", re.I)
+    r"raised|lowered|postponed|cancel\w*|discontinu\w*|deprecat\w*|renamed|left the|has left|gone|"
+    r"(?:rais|lower|increas|decreas|reduc|rais)es|(?:increas|decreas|reduc)ed|takes effect|effective (?:from|on|as of)|"
+    r"from \$?\d[\d.,]*%? to \$?\d[\d.,]*%?)(?!\w)", re.I)
 
 
 def says_withdrawal(summary: str) -> bool:

@@ -44,9 +44,10 @@ RULE_SPECS = (
      "three or more recalls, in two or more sessions, each reading back every memory the one before read and "
      "more (ending with four or more): the whole history is re-read every turn with no selection or cut-off",
      "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories."),
-    ("HALO-M9", "stale-read-back", "medium / low",
+    ("HALO-M9", "stale-read-back", "high / medium / low",
      "a recall of a memory after a newer observation on the same subject reported a change (a new version, a "
-     "move, a closure) that neither the recall nor what uses it names; medium when an act follows",
+     "move, a closure, a value going from one figure to another) that neither the recall nor what uses it names; "
+     "high when an execution follows, medium when another act does",
      "Re-read the source named in the newer observation before relying on the memory, and keep the update."),
     ("HALO-M10", "withdrawal-not-propagated", "high / medium",
      "a memory built on material that was later withdrawn (a revise or memory that retracts, withdraws or "
@@ -267,12 +268,14 @@ def _stale(ctx, make):
             if o is None or any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind == "remember"
                                 for u in ctx.used_by.get(o.id, ())):
                 continue
-            acts = [u for u in ctx.used_by.get(r.id, ()) if by_id[u].kind == "act"]
+            acts = sorted((u for u in ctx.used_by.get(r.id, ()) if by_id[u].kind == "act"),
+                          key=lambda u: by_id[u].fields["form"] != "execution")  # an execution first
+            execution = bool(acts) and by_id[acts[0]].fields["form"] == "execution"
             out.append(make(
                 "HALO-M9", [r.id, m, o.id, *acts[:1]],
                 f"Recalls {m} after {o.id} reported a change to what it keeps, without naming {o.id}"
                 + (f"; {acts[0]} acts on it." if acts else "."),
-                "medium" if acts else "low", r,
+                "high" if execution else "medium" if acts else "low", r,
                 "The memory predates a change the agent had already seen, so the step works from an outdated copy.",
                 f"Re-read what {o.id} reports before relying on {m}, and keep the update (a remember naming both).",
             ))
