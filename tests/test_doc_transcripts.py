@@ -1,7 +1,9 @@
 """Docs whose examples show output: every block marked ``<!-- transcript -->`` (an HTML
 comment on the line before its fence, invisible on GitHub and in the docs site) is a
 terminal session. Its ``$ `` lines (``\\`` continues one) run in order, page by page, in
-a fresh folder with a fresh home, and what each printed must match the lines under it.
+a fresh folder with a fresh home, and what each printed (standard output and error, in
+the order a terminal shows them) must match the lines under it. A command that is meant to
+fail shows it the shell's way, ``… || echo "exit $?"``, so its exit code is compared too.
 
 Matching forgives only what differs between two honest runs: commit and tree ids,
 times, epoch seconds, key fingerprints and signatures (normalised on both sides), and
@@ -9,14 +11,21 @@ what the page elides with ``…`` (inside a line: any text; a line of its own: a
 A command with no lines under it must succeed; its output is not compared.
 ``<!-- transcript: NAME -->`` runs in its own folder NAME, apart from the page's
 other blocks (a walkthrough that needs a second, different history).
+
+A page whose commands post to ``localhost:4318`` gets a local OTLP/HTTP receiver there
+while it runs (the docs' collector), which checks that each POST is one protobuf export.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
 import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -25,7 +34,8 @@ REPO = Path(__file__).resolve().parent.parent
 MARK = re.compile(r"^<!-- transcript(?::\s*([\w-]+))? -->$")
 FENCE = re.compile(r"^```(console|text)\s*$")
 # pages that must keep at least this many transcript blocks (removing a marker fails)
-EXPECTED = {"docs/auditing.md": 6}
+EXPECTED = {"docs/auditing.md": 6, "docs/branches.md": 6, "docs/interop.md": 3, "docs/ci.md": 1}
+COLLECTOR = ("127.0.0.1", 4318)  # the OTLP/HTTP port the docs post to
 
 VOLATILE = [
     (re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\b"), "‹time›"),
@@ -111,23 +121,74 @@ def test_the_marked_pages_keep_their_transcripts():
         assert counts[page] >= least, (page, counts[page])
 
 
+@contextlib.contextmanager
+def collector(posts: list):
+    """An OTLP/HTTP receiver on ``COLLECTOR`` keeping (path, content type, body) of each POST.
+    The port is fixed by the docs: if another run holds it, wait for it a while."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            posts.append((self.path, self.headers["Content-Type"], self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", "0")  # an empty ExportTraceServiceResponse: all accepted
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            server = ThreadingHTTPServer(COLLECTOR, Handler)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.mark.parametrize("page", [p for p in pages() if transcripts(p)], ids=lambda p: p.name)
 def test_transcripts_match_the_product(page, tmp_path):
+    blocks = transcripts(page)
+    posts: list = []
+    needs_collector = any("localhost:4318" in command for _, _, steps in blocks for command, _ in steps)
+    with collector(posts) if needs_collector else contextlib.nullcontext():
+        check_transcripts(page, blocks, tmp_path)
+    if needs_collector:
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        assert posts and all(path == "/v1/traces" and ctype == "application/x-protobuf" for path, ctype, _ in posts), posts
+        assert all(ExportTraceServiceRequest.FromString(body).resource_spans for _, _, body in posts)
+
+
+def check_transcripts(page: Path, blocks, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("HALO_ROOT", "HALO_SCREEN", "HALO_ALLOWED_SIGNERS")}
     env.update(HOME=str(home), PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}", COLUMNS="100",
-               GIT_CONFIG_NOSYSTEM="1", PYTHONPATH=os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]))
+               GIT_CONFIG_NOSYSTEM="1", PYTHONUNBUFFERED="1", PYTHONPATH=os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]))
+    for name in ("no_proxy", "NO_PROXY"):  # the docs' collector is local
+        env[name] = ",".join(filter(None, [env.get(name), "localhost", "127.0.0.1"]))
     wrong = []
-    for line, world, steps in transcripts(page):
+    for line, world, steps in blocks:
         cwd = tmp_path / (world or "page")
         cwd.mkdir(exist_ok=True)
         for command, expected in steps:
-            r = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+            # one pipe for both streams, Python unbuffered: the lines come in the order they were written
+            r = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=300)
             where = f"{page.relative_to(REPO)}:{line} $ {command.splitlines()[0]}"
-            assert r.returncode == 0, f"{where} exited {r.returncode}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
-            if expected and not matches(expected, r.stdout + r.stderr):
-                wrong.append(f"{where}\n--- the page shows:\n" + "\n".join(expected) + "\n--- the product printed:\n" + r.stdout + r.stderr)
+            assert r.returncode == 0, f"{where} exited {r.returncode}:\n{r.stdout[-4000:]}"
+            if expected and not matches(expected, r.stdout):
+                wrong.append(f"{where}\n--- the page shows:\n" + "\n".join(expected) + "\n--- the product printed:\n" + r.stdout)
     assert not wrong, "\n\n".join(wrong)
 
 
