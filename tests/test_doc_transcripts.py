@@ -249,3 +249,99 @@ def test_tools_page_findings_json_is_what_the_server_returns(tmp_path):
                 return json.loads(result.contents[0].text)
 
     assert json_matches(documented, anyio.run(read)) == []
+
+
+# --- the tools page: a reply, a trace and every refusal it shows -------------------------------
+
+# the refusals table's calls, as made (the page's "call" column → tool and arguments)
+REFUSAL_CALLS = {
+    '`uses: ["e42"]` on a 5-event trace': ("halo_act", {"summary": "x", "uses": ["e42"], "trigger": "self"}),
+    '`use: ["e1"]` (typo)': ("halo_observe", {"summary": "x", "use": ["e1"]}),
+    '`trigger: "maybe"`': ("halo_act", {"summary": "x", "trigger": "maybe"}),
+    '`about: "e1"` naming an observe': ("halo_outcome", {"summary": "x", "about": "e1"}),
+    '`summary: "  "`': ("halo_observe", {"summary": "  "}),
+    "`summary: 42`": ("halo_observe", {"summary": 42}),
+    '`uses: ["e01"]`': ("halo_observe", {"summary": "x", "uses": ["e01"]}),
+    "`limit: 0`": ("halo_trace", {"limit": 0}),
+}
+# rows not made here, and why
+REFUSALS_ELSEWHERE = {
+    "no agent anywhere": "the client's name is the default agent; tests/test_server.py starts a server a nameless client reaches",
+    "a likely secret or personal data": "its row describes the message instead of quoting it",
+}
+# the example the page's reply and trace show: an act using an observation and a recall
+TOOLS_PAGE_FLOW = [
+    ("halo_observe", {"summary": "user asked to be reminded at 9:30", "session": "day1"}),
+    ("halo_remember", {"summary": "reminder at 9:30", "uses": ["e1"], "session": "day1"}),
+    ("halo_recall", {"summary": "looked up the 9:30 reminder", "uses": ["e2"], "session": "day2"}),
+    ("halo_act", {"summary": "reminded at 9:30", "uses": ["e3"], "trigger": "self", "session": "day2"}),
+    ("halo_act", {"summary": "confirmed the next reminder", "uses": ["e1", "e3"], "trigger": "request", "session": "day2"}),
+]
+
+
+def test_tools_page_reply_trace_and_refusals_are_what_the_server_says(tmp_path):
+    import json
+
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    from tests.conftest import server_params
+
+    page = (REPO / "docs/tools.md").read_text(encoding="utf-8")
+    reply = re.search(r"### Replies\n\n```json\n(.*?)\n```", page, re.S)
+    trace = re.search(r"- \*\*`halo_trace`\*\*.*?```text\n(.*?)\n\s*```", page, re.S)
+    section = page.split("### Refusals", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (.+?) \| (.+?) \|$", section, re.M)[2:]  # after the header and its rule
+    assert reply and trace and len(rows) >= len(REFUSAL_CALLS), "docs/tools.md lost its reply, trace or refusals examples"
+    documented_trace = [line.strip() for line in trace[1].splitlines()]
+    unmapped = [call for call, _ in rows if call not in REFUSAL_CALLS and call not in REFUSALS_ELSEWHERE]
+    assert not unmapped, f"rows of the refusals table this test does not make: {unmapped}"
+
+    async def run():
+        async with stdio_client(server_params(tmp_path / "root")) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                replies = []
+                for tool, args in TOOLS_PAGE_FLOW:
+                    result = await s.call_tool(tool, {"agent": "demo", **args})
+                    assert not result.is_error, result.content[0].text
+                    replies.append(result.content[0].text)
+                lines = (await s.call_tool("halo_trace", {"agent": "demo", "limit": len(documented_trace)})).content[0].text
+                refusals = {}
+                for call, (tool, args) in REFUSAL_CALLS.items():
+                    result = await s.call_tool(tool, {"agent": "demo", **args})
+                    refusals[call] = (result.is_error, result.content[0].text)
+                return replies, lines, refusals
+
+    replies, lines, refusals = anyio.run(run)
+    assert reply[1] in replies, (reply[1], replies)  # byte for byte, as the page says
+    assert lines.splitlines() == documented_trace
+    wrong = []
+    for call, shown in rows:
+        if call in REFUSALS_ELSEWHERE:
+            continue
+        is_error, text = refusals[call]
+        message = json.loads(text).get("error", "") if is_error else f"not refused: {text}"
+        if not (shown.startswith("`") and shown.endswith("`") and matches([shown[1:-1]], message)):
+            wrong.append(f"{call}\n  the page: {shown}\n  the server: {message}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_api_page_error_tree_is_the_class_tree():
+    import inspect
+
+    from halo_git import errors
+
+    page = (REPO / "docs/api.md").read_text(encoding="utf-8")
+    block = re.search(r"## Errors\n.*?```text\n(.*?)```", page, re.S)
+    assert block, "docs/api.md lost its error tree"
+    shown, parents = {}, []  # name -> the class above it in the drawing
+    for line in block[1].splitlines():
+        m = re.match(r"^([│├└─ ]*)(\w+)\s", line + " ")
+        depth = len(m[1]) // 4
+        parents[depth:] = [m[2]]
+        shown[m[2]] = parents[depth - 1] if depth else None
+    real = {name: (None if c is errors.HaloError else c.__base__.__name__)
+            for name, c in inspect.getmembers(errors, inspect.isclass) if issubclass(c, errors.HaloError)}
+    assert shown == real
