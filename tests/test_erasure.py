@@ -307,3 +307,59 @@ def test_a_history_shared_with_another_branch_or_across_a_merge_is_refused(tmp_p
     assert r.returncode == 2 and "is a merge" in r.stderr, r.stderr
     assert git(repo(root), "rev-parse", "main").stdout == head
     assert git(repo(root), "for-each-ref", "refs/halo/erasures").stdout == ""
+
+
+def test_removing_objects_from_a_pack_repoints_deltas_and_stores_whole_those_whose_base_goes(tmp_path):
+    """The shared pack rewrite (``maintenance.remove_objects``, which ``prune`` uses): with the
+    newest version of a tree path gone (the base of its older versions' deltas) and every other
+    commit gone (so offset deltas after them move by other distances), every other object reads
+    back byte for byte with ``git``, and ``git verify-pack`` accepts the new pack."""
+    from dulwich.repo import Repo
+
+    from halo_git.store import maintenance
+
+    root = tmp_path / "root"
+    with Halo(root) as h:
+        h.import_lines(AGENT, [json.dumps({"kind": "observe", "summary": f"event {i}", "session": "s"}) for i in range(1, 301)])
+    path = repo(root)
+    pack_dir = path / "objects" / "pack"
+    [pack] = maintenance.packs(pack_dir)
+    listing = git(path, "verify-pack", "-v", str(pack_dir / f"{pack.name}.idx")).stdout.splitlines()
+    rows = [line.split() for line in listing if line[:40].isalnum() and len(line.split()) >= 5]
+    bases = {r[6] for r in rows if len(r) == 7}
+    commits = [r[0] for r in rows if r[1] == "commit"]
+    assert bases and len(commits) == 300
+    doomed = set(sorted(bases)[:3]) | set(commits[::2])
+    kept = sorted(r[0] for r in rows if r[0] not in doomed)
+    before = read_objects(path, kept)
+    assert len(before) == pack.count - len(doomed)
+
+    def whole(sha: bytes):
+        with Repo(str(path)) as r:
+            return r.object_store.get_raw(sha.hex().encode())
+
+    with open(path / maintenance.LOCK_FILE, "a"):
+        removed = maintenance.remove_objects(pack_dir, {bytes.fromhex(d) for d in doomed}, whole)
+    assert removed == len(doomed)
+    [new] = maintenance.packs(pack_dir)
+    assert new.name != pack.name and new.count == pack.count - len(doomed)
+    git(path, "verify-pack", str(pack_dir / f"{new.name}.idx"))
+    assert read_objects(path, kept) == before
+    assert read_objects(path, sorted(doomed)) == {}
+
+
+def read_objects(path: Path, ids: list[str]) -> dict[str, bytes]:
+    """Type and content of each object ``git cat-file --batch`` finds (missing ones left out)."""
+    out = subprocess.run(["git", "--git-dir", str(path), "cat-file", "--batch"], input="\n".join(ids).encode() + b"\n",
+                         capture_output=True, check=True).stdout
+    found, pos = {}, 0
+    while pos < len(out):
+        end = out.index(b"\n", pos)
+        head = out[pos:end].split()
+        if head[-1] == b"missing":
+            pos = end + 1
+            continue
+        size = int(head[2])
+        found[head[0].decode()] = head[1] + b" " + out[end + 1:end + 1 + size]
+        pos = end + 1 + size + 1
+    return found

@@ -12,12 +12,18 @@ after; ``redact`` run again finishes the work, see "Crash safety"):
    and the kind's fields stay); every commit from the first named event on is
    re-created with the same author, committer, time and message (the message
    follows the new summary for a named event), on a tree byte-identical to
-   the old one except the redacted files (rebuilt as the write path builds
-   them; the last one is compared with the old head's tree, file by file,
-   before anything is written). A signature over an old commit
+   the old one except the redacted files: the old and the new tree of each
+   commit are rebuilt side by side as the write path builds them
+   (``_TwoTrees``), the old one must be the old commit's tree (else nothing
+   is written: the history is not as HALO writes it), and only the trees on
+   the paths to the redacted files are new -- every other subtree is the old
+   commit's own, already stored. The last new tree is also compared with the
+   old head's, file by file. A signature over an old commit
    cannot survive (it covers the tree): the approval commit is re-created
    unsigned, and the record keeps what checking it found before the rewrite.
-   The new objects go into one pack.
+   The new objects (a commit and a few small trees per rewritten commit) go
+   into one pack; commits are read from the packs in one pass
+   (``maintenance.commits_in_packs``) and re-created by editing their header.
 2. **record** -- the erasure record (``evidence``): a commit without parent,
    authored and optionally signed by the eraser, holding the old and new
    heads, the map old commit -> new commit, the redacted ids, the tombstone
@@ -27,13 +33,17 @@ after; ``redact`` run again finishes the work, see "Crash safety"):
    (an event logged meanwhile makes the swap fail: the record is removed again
    and nothing changed).
 4. **caches** -- the cache file and the travelling cache ref of the branch are
-   removed and rebuilt from the new history.
+   removed and rebuilt from the new history: from the old cache file with the
+   redacted entries replaced, when it names for every event the blob the
+   head's tree holds (its entries are not re-proven here: every reader proves
+   them, this process included), else from the branch as ``log`` reads it.
 5. **prune** -- the objects the erasure made unreachable that hold text or
    name it (old commits and their root trees, the old event files, every
    stale travelling-cache commit with its tree and chunks) are removed:
-   packs holding one are rewritten without it (other entries copied as they
-   are), loose files deleted, reflog lines naming one dropped. The old
-   subtrees below the root (names and ids only, no text) and other
+   packs holding one are rewritten without it (``maintenance.remove_objects``,
+   the packing pass's own copy: other entries copied as they are, in runs),
+   loose files deleted, reflog lines naming one dropped. The old subtrees on
+   the paths to the redacted files (names and ids only, no text) and other
    unreachable objects are left to ``git gc``.
 
 **Crash safety.** A marker file (``halo/erasure-<key>.pending``) names the
@@ -52,19 +62,19 @@ import hashlib
 import os
 import signal
 import time
+import zlib
+from bisect import bisect_left
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 from dulwich.objects import Commit, parse_tree
-from dulwich.object_format import SHA1
-from dulwich.pack import load_pack_index
 
 from ..errors import Conflict, IntegrityError, InvalidCall, NotFound
 from ..model import commit_message, from_yaml, one_line, to_yaml
 from . import evidence, locking, maintenance, signing, snapshot
-from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, PackWriter, object_id
-from .repo import ZERO_SHA, AgentRepo, EventLog, _path_parts, _read_ref, branch_ref, event_blob_ids, event_path, number_from_message
+from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, PackWriter, _entry_header, object_id
+from .repo import ZERO_SHA, AgentRepo, EventLog, _path_parts, _read_ref, branch_ref, event_blob_ids, number_from_message
 
 STEPS = ("plan", "record", "swap", "caches", "prune")
 TOMBSTONE_START = "[redacted "
@@ -137,14 +147,17 @@ def _rebuild_commit(raw: bytes, tree: bytes, parent: bytes | None, message: byte
     return b"\n".join(out) + b"\n\n" + (message if message is not None else body)
 
 
-def _walk(store, head: bytes, raws: dict[bytes, bytes] | None = None) -> list[bytes]:
+def _walk(store, head: bytes, raws: dict[bytes, bytes] | None = None, known: dict[bytes, bytes] | None = None) -> list[bytes]:
     """Commit ids from the root to ``head`` along first parents (raw reads,
-    kept in ``raws`` when given)."""
+    kept in ``raws`` when given; ``known``: raw commits already read, e.g.
+    ``maintenance.commits_in_packs``, the others are read through dulwich)."""
     out = []
     sha: bytes | None = head
     while sha is not None:
         out.append(sha)
-        _t, raw = store.get_raw(sha)
+        raw = known.get(sha) if known is not None else None
+        if raw is None:
+            _t, raw = store.get_raw(sha)
         if raws is not None:
             raws[sha] = raw
         sha = raw[53:93] if raw[46:53] == b"parent " else None
@@ -152,19 +165,94 @@ def _walk(store, head: bytes, raws: dict[bytes, bytes] | None = None) -> list[by
     return out
 
 
-def _replay(store, new_blobs: list[bytes], base_tree: bytes | None, first: int, write: Callable[[bytes, bytes], None]):
-    """Rebuild, as HALO's write path builds them, the trees of the commits
-    holding e<first>..e<len(new_blobs)> with the event files ``new_blobs``
-    (hex) on ``base_tree`` (the tree of e<first - 1>): yields each root tree
-    (hex); ``write(binary id, raw)`` receives every tree made."""
-    from .repo import _Spine
+def _tree_id(raw: bytes) -> bytes:
+    h = hashlib.sha1(b"tree %d\0" % len(raw))
+    h.update(raw)
+    return h.digest()
 
-    spine = _Spine(lambda sha: store.get_raw(sha)[1])
-    spine.reset(base_tree)
-    for n in range(first, len(new_blobs) + 1):
-        for sha, raw, _path in spine.add(_path_parts(n), bytes.fromhex(new_blobs[n - 1].decode())):
-            write(sha, raw)
-        yield spine.root
+
+class _TwoTrees:
+    """The old and the new tree of each rewritten commit, built as HALO's
+    write path builds them (``repo._Spine``: one file added per commit, the
+    trees on its path re-serialised), from the old and the new event files.
+
+    A directory holding no redacted file is the same in both and serialised
+    once; only the trees on the paths to the redacted files differ, and only
+    those are returned for writing (the others are the old commit's own
+    trees, already stored). The old root is returned too: the caller checks
+    it is the old commit's tree, which proves every tree shared with the new
+    commit is stored and that the two differ in the redacted files alone.
+
+    Each level holds ``[sort keys, old entries, new entries or None]`` (None:
+    as old); entries are raw tree lines, kept sorted as Git sorts them.
+    """
+
+    def __init__(self, read_tree: Callable[[bytes], bytes], root: bytes | None):
+        self._read = read_tree  # hex id -> raw tree
+        self._dirs: list[bytes] = []
+        self._levels = [self._load(root)]
+
+    def _load(self, tree: bytes | None) -> list:
+        keys: list[bytes] = []
+        entries: list[bytes] = []
+        if tree is not None:
+            for name, mode, sha in parse_tree(self._read(tree), 20):
+                keys.append(name + b"/" if mode & 0o170000 == 0o040000 else name)
+                entries.append(b"%o %s\0" % (mode, name) + bytes.fromhex(sha.decode()))
+        return [keys, entries, None]
+
+    def _enter(self, parent: list, name: bytes) -> list:
+        keys, old, new = parent
+        i = bisect_left(keys, name + b"/")
+        if i == len(keys) or keys[i] != name + b"/":
+            return [[], [], None]  # a new directory
+        if new is not None and new[i] != old[i]:
+            raise IntegrityError("a directory holding a redacted event file is entered again: the history is not as HALO "
+                                 "writes it (one event file added per commit, in order); nothing was changed")
+        return self._load(old[i][-20:].hex().encode())
+
+    def add(self, parts: list[bytes], old_blob: bytes, new_blob: bytes) -> tuple[bytes, bytes, list[tuple[bytes, bytes]]]:
+        """Put the event file at ``parts``: ``old_blob`` in the old tree,
+        ``new_blob`` in the new (binary ids). Returns the old and new root
+        (binary ids) and the new trees that differ from the old, ``(id, raw)``."""
+        dirs = parts[:-1]
+        keep = 0
+        while keep < min(len(dirs), len(self._dirs)) and dirs[keep] == self._dirs[keep]:
+            keep += 1
+        levels = self._levels
+        del levels[keep + 1 :]
+        for level in range(keep, len(dirs)):
+            levels.append(self._enter(levels[level], dirs[level]))
+        self._dirs = list(dirs)
+        made = []
+        old_sha, new_sha = old_blob, new_blob
+        name, mode, key = parts[-1], b"100644", parts[-1]
+        for level in range(len(dirs), -1, -1):
+            lv = levels[level]
+            keys, old, new = lv
+            line = b"%s %s\0" % (mode, name)
+            i = bisect_left(keys, key)
+            if i < len(keys) and keys[i] == key:
+                old[i] = line + old_sha
+            else:
+                keys.insert(i, key)
+                old.insert(i, line + old_sha)
+                if new is not None:
+                    new.insert(i, line + old_sha)
+            if new is None and new_sha != old_sha:
+                new = lv[2] = list(old)
+            raw = b"".join(old)
+            old_sha = _tree_id(raw)
+            if new is not None:
+                new[i] = line + new_sha
+                raw = b"".join(new)
+                new_sha = _tree_id(raw)
+                made.append((new_sha, raw))
+            else:
+                new_sha = old_sha
+            if level:
+                name, mode, key = parts[level - 1], b"40000", parts[level - 1] + b"/"
+        return old_sha, new_sha, made
 
 
 def _changed_events(store, old_tree: bytes, new_tree: bytes) -> set[int]:
@@ -175,14 +263,12 @@ def _changed_events(store, old_tree: bytes, new_tree: bytes) -> set[int]:
 
 
 def _add_fast(writer: PackWriter, sha: bytes, type_num: int, raw: bytes) -> None:
-    """``writer.add`` with the fastest compression: a rewrite writes a tree or
-    two per commit, and the next packing pass stores them again anyway."""
-    import zlib
-
-    from .maintenance import _entry_header
-
+    """``writer.add`` with the fastest compression: a rewrite writes a commit
+    and a few small trees per rewritten commit."""
     if sha not in writer.entries:
-        writer._write(sha, bytes(_entry_header(type_num, len(raw))), zlib.compress(raw, 1))
+        # a small window and state: zlib.compress's default state costs more to set up than these objects take to compress
+        c = zlib.compressobj(1, zlib.DEFLATED, 10, 2)
+        writer._write(sha, bytes(_entry_header(type_num, len(raw))), c.compress(raw) + c.flush())
 
 
 def _blob_list(store, tree: bytes, count: int) -> list[bytes]:
@@ -226,7 +312,7 @@ def redact(
             raise NotFound(f"agent '{repo.agent}' has no branch '{branch}'; branches: {', '.join(repo.branches()) or 'none'}")
         store = git.object_store
         raws: dict[bytes, bytes] = {}
-        chain = _walk(store, head, raws)
+        chain = _walk(store, head, raws, maintenance.commits_in_packs(repo.path / "objects" / "pack"))
         count = len(chain)
         wanted = sorted(set(numbers))
         missing = [n for n in wanted if not 1 <= n <= count]
@@ -246,7 +332,6 @@ def redact(
             raise InvalidCall(f"{', '.join(f'e{n}' for n in wanted)} of branch '{branch}' already hold a tombstone; nothing to redact")
         first = todo[0][0]
         _refuse_shared(repo, git, branch, chain[first - 1], first)
-        old_log = repo.log(branch)  # from the caches when they hold (each entry proven against Git), else read
         for sha in chain[: todo[0][0] - 1]:
             raws.pop(sha, None)  # only the rewritten commits are needed again
         merges = [n for n in range(todo[0][0], count + 1) if raws[chain[n - 1]].count(b"\nparent ") > 1]
@@ -255,7 +340,24 @@ def redact(
                 f"e{merges[0]} of branch '{branch}' is a merge (halo-git merge): its second parent keeps the merged copy's "
                 f"original commits, which this version does not rewrite; nothing was changed. Redact {', '.join(f'e{n}' for n, _ in todo)} "
                 "in the copy before merging it, or an event after the last merge")
-        return _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, allowed_signers, gpg_keyring, now, old_log)
+        return _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, allowed_signers, gpg_keyring, now)
+
+
+def _cached_log(repo: AgentRepo, branch: str, head: bytes, tree_blobs: list[bytes]) -> EventLog | None:
+    """The branch's cache file as it stands, when it holds every event and
+    names for each the blob the head's tree holds (``tree_blobs``), else None.
+
+    Its events are not proven here (that re-serialises every event): the
+    caches rebuilt from them carry the tree's blob ids, and every reader
+    proves an entry against its blob before using it (``snapshot``), so an
+    entry edited outside HALO makes the next reader reject the rebuilt cache
+    and read Git, never use it."""
+    snap = snapshot.load(snapshot.path_for(repo.path, branch), branch)
+    if snap is None or len(snap.events) != len(tree_blobs):
+        return None
+    if any(b.encode() != t for b, t in zip(snap.blobs, tree_blobs)):
+        return None
+    return EventLog(branch, head.decode(), snap.events, snap.commits, blobs=snap.blobs)
 
 
 def _blob_at(store, tree: bytes, number: int) -> bytes:
@@ -285,7 +387,7 @@ def _refuse_shared(repo: AgentRepo, git, branch: str, commit: bytes, number: int
             sha = c.parents[0] if c.parents else None
 
 
-def _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, allowed, keyring, now, old_log=None) -> Erased:
+def _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, allowed, keyring, now) -> Erased:
     store = git.object_store
     first = todo[0][0]
     old_head = chain[-1]
@@ -301,6 +403,10 @@ def _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, a
         new_events[n] = new_event
     head_tree = raws[chain[-1]][5:45]
     old_blobs = _blob_list(store, head_tree, len(chain))
+    old_log = _cached_log(repo, branch, old_head, old_blobs)
+    proven = old_log is None
+    if old_log is None:
+        old_log = repo.log(branch)  # from the travelling cache when it holds (each entry proven against Git), else read
     new_blobs = list(old_blobs)
     removed = []
     for n in new_events:
@@ -314,20 +420,32 @@ def _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, a
         mapping: dict[str, str] = {}
         approvals = []
         parent = chain[first - 2] if first > 1 else None
-        replay = _replay(store, new_blobs, base_tree, first, lambda sha, raw: _add_fast(writer, sha, OBJ_TREE, raw))
+        trees = _TwoTrees(lambda sha: store.get_raw(sha)[1], base_tree)
         old_roots = set()
         for n in range(first, len(chain) + 1):
             old = chain[n - 1]
             raw = raws.pop(old)
             old_roots.add(raw[5:45])
-            new_tree = next(replay)
+            old_root, new_root, made = trees.add(_path_parts(n), bytes.fromhex(old_blobs[n - 1].decode()),
+                                                 bytes.fromhex(new_blobs[n - 1].decode()))
+            if old_root.hex().encode() != raw[5:45]:
+                raise IntegrityError(f"the tree of e{n} (commit {old.decode()[:12]}) is not the one HALO's write path builds "
+                                     "from its event files: the history is not as HALO writes it; run halo-git verify before "
+                                     "redacting. Nothing was changed")
+            for sha, tree_raw in made:
+                _add_fast(writer, sha, OBJ_TREE, tree_raw)
+            new_tree = new_root.hex().encode()
             message = None
             if n in new_events:
                 trailer = signing.approval_trailer(_split_commit(raw)[1])
                 message = (signing.approval_message(new_events[n], trailer) if trailer
                            else commit_message(new_events[n]).encode("utf-8"))
-            new_raw = _rebuild_commit(raw, new_tree, parent, message)
-            if b"\ngpgsig " in raw.split(b"\n\n", 1)[0]:
+            signed = raw.find(b"\ngpgsig", 0, raw.find(b"\n\n")) >= 0
+            if message is None and not signed and parent is not None and raw[45:53] == b"\nparent " and raw[93:94] == b"\n":
+                new_raw = b"tree " + new_tree + b"\nparent " + parent + raw[93:]  # the usual commit: only its header edited
+            else:
+                new_raw = _rebuild_commit(raw, new_tree, parent, message)
+            if signed and b"\ngpgsig " in raw.split(b"\n\n", 1)[0]:
                 check = signing.check_commit_signature(Commit.from_raw_string(1, raw, sha=old), allowed, keyring)
                 approvals.append({"event": f"e{n}", "old": old.decode(), "status": check.status, "principal": check.principal,
                                   "signer": _author(raw), "format": check.format,
@@ -392,10 +510,11 @@ def _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, a
         events, blob_ids = list(old_log.events), list(old_log.blobs)
         for n, event in new_events.items():
             events[n - 1] = event
-            blob_ids[n - 1] = object_id(OBJ_BLOB, to_yaml(event)).hex()
+            blob_ids[n - 1] = new_blobs[n - 1].decode()  # the file written above (the others: as the tree holds them)
         commits = [c.decode() for c in chain[: first - 1]] + [mapping[c.decode()] for c in chain[first - 1:]]
         new_log = EventLog(branch, new_head.decode(), events, commits, blobs=blob_ids)
-    return _finish(repo, git, branch, record, resumed=False, doomed=doomed_by(store, record, old_trees), new_log=new_log)
+    return _finish(repo, git, branch, record, resumed=False, doomed=doomed_by(store, record, old_trees), new_log=new_log,
+                   proven=proven)
 
 
 def _author(raw: bytes) -> str:
@@ -412,7 +531,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def _finish(repo: AgentRepo, git, branch: str, record: evidence.Record, *, resumed: bool, doomed: set[bytes] | None = None,
-            new_log: EventLog | None = None) -> Erased:
+            new_log: EventLog | None = None, proven: bool = True) -> Erased:
     """Steps 3-5 for ``record`` (whose ref exists): swap, caches, prune."""
     ref = branch_ref(branch)
     head = _read_ref(git, ref)
@@ -431,7 +550,7 @@ def _finish(repo: AgentRepo, git, branch: str, record: evidence.Record, *, resum
         raise Conflict(f"branch '{branch}' of agent '{repo.agent}' moved before an interrupted redaction was applied; its "
                        "record was removed and nothing changed: run the redaction again")
     _stop("swap")
-    _rebuild_caches(repo, git, branch, new_log)
+    _rebuild_caches(repo, git, branch, new_log, proven)
     _stop("caches")
     removed = prune(repo.path, doomed if doomed is not None else doomed_by(git.object_store, record))
     _marker(repo, branch).unlink(missing_ok=True)
@@ -470,7 +589,7 @@ def resume(repo: AgentRepo, branch: str) -> Erased | None:
     return _finish(repo, git, branch, record, resumed=True)
 
 
-def _rebuild_caches(repo: AgentRepo, git, branch: str, new_log: EventLog | None = None) -> None:
+def _rebuild_caches(repo: AgentRepo, git, branch: str, new_log: EventLog | None = None, proven: bool = True) -> None:
     """Remove the branch's cache file and cache ref, then rebuild them: from
     ``new_log`` (the old log with the redacted events and new commit ids,
     when the rewrite made one) or by reading the new history."""
@@ -488,6 +607,8 @@ def _rebuild_caches(repo: AgentRepo, git, branch: str, new_log: EventLog | None 
         repo._cache_rejected[branch] = "rewritten by an erasure"  # the save below rewrites the file whole
         repo._save_snapshot(new_log)
         repo._publish(new_log)
+        if not proven:  # built from the cache file unproven: this process proves it too before using it
+            repo._logs.pop(branch, None)
         return
     repo.log(branch)
 
@@ -539,34 +660,18 @@ def _old_cache_objects(store, sha: bytes) -> set[bytes]:
 _CACHE_AUTHOR = b"\nauthor HALO <halo@localhost> 0 +0000\n"
 
 
-def _stale_caches(path: Path, store) -> set[bytes]:
+def _stale_caches(path: Path, store, commits: dict[bytes, bytes] | None = None) -> set[bytes]:
     """Every travelling-cache commit in the repository with its tree and chunks
     (hex ids), reachable or not: earlier versions of a cache, which no ref
     names any more, quote the events they held. ``_still_used`` keeps those
     a cache ref still reaches. Commits are found by reading only the commit
-    entries of each pack (stored whole) and the loose objects."""
-    import mmap
-    import zlib
-
+    entries of each pack (stored whole; ``commits`` when already read) and
+    the loose objects."""
     found: set[bytes] = set()
     objects = path / "objects"
-    candidates: list[tuple[bytes, bytes]] = []  # (hex id, raw)
-    for pack in maintenance.packs(objects / "pack"):
-        idx = load_pack_index(str(objects / "pack" / f"{pack.name}.idx"), SHA1)
-        try:
-            entries = sorted((off, sha) for sha, off, _crc in idx.iterentries())
-        finally:
-            idx.close()
-        with open(objects / "pack" / f"{pack.name}.pack", "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            for off, sha in entries:
-                if (data[off] >> 4) & 7 != OBJ_COMMIT:
-                    continue
-                pos = off
-                while data[pos] & 0x80:
-                    pos += 1
-                raw = zlib.decompressobj().decompress(data[pos + 1:pos + 1 + 4096], 4096)
-                if _CACHE_AUTHOR in raw:
-                    candidates.append((sha.hex().encode(), raw))
+    if commits is None:
+        commits = maintenance.commits_in_packs(objects / "pack")
+    candidates = [(sha, raw) for sha, raw in commits.items() if _CACHE_AUTHOR in raw]  # (hex id, raw)
     for sha in maintenance.loose_objects(objects):
         try:
             with open(objects / sha[:2].decode() / sha[2:].decode(), "rb") as f:
@@ -627,8 +732,9 @@ def _blobs_in(store, tree: bytes, wanted: set[bytes]) -> set[bytes]:
 def prune(path: Path, doomed: set[bytes]) -> int:
     """Remove the objects ``doomed`` (hex ids) from the bare repository at
     ``path``, unless a ref still reaches them: loose files deleted, every pack
-    holding one rewritten without it (entries copied as they are; a delta
-    whose base goes is stored whole), reflog lines naming one dropped.
+    holding one rewritten without it (``maintenance.remove_objects``: entries
+    copied as they are, in runs; a delta whose base goes is stored whole),
+    reflog lines naming one dropped.
     Returns how many were removed. Holds the maintenance lock, so no packing
     pass copies an object while it goes."""
     from dulwich.repo import Repo
@@ -648,75 +754,11 @@ def prune(path: Path, doomed: set[bytes]) -> int:
                     removed += 1
                 except FileNotFoundError:
                     continue
-            pack_dir = objects / "pack"
             binary = {bytes.fromhex(d.decode()) for d in doomed}
-            for pack in maintenance.packs(pack_dir):
-                idx = load_pack_index(str(pack_dir / f"{pack.name}.idx"), SHA1)
-                try:
-                    entries = sorted((off, sha, crc) for sha, off, crc in idx.iterentries())
-                finally:
-                    idx.close()
-                drop = sum(1 for _o, sha, _c in entries if sha in binary)
-                if drop:
-                    _copy_without(pack_dir, pack.name, entries, binary, git.object_store)
-                    removed += drop
+            # a delta whose base goes is stored whole, read through dulwich
+            removed += maintenance.remove_objects(objects / "pack", binary, lambda sha: git.object_store.get_raw(sha.hex().encode()))
         _prune_reflogs(path, doomed)
     return removed
-
-
-def _copy_without(pack_dir: Path, name: str, entries: list, doomed: set[bytes], store) -> None:
-    """Replace pack ``name`` by a copy without the entries ``doomed`` (binary ids), new pack first."""
-    import mmap
-
-    from .maintenance import OFS_DELTA, REF_DELTA, _entry_header, _ofs
-
-    writer = PackWriter(pack_dir)
-    try:
-        with open(pack_dir / f"{name}.pack", "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            moved: dict[int, int] = {}  # old offset -> new offset of copied entries
-            ends = [off for off, _s, _c in entries[1:]] + [len(data) - 20]
-            for (off, sha, crc), end in zip(entries, ends):
-                if sha in doomed:
-                    continue
-                pos = off
-                type_num = (data[pos] >> 4) & 7
-                size = data[pos] & 15
-                shift = 4
-                while data[pos] & 0x80:
-                    pos += 1
-                    size |= (data[pos] & 0x7F) << shift
-                    shift += 7
-                pos += 1
-                if type_num == OFS_DELTA:
-                    distance = data[pos] & 0x7F
-                    while data[pos] & 0x80:
-                        pos += 1
-                        distance = ((distance + 1) << 7) | (data[pos] & 0x7F)
-                    pos += 1
-                    base = off - distance
-                    if base in moved:
-                        head = _entry_header(OFS_DELTA, size) + _ofs(writer._offset - moved[base])
-                        moved[off] = writer._offset
-                        writer._write(sha, bytes(head), data[pos:end])
-                        continue
-                elif type_num == REF_DELTA:
-                    if data[pos:pos + 20] not in doomed:
-                        moved[off] = writer._offset
-                        writer._write(sha, data[off:end], b"", crc)
-                        continue
-                else:
-                    moved[off] = writer._offset
-                    writer._write(sha, data[off:end], b"", crc)
-                    continue
-                kind, raw = store.get_raw(sha.hex().encode())  # its base goes: store it whole
-                moved[off] = writer._offset
-                writer.add(sha, kind, raw)
-        new = writer.install()
-    except BaseException:
-        writer.abort()
-        raise
-    if new != name:
-        maintenance.remove_pack(pack_dir, name)
 
 
 def _prune_reflogs(path: Path, doomed: set[bytes]) -> None:

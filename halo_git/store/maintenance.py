@@ -45,10 +45,12 @@ import hashlib
 import mmap
 import os
 import struct
+import sys
 import tempfile
 import threading
 import time
 import zlib
+from array import array
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
@@ -178,7 +180,8 @@ def _index_v2(entries: dict[bytes, tuple[int, int]], checksum: bytes) -> bytes:
     """A version 2 pack index (what ``git index-pack`` writes) for
     ``sha -> (offset, crc32)``; built with whole-array packing because an
     import indexes hundreds of thousands of objects."""
-    shas = sorted(entries)
+    shas = sorted(entries)  # cheap when they were added in this order (a pack copied without some entries)
+    values = [entries[sha] for sha in shas]
     fanout = [0] * 256
     for sha in shas:
         fanout[sha[0]] += 1
@@ -186,7 +189,7 @@ def _index_v2(entries: dict[bytes, tuple[int, int]], checksum: bytes) -> bytes:
     for i, c in enumerate(fanout):
         total += c
         fanout[i] = total
-    offsets = [entries[sha][0] for sha in shas]
+    offsets = [v[0] for v in values]
     large = [o for o in offsets if o >= 1 << 31]
     if large:
         position = {o: i for i, o in enumerate(large)}
@@ -197,13 +200,91 @@ def _index_v2(entries: dict[bytes, tuple[int, int]], checksum: bytes) -> bytes:
             b"\377tOc\0\0\0\2",
             struct.pack(">256L", *fanout),
             b"".join(shas),
-            struct.pack(f">{n}L", *(entries[sha][1] for sha in shas)),
+            struct.pack(f">{n}L", *[v[1] for v in values]),
             struct.pack(f">{n}L", *offsets),
             struct.pack(f">{len(large)}Q", *large),
             checksum,
         )
     )
     return body + hashlib.sha1(body).digest()
+
+
+_U32 = "I" if array("I").itemsize == 4 else "L"
+
+
+def _u32_array(data: bytes) -> array:
+    a = array(_U32)
+    a.frombytes(data)
+    if sys.byteorder == "little":
+        a.byteswap()
+    return a
+
+
+def _read_index(idx_path: str | os.PathLike[str]) -> tuple[bytes, int, array, list[int]] | None:
+    """A version 2 index as ``(its bytes, count, crc32s, offsets)``, in index
+    (id) order; None for another version."""
+    with open(idx_path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\377tOc\0\0\0\2" or len(data) < 8 + 1024:
+        return None
+    n = struct.unpack(">L", data[8 + 255 * 4 : 8 + 256 * 4])[0]
+    crcs_at = _NAMES + 20 * n
+    offsets_at = crcs_at + 4 * n
+    large_at = offsets_at + 4 * n
+    offsets = _u32_array(data[offsets_at:large_at])
+    if any(o & 0x80000000 for o in offsets):
+        big = [struct.unpack(">Q", data[large_at + 8 * (o & 0x7FFFFFFF) : large_at + 8 * (o & 0x7FFFFFFF) + 8])[0]
+               if o & 0x80000000 else o for o in offsets]
+        return data, n, _u32_array(data[crcs_at:offsets_at]), big
+    return data, n, _u32_array(data[crcs_at:offsets_at]), offsets.tolist()
+
+
+_NAMES = 8 + 1024  # where the ids start in a version 2 index
+
+
+def index_entries(idx_path: str | os.PathLike[str]) -> list[tuple[int, bytes, int]]:
+    """``(offset, binary id, crc32)`` of every entry of a pack index, by
+    offset. A version 2 index (what git and HALO write) is read as whole
+    arrays; any other through dulwich."""
+    got = _read_index(idx_path)
+    if got is None:
+        idx = load_pack_index(os.fspath(idx_path), SHA1)
+        try:
+            return sorted((off, sha, crc) for sha, off, crc in idx.iterentries())
+        finally:
+            idx.close()
+    data, n, crcs, offsets = got
+    order = sorted(range(n), key=offsets.__getitem__)
+    return [(offsets[i], data[_NAMES + 20 * i : _NAMES + 20 * i + 20], crcs[i]) for i in order]
+
+
+def commits_in_packs(pack_dir: Path) -> dict[bytes, bytes]:
+    """Hex id -> raw bytes of every commit stored whole in the packs (one
+    pass over each pack's entries by offset, ids computed from the bytes; a
+    commit stored as a delta, or in a pack replaced meanwhile, is not listed:
+    read it through dulwich)."""
+    out: dict[bytes, bytes] = {}
+    for pack in packs(pack_dir):
+        try:
+            got = _read_index(pack_dir / f"{pack.name}.idx")
+            if got is None:
+                offsets = [off for off, _s, _c in index_entries(pack_dir / f"{pack.name}.idx")]
+            else:
+                offsets = sorted(got[3])
+            with open(pack_dir / f"{pack.name}.pack", "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                offsets.append(len(data) - 20)
+                for i in range(len(offsets) - 1):
+                    off = offsets[i]
+                    if data[off] & 0x70 != 0x10:  # OBJ_COMMIT << 4
+                        continue
+                    pos = off
+                    while data[pos] & 0x80:
+                        pos += 1
+                    raw = zlib.decompress(data[pos + 1 : offsets[i + 1]])
+                    out[object_id(OBJ_COMMIT, raw).hex().encode()] = raw
+        except (OSError, ValueError, zlib.error):
+            continue
+    return out
 
 
 class PackWriter:
@@ -276,41 +357,89 @@ class PackWriter:
         for off, sha, crc in entries:
             self.entries[sha] = (off + shift, crc)
 
-    def copy_entries(self, data: mmap.mmap, entries: list[tuple[int, bytes, int]]) -> None:
-        """Copy a pack's entries one by one, dropping objects already written."""
+    def copy_entries(self, data: mmap.mmap, entries: list[tuple[int, bytes, int]], drop: frozenset[bytes] | set[bytes] = frozenset(),
+                     whole=None) -> int:
+        """Copy a pack's entries (``(offset, sha, crc)``, by offset), leaving
+        out objects already written and the objects ``drop`` (binary ids);
+        returns how many of ``drop`` were left out.
+
+        Runs of entries that stay as they are (whole objects, deltas whose
+        base moved with them) are written in one piece. An offset delta whose
+        base moved by another distance is re-pointed; one whose base was left
+        out refers to the copy already written by id, and when its base was
+        dropped it is stored whole: ``whole(binary id)`` returns its
+        ``(type number, raw)`` (so is a ref delta on a dropped base)."""
         moved: dict[int, int] = {}  # old offset -> new offset of kept entries
-        dropped: dict[int, bytes] = {}  # old offset -> id of entries already in the merge
+        skipped: dict[int, bytes] = {}  # old offset -> id of entries left out
+        out = self.entries
+        f = self._f
+        left_out = 0
+        run_start = run_new = -1  # old and new offset of the pending run (-1: none)
         ends = [off for off, _, _ in entries[1:]] + [len(data) - 20]
         for (off, sha, crc), end in zip(entries, ends):
-            if sha in self.entries:
-                dropped[off] = sha
+            if sha in out or sha in drop:
+                if run_start >= 0:
+                    f.write(data[run_start:off])
+                    self._offset = run_new + off - run_start
+                    run_start = -1
+                skipped[off] = sha
+                if sha in drop:
+                    left_out += 1
                 continue
-            pos = off
-            type_num = (data[pos] >> 4) & 7
-            size = data[pos] & 15
-            shift = 4
-            while data[pos] & 0x80:
+            new = run_new + off - run_start if run_start >= 0 else self._offset
+            type_num = (data[off] >> 4) & 7
+            if type_num == OFS_DELTA or type_num == REF_DELTA:
+                pos = off
+                size = data[pos] & 15
+                shift = 4
+                while data[pos] & 0x80:
+                    pos += 1
+                    size |= (data[pos] & 0x7F) << shift
+                    shift += 7
                 pos += 1
-                size |= (data[pos] & 0x7F) << shift
-                shift += 7
-            pos += 1
-            if type_num != OFS_DELTA:
-                moved[off] = self._offset
-                self._write(sha, data[off:end], b"", crc)
-                continue
-            distance = data[pos] & 0x7F
-            while data[pos] & 0x80:
-                pos += 1
-                distance = ((distance + 1) << 7) | (data[pos] & 0x7F)
-            pos += 1
-            base = off - distance
-            if base in moved:
-                head = _entry_header(OFS_DELTA, size) + _ofs(self._offset - moved[base])
-            else:
-                head = _entry_header(REF_DELTA, size) + dropped[base]
-            body = data[pos:end]
-            moved[off] = self._offset
-            self._write(sha, bytes(head), body)
+                head = None
+                if type_num == OFS_DELTA:
+                    distance = data[pos] & 0x7F
+                    while data[pos] & 0x80:
+                        pos += 1
+                        distance = ((distance + 1) << 7) | (data[pos] & 0x7F)
+                    pos += 1
+                    base = off - distance
+                    based = moved.get(base)
+                    if based is None or new - based != distance:
+                        if based is not None:
+                            head = _entry_header(OFS_DELTA, size) + _ofs(new - based)
+                        else:
+                            base_sha = skipped.get(base)
+                            if base_sha is not None and base_sha in out and base_sha not in drop:
+                                head = _entry_header(REF_DELTA, size) + base_sha
+                            else:
+                                head = b""
+                elif data[pos : pos + 20] in drop:
+                    head = b""
+                if head is not None:  # written apart from the run
+                    if run_start >= 0:
+                        f.write(data[run_start:off])
+                        self._offset = run_new + off - run_start
+                        run_start = -1
+                    moved[off] = self._offset
+                    if head:
+                        self._write(sha, bytes(head), data[pos:end])
+                    else:
+                        if whole is None:
+                            raise ValueError(f"the base of {sha.hex()} is dropped and nothing can read it whole")
+                        kind, raw = whole(sha)
+                        self.add(sha, kind, raw)
+                    continue
+            if run_start < 0:
+                run_start, run_new = off, self._offset
+            moved[off] = new
+            out[sha] = (new, crc)
+        if run_start >= 0:
+            end = len(data) - 20
+            f.write(data[run_start:end])
+            self._offset = run_new + end - run_start
+        return left_out
 
     def install(self) -> str | None:
         """Finish the pack and make it visible; returns its base name
@@ -629,29 +758,33 @@ def consolidate(pack_dir: Path, *, fsync: bool = False) -> int:
     return split
 
 
-def merge(pack_dir: Path, names: list[str], *, fsync: bool = False) -> str | None:
+def merge(pack_dir: Path, names: list[str], *, fsync: bool = False, drop: frozenset[bytes] | set[bytes] = frozenset(),
+          whole=None, listed: dict[str, list[tuple[int, bytes, int]]] | None = None) -> str | None:
     """Merge packs into one by copying their entries, then remove them.
 
     A pack whose objects are all new to the merge is copied in one piece
     (offset deltas stay valid, being relative). An object already copied from
     an earlier pack (two packs can hold the same object, e.g. an interrupted
-    import run again) is dropped; entries of that pack are then copied one by
-    one, re-pointing offset deltas, and a delta whose base was dropped refers
-    to the kept copy by id instead.
+    import run again) is dropped; entries of that pack are then copied in
+    runs (``PackWriter.copy_entries``), re-pointing offset deltas, and a delta
+    whose base was dropped refers to the kept copy by id instead. Objects
+    ``drop`` (binary ids) are left out (``remove_objects``; ``whole`` as for
+    ``copy_entries``); ``listed``: the entries of packs already read
+    (``index_entries``).
     """
     writer = PackWriter(pack_dir, fsync=fsync)
     try:
         for name in names:
-            idx = load_pack_index(str(pack_dir / f"{name}.idx"), SHA1)
-            try:
-                entries = sorted(((off, sha, crc) for sha, off, crc in idx.iterentries()))
-            finally:
-                idx.close()
+            entries = listed.get(name) if listed else None
+            if entries is None:
+                entries = index_entries(pack_dir / f"{name}.idx")
             with open(pack_dir / f"{name}.pack", "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                if not any(sha in writer for _, sha, _ in entries):
+                if not any(sha in writer or sha in drop for _, sha, _ in entries):
                     writer.copy_whole(data, entries)
                 else:
-                    writer.copy_entries(data, entries)
+                    writer.copy_entries(data, entries, drop, whole)
+            if len(names) == 1:
+                writer.entries = _in_index_order(pack_dir / f"{names[0]}.idx", writer.entries)
         merged = writer.install()
     except BaseException:
         writer.abort()
@@ -660,6 +793,37 @@ def merge(pack_dir: Path, names: list[str], *, fsync: bool = False) -> str | Non
         if name != merged:
             remove_pack(pack_dir, name)
     return merged
+
+
+def remove_objects(pack_dir: Path, drop: set[bytes], whole, *, fsync: bool = False) -> int:
+    """Rewrite every pack holding one of the objects ``drop`` (binary ids)
+    without them, one pack at a time (``merge`` of that pack alone: the new
+    pack is visible before the old one goes); returns how many entries were
+    removed. ``whole(binary id)`` reads an object whole, for a delta whose
+    base goes. The caller holds the maintenance lock."""
+    removed = 0
+    for pack in packs(pack_dir):
+        entries = index_entries(pack_dir / f"{pack.name}.idx")
+        n = sum(1 for _o, sha, _c in entries if sha in drop)
+        if n:
+            merge(pack_dir, [pack.name], fsync=fsync, drop=drop, whole=whole, listed={pack.name: entries})
+            removed += n
+    return removed
+
+
+def _in_index_order(idx_path: Path, kept: dict[bytes, tuple[int, int]]) -> dict[bytes, tuple[int, int]]:
+    """``kept`` (entries copied from the pack of ``idx_path``) in that index's
+    order, by id, which makes sorting them for the new index a linear pass."""
+    got = _read_index(idx_path)
+    if got is None:
+        return kept
+    data, n = got[0], got[1]
+    ordered = {}
+    for i in range(_NAMES, _NAMES + 20 * n, 20):
+        sha = data[i : i + 20]
+        if sha in kept:
+            ordered[sha] = kept[sha]
+    return ordered if len(ordered) == len(kept) else kept
 
 
 # -- scheduling ------------------------------------------------------------------------
