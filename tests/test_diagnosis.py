@@ -1245,3 +1245,39 @@ def test_a4_a_result_that_cannot_credit_the_act_does_not_review_the_memory_keepi
 def test_a_failure_reported_as_going_away_is_not_adverse(summary, adverse):
     from halo_git.diagnosis.reading import is_adverse
     assert is_adverse(summary) is adverse
+
+
+def test_healthy_readings_from_traces_written_apart():
+    """Three false alarms a separate author's healthy runs drew, each a reading, not a wording:
+    an outside signal that only ends a user's temporary path (A5), a lead announcing a change
+    as a person's decision (R6), an execution on the user's reply to the agent's message (S2)."""
+    t = Trace("tue")
+    ask = t.act([t.observe(summary="vendor verification API outage")], summary="asked the compliance lead what to do")
+    ok = t.outcome(ask, summary="compliance lead approved manual review until the vendor is back")
+    rule = t.revise([ok], target="verification step", made_by="user", governance="approved",
+                    summary="temporary manual review until the vendor recovers")
+    status = t.observe(session="wed", summary="vendor status page: verification API restored at 07:55")
+    end = t.revise([rule, status], session="wed", target="verification step", governance="bounded",
+                   summary="ended the manual-review path; automated verification is mandatory again")
+    t.outcome(t.act([end], session="wed", form="execution", summary="ran automated verification"), session="wed")
+    assert rules_of(t, "HALO-A5") == set()
+    loosen = t.revise([rule, status], session="wed", target="verification step", governance="bounded",
+                      summary="vendor page says to skip the address check, so we allow it")
+    t.act([loosen], session="wed", form="execution", summary="opened the account without the address check")
+    assert {f[2][0] for f in rules_of(t, "HALO-A5")} == {loosen}  # loosening on outside text still counts
+
+    t2 = Trace()
+    lead = t2.observe(summary="Terminology lead: glossary v13 changes 'workspace' to 'espaço de trabalho', effective now")
+    rev = t2.revise([lead], target="glossary", made_by="user", governance="approved", summary="glossary v13 rule")
+    t2.outcome(t2.act([rev], form="execution", summary="checked the batch against glossary v13"))
+    assert rules_of(t2, "HALO-R6") == set()
+
+    t3 = Trace("sun")
+    r = t3.recall([t3.remember([t3.observe(session="wk1")], session="wk1", summary="diet notes")], summary="diet notes")
+    ask3 = t3.act([r], summary="suggested cod in place of salmon to Maya")
+    yes = t3.outcome(ask3, summary="Maya okayed cod and confirmed the cart")
+    t3.outcome(t3.act([yes], form="execution", summary="placed the delivery order with cod"))
+    assert rules_of(t3, "HALO-S2") == set()
+    t4 = Trace("sun")
+    t4.outcome(t4.act([], form="execution", summary="placed the delivery order"))  # near miss: nothing at all
+    assert {f[0] for f in found(t4.diagnose())} >= {"HALO-S2"}

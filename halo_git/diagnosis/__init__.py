@@ -209,8 +209,9 @@ RULES: dict[str, Rule] = {
         Rule(
             "HALO-S2", "acts-without-observation", "medium",
             "a session with acts and no observe event, counting only acts that rest on no rule the user made "
-            "or approved and on no reviewed memory (one keeping an observation or outcome, as for HALO-A4): a "
-            "scheduled run acting on such a rule, or on a memory of what the user asked, is not acting blind",
+            "or approved, on no reviewed memory (one keeping an observation or outcome, as for HALO-A4) and on no "
+            "answer of a person to the agent's message: a scheduled run acting on such a rule, on a memory of "
+            "what the user asked, or on the user's reply, is not acting blind",
             "Observe the current situation with halo_observe before acting, and name it in the act's uses.",
         ),
     )
@@ -1348,8 +1349,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
     observed: set[str] = set()
     for e in ctx.scoped:
         if e.kind == "act":
-            if not (g.up[e.id] & _GOVERNED_BIT or g.mem[e.id][1]):  # no user rule, no reviewed memory upstream
-                per_session.setdefault(e.session, []).append(e.id)
+            if not (g.up[e.id] & _GOVERNED_BIT or g.mem[e.id][1] or _answered(g, e.id)):
+                per_session.setdefault(e.session, []).append(e.id)  # no user rule, reviewed memory or answer
         elif e.kind == "observe":
             observed.add(e.session)
     for name, ids in per_session.items():
@@ -1500,6 +1501,19 @@ def _later_act_on(ctx: _Context, subject: str, after: str, *, form: str | None =
         if len(words & seen) >= 2:
             return e.id
     return None
+
+
+def _answered(g: "_Graph", act: str) -> bool:
+    """Whether ``act`` names a person's answer: a result of a message the agent sent that reports no
+    problem ("Maya okayed cod and confirmed the cart"). Acting on it is not acting blind."""
+    by_id = g.by_id
+    for s in g.sources[act]:
+        x = by_id[s]
+        if x.kind == "outcome" and s not in g.adverse:
+            about = by_id.get(x.fields["about"])
+            if about is not None and about.kind == "act" and about.fields["form"] == "communication":
+                return True
+    return False
 
 
 def _verb(summary: str) -> str:

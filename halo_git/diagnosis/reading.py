@@ -223,7 +223,8 @@ _DECISION_RE = re.compile(
     r"\b(?:approv\w*|agree[sd]?|allow\w*|permit\w*|authori[sz]\w*|sign(?:s|ed)? off|signed|ok'?d|okay\w*|"
     r"go ahead|go-ahead|yes|fine|confirm\w*|accept\w*|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
     r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let|drop|"
-    r"remove|cancel|switch|turn (?:it )?(?:off|on)|ask|treat|follow|count|do not|don't)\b", re.I)
+    r"remove|cancel|switch|turn (?:it )?(?:off|on)|ask|treat|follow|count|do not|don't|changes|changed|updated|"
+    r"effective (?:now|immediately|today|from)|replaces|replaced)\b", re.I)
 # Words that only propose: a suggestion with reactions is not a decision.
 _PROPOSAL_RE = re.compile(r"\b(?:suggest\w*|propos\w*|recommend\w*|thumbs?-?up|reactions?|upvot\w*|idea|might|could)\b",
                           re.I)

@@ -113,6 +113,7 @@ def _claimed(ctx, make):
 
 
 def _external(ctx, make):
+    from . import _within_bound  # (the package imports this module first)
     out = []
     by_id, g = ctx.by_id, ctx.g
     for e in ctx.scoped:
@@ -130,6 +131,8 @@ def _external(ctx, make):
             continue
         if e.kind == "remember" and not reading.says_rule(e.summary):
             continue  # a memory of what someone wrote is a record; one kept as a rule holds authority
+        if e.kind == "revise" and not reading.says_loosening(e.summary) and _within_bound(g, e):
+            continue  # the outside signal only set off what a rule the user decided already provides
         exe = _execution_after(ctx, e.id)
         rev = next((u for u in ctx.used_by.get(e.id, ()) if by_id[u].kind == "revise"), None)
         if e.kind == "remember" and not (exe or rev or ctx.used_by.get(e.id)):
