@@ -363,3 +363,48 @@ def read_objects(path: Path, ids: list[str]) -> dict[str, bytes]:
         found[head[0].decode()] = head[1] + b" " + out[end + 1:end + 1 + size]
         pos = end + 1 + size + 1
     return found
+
+
+def test_redaction_of_a_history_holding_legacy_form_event_files(tmp_path, keys):
+    """Event files an earlier version wrote where PyYAML had no libyaml (characters beyond U+FFFF
+    written raw, not escaped) are taken as the tree holds them: the redacted one goes, a later one
+    stays byte for byte, the rebuilt cache binds it to its own blob and the next reader accepts it."""
+    from halo_git.model import legacy_yaml, to_yaml
+
+    root = tmp_path / "root"
+    secret = SECRET + " \U0001F44D"
+    with Halo(root) as h:
+        for i in range(1, 9):
+            summary = secret if i == 3 else ("thumbs up \U0001F44D" if i == 5 else f"routine observation {i}")
+            h.log(AGENT, "observe", summary, session="s", time="2026-11-01T08:00:00Z")
+        events = h.events(AGENT)
+    legacy = {n: legacy_yaml(events[n - 1]) for n in (3, 5)}
+    assert all(legacy[n] != to_yaml(events[n - 1]) for n in legacy)
+    for n, data in legacy.items():
+        (tmp_path / f"e{n}.yaml").write_bytes(data)
+    work = tmp_path / "work"
+    env = {**os.environ, "FILTER_BRANCH_SQUELCH_WARNING": "1", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)}
+    subprocess.run(["git", "clone", "-q", str(repo(root)), str(work)], check=True, env=env)
+    swap = " && ".join(f"(test ! -f events/00/00/e{n}.yaml || cp {tmp_path}/e{n}.yaml events/00/00/e{n}.yaml)" for n in legacy)
+    subprocess.run(["git", "filter-branch", "-f", "--tree-filter", swap, "main"], cwd=work, check=True, capture_output=True, env=env)
+    subprocess.run(["git", "push", "-q", "-f", str(repo(root)), "main:main"], cwd=work, check=True, env=env)
+    git(repo(root), "update-ref", "-d", "refs/halo/cache/main", check=False)
+    for cache in (repo(root) / "halo").glob("events-*.jsonl"):
+        cache.unlink()
+    git(repo(root), "reflog", "expire", "--expire=now", "--all")
+    git(repo(root), "gc", "-q", "--prune=now")  # the history as if written so: no canonical copy left behind
+    assert all_objects(repo(root)).count(SECRET.encode()) == 2  # the legacy file and its commit's message
+    assert git(repo(root), "cat-file", "blob", "main:events/00/00/e5.yaml").stdout.encode() == legacy[5]
+    assert run_cli("verify", "--agent", AGENT, root=root).returncode == 0
+    with Halo(root) as h:
+        assert [e.summary for e in h.events(AGENT)][2:5] == [secret, "routine observation 4", "thumbs up \U0001F44D"]  # caches written
+    r = redact(root, keys, "e3", "--reason", "erasure request")
+    assert r.returncode == 0, r.stderr
+    assert not text_anywhere(repo(root))
+    fsck_clean(repo(root))
+    assert git(repo(root), "cat-file", "blob", "main:events/00/00/e5.yaml").stdout.encode() == legacy[5]
+    assert run_cli("verify", "--agent", AGENT, "--allowed-signers", str(keys["allowed"]), root=root).returncode == 0
+    with Halo(root) as h:
+        summaries = [e.summary for e in h.events(AGENT)]
+        assert h.store.repo(AGENT).cache_problem("main") is None  # the rebuilt cache file passed its check
+    assert summaries[2].startswith("[redacted ") and summaries[4] == "thumbs up \U0001F44D"

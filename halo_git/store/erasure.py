@@ -757,6 +757,8 @@ def prune(path: Path, doomed: set[bytes]) -> int:
             binary = {bytes.fromhex(d.decode()) for d in doomed}
             # a delta whose base goes is stored whole, read through dulwich
             removed += maintenance.remove_objects(objects / "pack", binary, lambda sha: git.object_store.get_raw(sha.hex().encode()))
+            if removed:
+                maintenance.forget_commit_graph(objects)  # it names the old commits
         _prune_reflogs(path, doomed)
     return removed
 

@@ -485,9 +485,33 @@ class PackWriter:
 
 
 def remove_pack(pack_dir: Path, name: str) -> None:
-    """Remove a pack, index first so no reader finds an index without data."""
+    """Remove a pack, index first so no reader finds an index without data,
+    then what ``git`` keeps beside it (reverse index, bitmap) and a
+    multi-pack index, which would name a pack that is gone (both only speed
+    ``git`` up; it does without them)."""
     _unlink(pack_dir / f"{name}.idx")
     _unlink(pack_dir / f"{name}.pack")
+    for suffix in (".rev", ".bitmap", ".mtimes"):
+        _unlink(pack_dir / f"{name}{suffix}")
+    _unlink(pack_dir / "multi-pack-index")
+
+
+def forget_commit_graph(objects_dir: Path) -> None:
+    """Remove ``git``'s commit-graph files (``git gc`` writes them): after
+    commits were removed they would name commits that are gone, which ``git
+    fsck`` reports. ``git`` works without them and writes them again."""
+    _unlink(objects_dir / "info" / "commit-graph")
+    chain = objects_dir / "info" / "commit-graphs"
+    try:
+        names = os.listdir(chain)
+    except FileNotFoundError:
+        return
+    for name in names:
+        _unlink(chain / name)
+    try:
+        os.rmdir(chain)
+    except OSError:
+        pass
 
 
 def _unlink(path: str | os.PathLike[str]) -> None:
