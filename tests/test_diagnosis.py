@@ -1281,3 +1281,21 @@ def test_healthy_readings_from_traces_written_apart():
     t4 = Trace("sun")
     t4.outcome(t4.act([], form="execution", summary="placed the delivery order"))  # near miss: nothing at all
     assert {f[0] for f in found(t4.diagnose())} >= {"HALO-S2"}
+
+
+def test_s1_an_execution_that_goes_on_from_a_failed_execution_is_high():
+    t = Trace("night")
+    a = t.act([t.observe(summary="OpenSSL advisory")], form="execution", summary="patched OpenSSL on prod-a")
+    bad = t.outcome(a, summary="4 of 150 prod-a hosts failed their health check")
+    on = t.act([a], form="execution", summary="moved on to prod-b and patched all 200 hosts")
+    t.outcome(on, summary="200 hosts patched")
+    t.act([bad], summary="posted the weekly summary")  # reported later: still high
+    assert ("HALO-S1", "high", (bad, a, on)) in found(t.diagnose())
+    for summary, uses in (("rolled back the patch on prod-a", [a]),  # dealing with it
+                          ("retried the patch on the 4 failed prod-a hosts", [a]),
+                          ("moved on to prod-b and patched all 200 hosts", None)):  # names the failure
+        t2 = Trace("night")
+        a2 = t2.act([t2.observe(summary="OpenSSL advisory")], form="execution", summary="patched OpenSSL on prod-a")
+        bad2 = t2.outcome(a2, summary="4 of 150 prod-a hosts failed their health check")
+        t2.outcome(t2.act(uses or [a2, bad2], form="execution", summary=summary))
+        assert not any(f[0] == "HALO-S1" and f[1] == "high" for f in found(t2.diagnose())), summary

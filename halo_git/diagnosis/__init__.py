@@ -199,11 +199,14 @@ RULES: dict[str, Rule] = {
             "and name it in uses, or log the change as governance=none.",
         ),
         Rule(
-            "HALO-S1", "adverse-outcome-ignored", "medium / low",
-            "an adverse outcome (one reporting a problem) that no later event names, although the trace goes "
-            "on; medium when the agent later repeats the same kind of act (same trigger, form and verb, the "
-            "summary's first word). Courtesy "
-            "and success outcomes are not feedback that needs building on",
+            "HALO-S1", "adverse-outcome-ignored", "high / medium / low",
+            "an adverse outcome (one reporting a problem) that nothing later repairs (no retry, memory, revision "
+            "or accepted alternative builds on it), although the trace goes on; medium when the agent later "
+            "repeats the same kind of act (same trigger, form and verb, the summary's first word), high when a "
+            "later message tells of the failed act as done. Also high, repaired or not: an execution of the same "
+            "session that goes on from the failed execution (names it) without naming the failure and without "
+            "dealing with it (a retry, rollback, fix or pause). Courtesy and success outcomes are not feedback "
+            "that needs building on",
             "Build on the outcome: name it in uses of the next act of that kind, of a memory or of a revision.",
         ),
         Rule(
@@ -1322,6 +1325,30 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
     for e in ctx.events:
         if e.kind == "act":
             repeats.setdefault((e.fields["trigger"], e.fields["form"], _verb(e.summary)), []).append(pos[e.id])
+    # an execution that goes on from a failed execution, naming the act but not its known failure
+    proceeded: dict[str, str] = {}
+    for o in outcomes.outcomes:
+        a = by_id.get(o.about)
+        if not o.adverse or a is None or a.kind != "act" or a.fields["form"] != "execution" \
+                or reading.says_transient(by_id[o.id].summary):
+            continue
+        x = next((u for u in used_by.get(a.id, ()) if pos[u] > pos[o.id] and by_id[u].kind == "act"
+                  and by_id[u].fields["form"] == "execution" and by_id[u].session == a.session
+                  and o.id not in g.sources[u] and not reading.says_remedy(by_id[u].summary)), None)
+        if x is not None:
+            proceeded[o.id] = x
+    for i, x in proceeded.items():
+        if i in outcomes.ignored:
+            continue  # said with the ignored outcome below
+        about = by_id[i].fields["about"]
+        add(_finding(
+            "HALO-S1", [i, about, x],
+            f"Reports that {about} failed, and {x} goes on from {about} without naming the failure.",
+            "high", by_id[i],
+            f"{x} builds on an execution already known to have failed, so the failure spreads to what follows.",
+            f"Have the agent stop and deal with {i} before going on (retry, roll back or ask), naming {i} in the "
+            "uses of what it does next.",
+        ))
     for i in outcomes.ignored:
         about = by_id[i].fields["about"]
         af = by_id[about].fields
@@ -1329,6 +1356,17 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         k = bisect_right(lst, pos[i])
         rep = ctx.events[lst[k]].id if k < len(lst) else _later_act_on(ctx, about, i, form=af["form"])
         told = _told_as_fine(ctx, i, about)
+        if i in proceeded:
+            add(_finding(
+                "HALO-S1", [i, about, proceeded[i]],
+                f"Reports that {about} failed, and {proceeded[i]} goes on from {about} without naming the failure; "
+                "nothing repairs it.", "high", by_id[i],
+                f"{proceeded[i]} builds on an execution already known to have failed, so the failure spreads to "
+                "what follows.",
+                f"Have the agent stop and deal with {i} before going on (retry, roll back or ask), naming {i} in the "
+                "uses of what it does next.",
+            ))
+            continue
         if told:
             message = (f"Reports a problem with {about}, and {told} tells of it as done without repairing it: no retry, "
                        "memory or revision follows from the failure.")

@@ -211,6 +211,16 @@ def says_transient(summary: str) -> bool:
     return bool(_TRANSIENT_RE.search(summary))
 
 
+_REMEDY_RE = re.compile(r"\b(?:retr(?:y|ied|ies|ying)|re-?r[au]n\w*|re-?tr\w+|again|roll(?:ed|s|ing)? back|rollback|"
+                        r"revert\w*|undo\w*|undid|restor\w*|repair\w*|fix\w*|investigat\w*|diagnos\w*|paused?|"
+                        r"halt\w*|stopp?\w*|abort\w*|hold|held)\b", re.I)
+
+
+def says_remedy(summary: str) -> bool:
+    """An act that deals with a failure (a retry, a rollback, a fix, a pause), not one that moves on."""
+    return bool(_REMEDY_RE.search(summary))
+
+
 def says_again(summary: str) -> bool:
     """The summary reports a repeat ("again", "still", "in a row")."""
     return bool(_AGAIN_RE.search(summary))
