@@ -604,3 +604,44 @@ def test_a_job_without_the_tools_skips_their_tests_saying_why(tmp_path):
     # where scripts/test.sh installed them (HALO_REQUIRE_TOOLS=1), the same absence fails
     r = _pytest_without_tools(tmp_path, HALO_REQUIRE_TOOLS="1")
     assert r.returncode == 1 and "3 failed, 2 errors" in r.stdout and "the install is broken" in r.stdout, r.stdout[-3000:]
+
+
+def test_action_seals_what_it_reviewed_signed_and_pushed_back(in_repo, tmp_path):
+    """``seal: "true"``: each checked agent's head is sealed after the check (signed with the key
+    given as a secret's text, which is not left on the runner) and, with ``seal-push``, the seal
+    goes back to the repository the agent came from, where git and halo-git verify accept it and
+    a later move back of the reviewed branch fails verify naming it."""
+    from .conftest import git
+
+    runner = in_repo(clean)
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "bot", "-f", str(keys / "bot")], check=True)
+    allowed = keys / "allowed_signers"
+    allowed.write_text(f'bot@example.com namespaces="git" {(keys / "bot.pub").read_text().strip()}\n')
+    source = runner.workspace / "halo" / "demo.git"
+    head = git(source, "rev-parse", "main").stdout.strip()
+    out = runner.run_action({**IN_REPO, "seal": "true", "seal-push": "true", "seal-sign": "ssh",
+                             "seal-key": (keys / "bot").read_text(), "seal-name": "Review Bot", "seal-email": "bot@example.com"})
+    assert out["failed"] == "false"
+    [line] = Path(out["seals"]).read_text().splitlines()
+    name, ref, sealed = line.split("\t")
+    assert name == "demo" and ref.startswith("refs/halo/seals/main/") and sealed == head
+    assert not (runner.temp / "halo-review" / "seal-key").exists()
+    assert git(source, "for-each-ref", "--format=%(refname)", "refs/halo/seals/").stdout.split() == [ref]
+    tag = git(source, "-c", f"gpg.ssh.allowedSignersFile={allowed}", "verify-tag", "-v", ref, check=False)
+    assert tag.returncode == 0, tag.stderr
+    assert "Reviewed by the HALO review action: check passed" in git(source, "cat-file", "-p", ref).stdout
+    v = run_cli("verify", "--agent", "demo", "--allowed-signers", str(allowed), root=source.parent)
+    assert v.returncode == 0, v.stderr
+    assert ref in v.stdout
+    git(source, "update-ref", "refs/heads/main", "main~1")
+    moved = run_cli("verify", "--agent", "demo", "--allowed-signers", str(allowed), root=source.parent)
+    assert moved.returncode == 1 and ref in moved.stderr
+
+
+def test_action_without_seal_makes_none(in_repo):
+    runner = in_repo(clean)
+    out = runner.run_action(IN_REPO)
+    assert out["seals"] == "" and "seal" not in runner.outputs
+    assert not (runner.temp / "halo-review" / "root" / "demo.git" / "refs" / "halo" / "seals").exists()
