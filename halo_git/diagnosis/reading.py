@@ -257,7 +257,7 @@ def says_speech(summary: str) -> bool:
 _LOOSEN_RE = re.compile(
     r"\b(?:allow\w*|permit\w*|unlock\w*|open(?:ed|s)? up|opened|enabl\w* (?:network|access|write|writes|delete)|"
     r"disabl\w*|skip\w*|exempt\w*|bypass\w*|relax\w*|loosen\w*|rais\w* the (?:limit|cap|ceiling|threshold)|"
-    r"lift\w*|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check)\w*|turn\w* off|"
+    r"lift\w*|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check)\w*|turn\w* off|switch\w* off|"
     r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|auto-?(?:accept|approve|merge)\w*|"
     r"unlimited|any (?:amount|size)|without (?:asking|review|approval|a check)|"
     r"rais\w*[^.;]{0,40}\b(?:alert|threshold|limit|cap|ceiling|quota|budget)|quiet\w*|silenc\w*|mut(?:e|ed) |"

@@ -29,8 +29,10 @@ RULE_SPECS = (
      "revision's uses; until then log the change as governance=none."),
     ("HALO-A5", "external-text-into-authority", "high / medium",
      "a revise or a memory whose only basis is text a third party wrote or relayed (a mail body, a PR "
-     "description, a customer's or student's message) that asserts a rule or instructs the agent, with no "
-     "decision of the user upstream; high when an execution or a later revision rests on it",
+     "description, a customer's or student's message, a web page) that asserts a rule or instructs the agent, "
+     "with no decision of the user upstream; high when an execution or a later revision rests on it. Also "
+     "(high) an execution that removes a safeguard (switches a check off, bypasses, skips) resting on such "
+     "text with no rule or decision of the user upstream",
      "Check the claim against the user or the source of record before it becomes a rule, and log that check."),
     ("HALO-R7", "loosening-persists", "high / medium",
      "a revise that loosens a limit (allows, unlocks, skips a check, raises a threshold) on a grant scoped to "
@@ -113,12 +115,15 @@ def _claimed(ctx, make):
 
 
 def _external(ctx, make):
-    from . import _within_bound  # (the package imports this module first)
+    from . import _GOVERNED_BIT, _decision_upstream, _within_bound  # (the package imports this module first)
     out = []
     by_id, g = ctx.by_id, ctx.g
     for e in ctx.scoped:
-        if e.kind not in ("revise", "remember") or (e.kind == "revise" and e.fields["made_by"] == "user"
-                                                    and e.id not in g.claimed):
+        if e.kind == "act":  # an execution that removes a safeguard because outside text says to
+            if e.fields["form"] != "execution" or not reading.says_loosening(e.summary):
+                continue
+        elif e.kind not in ("revise", "remember") or (e.kind == "revise" and e.fields["made_by"] == "user"
+                                                      and e.id not in g.claimed):
             continue
         srcs = g.sources[e.id]
         ext = [s for s in srcs if by_id[s].kind == "observe" and (
@@ -133,15 +138,18 @@ def _external(ctx, make):
             continue  # a memory of what someone wrote is a record; one kept as a rule holds authority
         if e.kind == "revise" and not reading.says_loosening(e.summary) and _within_bound(g, e):
             continue  # the outside signal only set off what a rule the user decided already provides
+        if e.kind == "act" and (g.up[e.id] & _GOVERNED_BIT or _decision_upstream(g, e.id)):
+            continue  # a rule the user decided lies upstream: the user's authority, not the text's
         exe = _execution_after(ctx, e.id)
         rev = next((u for u in ctx.used_by.get(e.id, ()) if by_id[u].kind == "revise"), None)
         if e.kind == "remember" and not (exe or rev or ctx.used_by.get(e.id)):
             continue
+        verb = {"revise": "Revises", "remember": "Keeps as a rule", "act": "Removes a safeguard on"}[e.kind]
         out.append(make(
             "HALO-A5", [e.id, ext[0], *([exe] if exe else [])],
-            f"{'Revises' if e.kind == 'revise' else 'Keeps as a rule'} what {ext[0]} reports a third party wrote, with "
+            f"{verb} what {ext[0]} reports a third party wrote, with "
             "no decision of the user upstream" + (f"; {exe} executes under it." if exe else "."),
-            "high" if exe or rev or e.kind == "revise" else "medium", e,
+            "high" if exe or rev or e.kind in ("revise", "act") else "medium", e,
             "Text from outside the agent's authority (a message, a description, a web page) became a rule the agent "
             "follows, without the user confirming it.",
             f"Check what {ext[0]} claims with the user or the source of record before it becomes a rule, and log "
