@@ -87,9 +87,12 @@ RULES: dict[str, Rule] = {
             "log the outcome.",
         ),
         Rule(
-            "HALO-A2", "open-loop", "low",
+            "HALO-A2", "open-loop", "medium / low / info",
             "an act (any form but silence) that nothing checked: no outcome about it, no observation naming it, "
-            "and for a preparation no later event using it; an act HALO-A1 covers is not repeated here, nor a "
+            "and for a preparation no later event using it; medium when a later act relies on it (or an "
+            "execution's only result says it was merely queued), low when it awaits a result that never comes "
+            "(pending, or an execution that hands something to another party: submitted, requested, ordered, "
+            "booked), info otherwise. An act HALO-A1 covers is not repeated here, nor a "
             "communication the user asked for that no later event builds on (a reply or a reminder: the user "
             "is its check; it still counts in the outcome coverage and the Open loops list)",
             "Check how the act went: log halo_outcome about it, or halo_observe naming it in uses.",
@@ -1305,8 +1308,9 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         queued = any(reading.says_pending(by_id[o].summary) for o in _outcomes_about(ctx, i))
         if later_acts or (queued and f["form"] == "execution"):
             sev = "medium" if f["form"] == "execution" else "low"  # relied on, or the system said it only queued it
-        elif queued or reading.says_pending(by_id[i].summary):
-            sev = "low"  # it awaits a result that never comes back
+        elif queued or reading.says_pending(by_id[i].summary) or (
+                f["form"] == "execution" and reading.awaits_reply(by_id[i].summary)):
+            sev = "low"  # it awaits a result that never comes back (queued, or submitted to someone who answers)
         else:
             sev = "info"
         add(_finding(

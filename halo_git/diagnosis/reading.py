@@ -167,6 +167,16 @@ def says_inconclusive(summary: str) -> bool:
     return bool(_INCONCLUSIVE_RE.search(summary))
 
 
+_AWAITS_RE = re.compile(r"\b(?:submit\w*|request\w*|order(?:ed|s)?|book(?:ed|s)?|appl(?:y|ied|ies)|filed|lodged|placed)\b",
+                        re.I)
+
+
+def awaits_reply(summary: str) -> bool:
+    """An act that hands something to another party who answers ("submitted the cart", "requested a
+    delivery slot"): its result comes back later, and a trace without it leaves the loop open."""
+    return bool(_AWAITS_RE.search(summary))
+
+
 _QUOTED_RE = re.compile(r"^\s*[A-Z][\w .'-]{0,40}:\s")
 
 

@@ -134,8 +134,8 @@ def _external(ctx, make):
         if any(by_id[s].kind in ("observe", "outcome") and reading.says_decision(by_id[s].summary)
                and not reading.says_third_party(by_id[s].summary) for s in others):
             continue
-        if e.kind == "remember" and not reading.says_rule(e.summary):
-            continue  # a memory of what someone wrote is a record; one kept as a rule holds authority
+        if e.kind == "remember" and not (reading.says_rule(e.summary) or reading.says_standing(e.summary)):
+            continue  # a memory of what someone wrote is a record; one kept as a rule ("from now on") holds authority
         if e.kind == "revise" and not reading.says_loosening(e.summary) and _within_bound(g, e):
             continue  # the outside signal only set off what a rule the user decided already provides
         if e.kind == "act" and (g.up[e.id] & _GOVERNED_BIT or _decision_upstream(g, e.id)):
