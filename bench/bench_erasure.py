@@ -10,6 +10,11 @@ Measures, in fresh temporary roots (each built by import, as ``common.build``):
   every event) and ``--apply`` of a policy selecting the first session (the
   whole history after it is re-created). Target: <= 60 s.
 
+Each redaction also prints the repository's size before and after (the new
+objects less the removed ones) and the first read after it in a fresh
+process (``events``: the rebuilt cache file proven against the new history,
+which every cold reader does).
+
 ``--quick`` runs 2,000 and 10,000 events.
 """
 
@@ -22,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import AGENT, build, machine_note, parser  # noqa: E402
+from common import AGENT, build, disk_bytes, machine_note, parser  # noqa: E402
 
 from halo_git import Halo  # noqa: E402
 from halo_git.store import erasure, verify_branch  # noqa: E402
@@ -60,6 +65,18 @@ def timed_redact(root: Path, numbers: list[int]) -> tuple[float, dict[str, float
     return total, stages, done.rewritten
 
 
+def after(root: Path, size_before: int) -> str:
+    """The repository's size change and the first read after a redaction."""
+    size = disk_bytes(root / f"{AGENT}.git")[0]
+    with Halo(root) as h:
+        t = time.perf_counter()
+        h.events(AGENT)
+        read = time.perf_counter() - t
+        problem = h.store.repo(AGENT).cache_problem("main")
+    return (f"  repository {size_before / 1e6:.0f} MB -> {size / 1e6:.0f} MB; first read after, by a fresh Halo (a cold reader): {read:.1f} s"
+            + (f" (cache rejected: {problem})" if problem else " (rebuilt cache accepted)"))
+
+
 def main() -> int:
     args = parser(__doc__).parse_args()
     small, big = (2_000, 10_000) if args.quick else (20_000, 100_000)
@@ -71,10 +88,12 @@ def main() -> int:
             verify_branch(h.store.repo(AGENT), "main")
             walk = time.perf_counter() - t
             h.events(AGENT)  # the caches a reader leaves, which the redaction must rebuild
+        size = disk_bytes(root / f"{AGENT}.git")[0]
         total, stages, rewritten = timed_redact(root, [100])
         print(f"redact e100 of {small:,} events: {total:.1f} s ({rewritten:,} commits re-created); "
               + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items()))
         print(f"  baseline verify of the same branch: {walk:.1f} s (ratio {total / walk:.1f}x); built by import in {built:.0f} s")
+        print(after(root, size))
 
         root = Path(tmp) / "b"
         built = build(root, big)
@@ -87,9 +106,11 @@ def main() -> int:
             dry = time.perf_counter() - t
         ids = [int(i[1:]) for i in plan.events]
         print(f"retention dry run over {big:,} events: {dry:.1f} s, {len(ids):,} event(s) due (session {first!r}, e{ids[0]}..e{ids[-1]})")
+        size = disk_bytes(root / f"{AGENT}.git")[0]
         total, stages, rewritten = timed_redact(root, ids)
         print(f"retention apply over {big:,} events: {total:.1f} s ({rewritten:,} commits re-created; target <= 60 s); "
               + ", ".join(f"{k} {v:.1f} s" for k, v in stages.items()))
+        print(after(root, size))
     print(machine_note())
     return 0
 

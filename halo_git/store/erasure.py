@@ -73,7 +73,7 @@ from dulwich.objects import Commit, parse_tree
 from ..errors import Conflict, IntegrityError, InvalidCall, NotFound
 from ..model import commit_message, from_yaml, one_line, to_yaml
 from . import evidence, locking, maintenance, signing, snapshot
-from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, PackWriter, _entry_header, object_id
+from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, OFS_DELTA, PackWriter, _entry_header, _ofs, make_delta, object_id
 from .repo import ZERO_SHA, AgentRepo, EventLog, _path_parts, _read_ref, branch_ref, event_blob_ids, number_from_message
 
 STEPS = ("plan", "record", "swap", "caches", "prune")
@@ -211,10 +211,11 @@ class _TwoTrees:
                                  "writes it (one event file added per commit, in order); nothing was changed")
         return self._load(old[i][-20:].hex().encode())
 
-    def add(self, parts: list[bytes], old_blob: bytes, new_blob: bytes) -> tuple[bytes, bytes, list[tuple[bytes, bytes]]]:
+    def add(self, parts: list[bytes], old_blob: bytes, new_blob: bytes) -> tuple[bytes, bytes, list[tuple[int, bytes, bytes]]]:
         """Put the event file at ``parts``: ``old_blob`` in the old tree,
         ``new_blob`` in the new (binary ids). Returns the old and new root
-        (binary ids) and the new trees that differ from the old, ``(id, raw)``."""
+        (binary ids) and the new trees that differ from the old, ``(depth,
+        id, raw)`` (depth 0: the root), deepest first."""
         dirs = parts[:-1]
         keep = 0
         while keep < min(len(dirs), len(self._dirs)) and dirs[keep] == self._dirs[keep]:
@@ -247,7 +248,7 @@ class _TwoTrees:
                 new[i] = line + new_sha
                 raw = b"".join(new)
                 new_sha = _tree_id(raw)
-                made.append((new_sha, raw))
+                made.append((level, new_sha, raw))
             else:
                 new_sha = old_sha
             if level:
@@ -266,9 +267,33 @@ def _add_fast(writer: PackWriter, sha: bytes, type_num: int, raw: bytes) -> None
     """``writer.add`` with the fastest compression: a rewrite writes a commit
     and a few small trees per rewritten commit."""
     if sha not in writer.entries:
-        # a small window and state: zlib.compress's default state costs more to set up than these objects take to compress
-        c = zlib.compressobj(1, zlib.DEFLATED, 10, 2)
+        # a small window and state: zlib.compress's default state costs more to set up than these objects take to
+        # compress; a root tree (one entry, mostly an id) is stored as it is
+        c = zlib.compressobj(1 if len(raw) > 64 else 0, zlib.DEFLATED, 10, 2)
         writer._write(sha, bytes(_entry_header(type_num, len(raw))), c.compress(raw) + c.flush())
+
+
+DELTA_RUN = 64  # versions of a tree path written as deltas against one written whole
+
+
+def _add_tree(writer: PackWriter, bases: dict, path: tuple[bytes, ...], sha: bytes, raw: bytes) -> None:
+    """Write a new tree: as a delta (depth 1) against the last version of its
+    path written whole when that is less than half its size (each version
+    differs from the next in an entry or two; ``maintenance.make_delta``),
+    else whole, starting a new run of deltas every ``DELTA_RUN`` versions."""
+    if sha in writer.entries:
+        return
+    base = bases.get(path)
+    if base is not None and base[2] < DELTA_RUN and len(raw) > 64:
+        delta = make_delta(base[1], raw)
+        if len(delta) * 2 < len(raw):
+            base[2] += 1
+            head = _entry_header(OFS_DELTA, len(delta)) + _ofs(writer._offset - writer.entries[base[0]][0])
+            c = zlib.compressobj(1, zlib.DEFLATED, 10, 2)
+            writer._write(sha, bytes(head), c.compress(delta) + c.flush())
+            return
+    _add_fast(writer, sha, OBJ_TREE, raw)
+    bases[path] = [sha, raw, 0]
 
 
 def _blob_list(store, tree: bytes, count: int) -> list[bytes]:
@@ -421,6 +446,7 @@ def _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, a
         approvals = []
         parent = chain[first - 2] if first > 1 else None
         trees = _TwoTrees(lambda sha: store.get_raw(sha)[1], base_tree)
+        bases: dict[tuple[bytes, ...], list] = {}  # tree path -> [id, raw, deltas] of the last one written whole there
         old_roots = set()
         for n in range(first, len(chain) + 1):
             old = chain[n - 1]
@@ -432,8 +458,8 @@ def _erase(repo, git, branch, chain, raws, todo, text, identity, reason, sign, a
                 raise IntegrityError(f"the tree of e{n} (commit {old.decode()[:12]}) is not the one HALO's write path builds "
                                      "from its event files: the history is not as HALO writes it; run halo-git verify before "
                                      "redacting. Nothing was changed")
-            for sha, tree_raw in made:
-                _add_fast(writer, sha, OBJ_TREE, tree_raw)
+            for depth, sha, tree_raw in made:
+                _add_tree(writer, bases, tuple(_path_parts(n)[:depth]), sha, tree_raw)
             new_tree = new_root.hex().encode()
             message = None
             if n in new_events:
