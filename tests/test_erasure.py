@@ -408,3 +408,30 @@ def test_redaction_of_a_history_holding_legacy_form_event_files(tmp_path, keys):
         summaries = [e.summary for e in h.events(AGENT)]
         assert h.store.repo(AGENT).cache_problem("main") is None  # the rebuilt cache file passed its check
     assert summaries[2].startswith("[redacted ") and summaries[4] == "thumbs up \U0001F44D"
+
+
+def test_a_history_whose_intermediate_tree_holds_more_than_its_events_is_refused(tmp_path, keys):
+    """Every rewritten commit's old tree must be the one HALO's write path builds (else a tree the
+    rewrite would re-create without the extra file would no longer be byte-identical): a file that
+    one commit in the range holds and the next drops is found, and nothing is changed."""
+    root = tmp_path / "root"
+    with Halo(root) as h:
+        for i in range(1, 7):
+            h.log(AGENT, "observe", SECRET if i == 2 else f"routine observation {i}", session="s")
+    work = tmp_path / "work"
+    env = {**os.environ, "FILTER_BRANCH_SQUELCH_WARNING": "1", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)}
+    subprocess.run(["git", "clone", "-q", str(repo(root)), str(work)], check=True, env=env)
+    subprocess.run(["git", "filter-branch", "-f", "--tree-filter",
+                    "if [ -f events/00/00/e4.yaml ] && [ ! -f events/00/00/e5.yaml ]; then echo note > events/00/00/notes.txt; fi",
+                    "main"], cwd=work, check=True, capture_output=True, env=env)
+    subprocess.run(["git", "push", "-q", "-f", str(repo(root)), "main:main"], cwd=work, check=True, env=env)
+    git(repo(root), "update-ref", "-d", "refs/halo/cache/main", check=False)
+    for cache in (repo(root) / "halo").glob("events-*.jsonl"):
+        cache.unlink()
+    head = git(repo(root), "rev-parse", "main").stdout
+    packs = sorted((repo(root) / "objects" / "pack").iterdir())
+    r = redact(root, keys, "e2", "--reason", "asked")
+    assert r.returncode != 0 and "the tree of e4" in r.stderr and "Nothing was changed" in r.stderr, r.stderr
+    assert git(repo(root), "rev-parse", "main").stdout == head
+    assert git(repo(root), "for-each-ref", "refs/halo/erasures").stdout == ""
+    assert sorted((repo(root) / "objects" / "pack").iterdir()) == packs  # no pack of new objects left behind
