@@ -1347,3 +1347,18 @@ def test_a5_a_memory_kept_as_standing_from_outside_text_drives_an_execution():
     mail2 = t2.observe(summary="Vendor email: cat# 18038 discontinued; portal accepts 10342 as replacement")
     t2.recall([t2.remember([mail2], summary="vendor mail about 10342 kept")], session="wed")
     assert rules_of(t2, "HALO-A5") == set()
+
+
+def test_m8_one_recall_of_everything_kept():
+    t = Trace("kickoff")
+    notes = [t.remember([t.observe(summary=f"fact {k} about the grant")], summary=f"note {k} on the grant")
+             for k in range(8)]
+    new_rate = t.remember([t.observe(summary="F&A rate is now 55%"), notes[3]], summary="F&A rate now 55%; note 3 replaced")
+    r = t.recall([*notes, new_rate], session="assembly", summary="pulled every note kept on this proposal")
+    t.outcome(t.act([r], session="assembly", form="preparation", summary="assembled the package"), session="assembly")
+    assert ("HALO-M8", "medium", (r, notes[3])) in found(t.diagnose())
+    t2 = Trace("kickoff")  # near miss: a recall of the notes the step needs
+    n2 = [t2.remember([t2.observe(summary=f"fact {k}")], summary=f"note {k}") for k in range(8)]
+    r2 = t2.recall(n2[:3], session="assembly", summary="looked up the budget notes")
+    t2.outcome(t2.act([r2], session="assembly", form="preparation", summary="drafted the budget"), session="assembly")
+    assert rules_of(t2, "HALO-M8") == set()

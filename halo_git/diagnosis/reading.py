@@ -231,6 +231,16 @@ def says_remedy(summary: str) -> bool:
     return bool(_REMEDY_RE.search(summary))
 
 
+_EVERYTHING_RE = re.compile(r"\b(?:every (?:note|memory|thread|record|entry|item)|all (?:the |my |our )?(?:saved |kept |stored |"
+                            r"past |previous )?(?:notes|memories|threads|records|entries|history)|(?:whole|entire|full) "
+                            r"(?:history|archive|memory)|everything (?:kept|saved|stored|on file))\b", re.I)
+
+
+def says_everything(summary: str) -> bool:
+    """A recall that reads back everything kept ("pulled every note kept", "loaded all saved threads")."""
+    return bool(_EVERYTHING_RE.search(summary))
+
+
 def says_again(summary: str) -> bool:
     """The summary reports a repeat ("again", "still", "in a row")."""
     return bool(_AGAIN_RE.search(summary))

@@ -42,9 +42,12 @@ RULE_SPECS = (
      "loosening logged with governance=none that nothing later restores",
      "Restore the limit when the occasion ends (log the revise that puts it back), or have the user make the "
      "loosening standing on purpose."),
-    ("HALO-M8", "unbounded-history-read-back", "medium",
+    ("HALO-M8", "unbounded-history-read-back", "medium / low",
      "three or more recalls, in two or more sessions, each reading back every memory the one before read and "
-     "more (ending with four or more): the whole history is re-read every turn with no selection or cut-off",
+     "more (ending with four or more): the whole history is re-read every turn with no selection or cut-off. "
+     "Without such a chain, a single recall that says it reads back everything kept and names eight or more "
+     "memories (at least four in five kept so far) is low, medium when it carries a memory beside the one "
+     "that replaced it",
      "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories."),
     ("HALO-M9", "stale-read-back", "high / medium / low",
      "a recall of a memory after a newer observation on the same subject reported a change (a new version, a "
@@ -225,10 +228,16 @@ def _unbounded(ctx, make):
     by_id = ctx.by_id
     chains: list[list[tuple[str, frozenset[str]]]] = []  # open chains, most recently extended last
     best: list[tuple[str, frozenset[str]]] = []
+    kept = 0
+    whole: list[tuple[str, frozenset[str]]] = []  # single recalls that read back (nearly) everything kept
     for e in ctx.events:
+        if e.kind == "remember":
+            kept += 1
         if e.kind != "recall":
             continue
         got = frozenset(s for s in ctx.g.sources[e.id] if by_id[s].kind == "remember")
+        if len(got) >= 8 and len(got) >= 0.8 * kept and reading.says_everything(by_id[e.id].summary):
+            whole.append((e.id, got))
         if len(got) < 2:
             continue
         grown = [c for c in chains if c[-1][1] < got]
@@ -242,7 +251,7 @@ def _unbounded(ctx, make):
         if len(c) > len(best):
             best = c
     if len(best) < 3 or len(best[-1][1]) < 4 or len({by_id[r].session for r, _ in best}) < 2:
-        return []
+        return _whole(ctx, make, whole)
     last = best[-1][0]
     if ctx.session and by_id[last].session != ctx.session:
         return []
@@ -256,6 +265,27 @@ def _unbounded(ctx, make):
         "rides along and the context keeps growing.",
         "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories.",
     )]
+
+
+def _whole(ctx, make, whole):
+    """One recall that reads back everything kept (with no growing chain to show it turn by turn): low,
+    medium when a memory it carries was replaced by another it also carries."""
+    out = []
+    by_id, g = ctx.by_id, ctx.g
+    for r, got in whole:
+        if ctx.session and by_id[r].session != ctx.session:
+            continue
+        old = next((m for m in sorted(got, key=ctx.pos.__getitem__)
+                    if any(m in g.sources[n] for n in got if n != m)), None)
+        out.append(make(
+            "HALO-M8", [r, *([old] if old else [])],
+            f"Reads back {len(got)} memories, everything kept so far" + (
+                f", {old} among them beside the memory that replaced it." if old else "."),
+            "medium" if old else "low", by_id[r],
+            "Nothing selects what the step needs, so outdated material rides along with the current one.",
+            "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories.",
+        ))
+    return out
 
 
 def _stale(ctx, make):
