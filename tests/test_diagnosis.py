@@ -1103,7 +1103,13 @@ def test_m5_a_promise_no_act_keeps():
                                             "update them by Friday")
     t.observe(session="fri", summary="billing replied on the roaming case: credit approved")
     asked = t.observe(session="mon", summary="customer says nobody got back to them about the roaming charge")
-    assert ("HALO-M5", "medium", (promise, asked)) in found(t.diagnose())
+    assert ("HALO-M5", "high", (promise, asked)) in found(t.diagnose())  # the person had to chase it
+    t3 = Trace("tue")  # "promised to …", and nothing shows what came of it yet: medium
+    p3 = t3.act([t3.observe()], summary="told Mr Okafor the panel date is not fixed and promised to message him "
+                                        "the moment the bursar confirms it")
+    t3.observe(session="fri", summary="bursar's circular: panel sits 28 November")
+    t3.observe(session="mon", summary="a parent asked about parking")
+    assert ("HALO-M5", "medium", (p3,)) in found(t3.diagnose())
     # the next step: carry out the promise (before the person asks)
     t2 = Trace("tue")
     p2 = t2.act([t2.observe()], summary="told the customer billing is reviewing the roaming charge and I will "

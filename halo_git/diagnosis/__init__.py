@@ -138,12 +138,13 @@ RULES: dict[str, Rule] = {
             "Name the recall in uses of the step it informed, or skip recalls that inform nothing.",
         ),
         Rule(
-            "HALO-M5", "dropped-obligation", "medium",
+            "HALO-M5", "dropped-obligation", "high / medium",
             "a memory recalled two or more times from which no act ever follows (no act anywhere downstream "
             "of the memory or its recalls), although the trace goes on after the last recall; or an act that "
-            "promises a later step to someone (\"I will remind them\", \"then notify finance\") that no later act "
-            "carries out (none names it or speaks of what was promised) before the trace moves on to another "
-            "session or the person asks after it",
+            "promises a later step to someone (\"I will remind them\", \"promised to message him\", \"then notify "
+            "finance\") that no later act carries out (none names it or speaks of what was promised) before the "
+            "trace moves on to another session or a later observation on its subject reports a problem (the "
+            "person asking after it, or what came of the drop): high in that last case",
             "Act on the recalled obligation, or close it: log that it no longer applies (a remember naming it) "
             "and stop recalling it.",
         ),

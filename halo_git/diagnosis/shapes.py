@@ -449,8 +449,8 @@ def _promises(ctx, make):
         out.append(make(
             "HALO-M5", [e.id, *([asked] if asked else [])],
             f"Promises a later step (“{step[:80]}”) that no later act carries out"
-            + (f"; {asked} shows the person asking after it." if asked else "."),
-            "medium", e,
+            + (f"; {asked} shows what came of it." if asked else "."),
+            "high" if asked else "medium", e,
             "The agent committed to someone and the commitment was dropped: nothing tells them it will not happen.",
             f"Have the agent carry out what {e.id} promised (naming {e.id} in uses), or tell the person it will not "
             "happen.",
