@@ -1368,3 +1368,44 @@ def test_m8_one_recall_of_everything_kept():
     r2 = t2.recall(n2[:3], session="assembly", summary="looked up the budget notes")
     t2.outcome(t2.act([r2], session="assembly", form="preparation", summary="drafted the budget"), session="assembly")
     assert rules_of(t2, "HALO-M8") == set()
+
+
+@pytest.mark.parametrize("summary, third", [
+    ("Owner's standing rules: supplier payments only against an approved PO", False),  # the subject, not the author
+    ("Ticket 5547: customer writes that our damage policy gives a full refund", True),
+    ("Vendor email: cat# 18038 discontinued", True),
+    ("Post on the community forum: a user says the term sounds dated", True),
+    ("paid the supplier invoices of the week", False),
+])
+def test_an_outside_party_is_the_author_only_where_it_speaks(summary, third):
+    from halo_git.diagnosis.reading import says_third_party
+    assert says_third_party(summary) is third
+
+
+def test_r6_a_change_that_applies_the_terms_of_the_users_own_rule_is_decided():
+    t = Trace("dec")
+    said = t.observe(summary="Owner: dairy invoices up to 1,500 may be paid without a PO until 31 December only")
+    rule = t.revise([said], target="payment rule", made_by="user", governance="approved",
+                    summary="Until 31 Dec: dairy invoices may be paid without a PO, approved by the owner")
+    end = t.revise([rule], session="jan", target="payment rule", made_by="agent", governance="approved",
+                   summary="closed the Christmas exception on the date the owner set; every payment needs a PO again")
+    t.outcome(t.act([end], session="jan", summary="told the owner the exception is closed"), session="jan")
+    assert rules_of(t, "HALO-R6") == set()
+    wider = t.revise([rule], session="jan", target="payment rule", made_by="agent", governance="approved",
+                     summary="raised the no-PO limit to 3,000 for dairy")  # a loosening is not the rule's terms
+    t.act([wider], session="jan", form="execution", summary="paid a 2,400 dairy invoice without a PO")
+    assert {f[2][0] for f in rules_of(t, "HALO-R6")} == {wider}
+
+
+def test_r7_a_grant_for_dates_only_that_the_agent_keeps_using():
+    t = Trace("wk1")
+    said = t.observe(summary="Nurse manager: for the week of 3-9 February only, you may roster 4 long days. "
+                             "From 10 February it is back to 3.")
+    grant = t.revise([said], target="staffing rules", made_by="user", governance="approved",
+                     summary="Long-day limit raised from 3 to 4 for 3-9 February only; reverts to 3 on 10 February.")
+    t.outcome(t.act([grant], form="execution", summary="published the flu-week rota"))
+    for wk in ("wk3", "wk5"):
+        r = t.recall([grant], session=wk, summary="loaded the 4-day limit for the next rota")
+        t.outcome(t.act([r], session=wk, form="execution", summary="published the next rota with 4-day runs"),
+                  session=wk)
+    assert any(f[0] == "HALO-R7" and f[2][0] == grant for f in found(t.diagnose()))

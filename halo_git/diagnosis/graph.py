@@ -41,7 +41,7 @@ def reviewed_memory(kept: Iterable[Event], unchecked: Sequence[str]) -> bool:
     return not unchecked and any(e.kind in ("observe", "outcome") or is_user_rule(e) for e in kept)
 
 
-def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> bool:
+def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Event], *, follow: bool = True) -> bool:
     """Whether a revision that claims the user's authority (made_by=user or governance=approved) has a
     decision of a person upstream: an observation or outcome within two steps that says someone approved,
     allowed, set or instructed (``reading.says_decision``). A user's revision naming nothing is the
@@ -62,6 +62,9 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
             if x.kind in ("observe", "outcome") and reading.says_decision(x.summary) and not (
                     x.kind == "observe" and reading.says_third_party(x.summary)):
                 return True
+            if follow and x.kind == "revise" and x.fields["made_by"] == "user" \
+                    and not reading.says_loosening(e.summary) and _decided(x, sources, by_id, follow=False):
+                return True  # the user's own decided rule, whose terms the change applies
             nxt.extend(sources[s])
         frontier = nxt
     return False

@@ -289,7 +289,8 @@ _EXPIRES_RE = re.compile(r"\b(?:removes itself|expires?|expiring|self-?expir\w*|
 _SCOPED_RE = re.compile(
     r"\b(?:just|only) (?:for|this|today|once)\b|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|\btoday\b|"
     r"\btonight\b|\btemporar\w*|\bfor now\b|\buntil\b|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
-    r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install)\b|\bput (?:it )?back\b", re.I)
+    r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install)\b|\bput (?:it )?back\b|"
+    r"\bfor [\w ,/-]{1,30} only\b|\breverts? (?:to|on)\b|\b(?:it is |it's )?back to \d", re.I)
 _STANDING_RE = re.compile(r"\b(?:every|weekday|weekdays|daily|always|standing|permanent\w*|for good|from now on|"
                           r"recurring|each)\b", re.I)
 
@@ -405,14 +406,29 @@ _AUTHORITY_RE = re.compile(
     r"allowed|no longer need\w*|gives|entitled|promised|from now on|always|forward)\b", re.I)
 
 
-def says_external(summary: str) -> bool:
-    """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent."""
-    return bool(_EXTERNAL_RE.search(summary)) and bool(_AUTHORITY_RE.search(summary))
+# Words that make a nearby outside party the author of what follows ("the vendor says", "a customer writes")
+_AUTHORING_RE = re.compile(r"\b(?:says?|said|writes?|wrote|claims?|claimed|asks?|asked|notes?|reports?|replied|replies|"
+                           r"message|post(?:ed|s)?|e-?mail|page|comment\w*|tweet\w*|reads?|suggest\w*|recommend\w*|"
+                           r"told|tells|insists?)\b", re.I)
 
 
 def says_third_party(summary: str) -> bool:
-    """A summary of text a third party wrote or relayed (a forum post, a mail, a customer's message)."""
-    return bool(_EXTERNAL_RE.search(summary))
+    """A summary of text a third party wrote or relayed (a forum post, a mail, a customer's message):
+    an outside party or channel that opens the summary or sits next to a word of saying or writing.
+    An outside party named only as the subject matter ("supplier payments need a PO", in the owner's
+    own rules) is not the author."""
+    opening = _QUOTED_RE.match(summary)
+    for m in _EXTERNAL_RE.finditer(summary):
+        if _AUTHORING_RE.search(summary, max(0, m.start() - 25), m.end() + 25):
+            return True  # "customer writes that …", "vendor email: …", "forum post …"
+        if opening and m.end() <= opening.end():
+            return True  # "Customer: …", "Vendor support: …"
+    return False
+
+
+def says_external(summary: str) -> bool:
+    """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent."""
+    return says_third_party(summary) and bool(_AUTHORITY_RE.search(summary))
 
 
 # -- subject words -------------------------------------------------------------------------------
