@@ -302,7 +302,7 @@ def test_a3_act_without_basis_severity_by_trigger():
     s = t.act([], trigger="self", form="preparation")
     report = t.act([], trigger="self")  # a report to the user rests on the whole session: info
     t.outcome(report, [t.outcome(s, [t.outcome(r)])])
-    assert found(t.diagnose()) == {("HALO-A3", "low", (r,)), ("HALO-A3", "medium", (s,)), ("HALO-A3", "info", (report,))}
+    assert found(t.diagnose()) == {("HALO-A3", "info", (r,)), ("HALO-A3", "medium", (s,)), ("HALO-A3", "info", (report,))}
 
 
 def test_a4_retained_material_drives_act_whatever_the_trigger():
@@ -1409,3 +1409,32 @@ def test_r7_a_grant_for_dates_only_that_the_agent_keeps_using():
         t.outcome(t.act([r], session=wk, form="execution", summary="published the next rota with 4-day runs"),
                   session=wk)
     assert any(f[0] == "HALO-R7" and f[2][0] == grant for f in found(t.diagnose()))
+
+
+def test_r5_a_bound_the_user_set_kept_in_memory_and_read_back_bounds_the_change():
+    t = Trace("mon")
+    said = t.observe(summary="Manager's season settings: run times may be adjusted ±20% within the budget.")
+    kept = t.remember([said], summary="Irrigation settings: ±20% run-time adjustment allowed.")
+    r = t.recall([kept], session="wed", summary="looked up the irrigation settings")
+    seen = t.observe(session="wed", summary="B2 drier than target")
+    rev = t.revise([seen, r], session="wed", target="B2 run time", governance="bounded",
+                   summary="B2 run time up 15%, inside the ±20% allowance")
+    t.outcome(t.act([rev], session="wed", form="execution", summary="scheduled tonight's cycles"), session="wed")
+    assert rules_of(t, "HALO-R5") == set()
+    t2 = Trace("mon")  # near miss: the memory holds no limit a person set
+    kept2 = t2.remember([t2.observe(summary="probes read 22% in B2")], summary="B2 probe reading kept")
+    r2 = t2.recall([kept2], session="wed", summary="looked up the B2 reading")
+    rev2 = t2.revise([r2], session="wed", target="B2 run time", governance="bounded", summary="B2 run time up 15%")
+    t2.outcome(t2.act([rev2], session="wed", form="execution", summary="scheduled tonight's cycles"), session="wed")
+    assert {f[2][0] for f in rules_of(t2, "HALO-R5")} == {rev2}
+
+
+def test_s2_acts_that_take_in_the_situation_or_rest_on_a_result_are_not_blind():
+    t = Trace("mon")
+    imp = t.act([], form="execution", summary="Imported the December bank feeds.")
+    got = t.outcome(imp, summary="455 lines imported")
+    t.outcome(t.act([got], form="execution", summary="Matched and categorised the December lines."))
+    assert rules_of(t, "HALO-S2") == set()
+    t2 = Trace("mon")  # near miss: acting with nothing taken in
+    t2.outcome(t2.act([], form="execution", summary="Released the payments."))
+    assert {f[0] for f in found(t2.diagnose())} >= {"HALO-S2"}

@@ -98,8 +98,10 @@ RULES: dict[str, Rule] = {
             "Check how the act went: log halo_outcome about it, or halo_observe naming it in uses.",
         ),
         Rule(
-            "HALO-A3", "act-without-basis", "medium / low",
-            "an act whose uses is empty; medium for trigger=self, low for trigger=request",
+            "HALO-A3", "act-without-basis", "medium / info",
+            "an act whose uses is empty; medium for a self-initiated execution or preparation (nobody can tell "
+            "what prompted it), info otherwise (for trigger=request, a logging gap: the request it answers is "
+            "not in the trace)",
             "Name the observation, recall, outcome or rule the act relied on in uses.",
         ),
         Rule(
@@ -217,8 +219,9 @@ RULES: dict[str, Rule] = {
             "HALO-S2", "acts-without-observation", "medium",
             "a session with acts and no observe event, counting only acts that rest on no rule the user made "
             "or approved, on no reviewed memory (one keeping an observation or outcome, as for HALO-A4) and on no "
-            "answer of a person to the agent's message: a scheduled run acting on such a rule, on a memory of "
-            "what the user asked, or on the user's reply, is not acting blind",
+            "result that reports no problem (a person's answer, what an import brought in), and that do not "
+            "themselves take in the situation (import, fetch, pull, scan, read): a scheduled run acting on such a "
+            "rule, on a memory of what the user asked, or on the user's reply, is not acting blind",
             "Observe the current situation with halo_observe before acting, and name it in the act's uses.",
         ),
     )
@@ -897,8 +900,13 @@ def _decision_upstream(g: _Graph, rev: str) -> bool:
                 continue
             seen.add(s)
             x = by_id[s]
-            if x.kind in ("observe", "outcome") and reading.says_decision(x.summary) and reading.says_speech(x.summary) \
-                    and not reading.says_third_party(x.summary) and (not loosens or reading.says_scoped(x.summary)):
+            if x.kind in ("recall", "remember"):  # what the user said, kept and read back: no step of its own
+                frontier.extend(y for y in g.sources[s] if by_id[y].kind in ("remember", "observe", "outcome"))
+                continue
+            if x.kind in ("observe", "outcome") and not reading.says_third_party(x.summary) and (
+                    (reading.says_decision(x.summary) and reading.says_speech(x.summary))
+                    or (reading.quotes_speaker(x.summary) and reading.says_limit(x.summary))) \
+                    and (not loosens or reading.says_scoped(x.summary)):
                 return True
             nxt.extend(g.sources[s])
         frontier = nxt
@@ -1276,7 +1284,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         if not a.basis:
             add(_finding(
                 "HALO-A3", [a.id], f"Names no basis in uses (trigger={a.trigger}, form={a.form}).",
-                "info" if a.form in ("communication", "silence") else ("medium" if a.trigger == "self" else "low"), e,
+                "medium" if a.trigger == "self" and a.form not in ("communication", "silence") else "info", e,
                 "A self-initiated act with no logged basis: nobody can tell what prompted it."
                 if a.trigger == "self" else "The request it answers is not in the trace, so its authority cannot be traced.",
                 f"Logging fix: have the agent name the observation, recall or rule behind {a.id} in its uses.",
@@ -1392,7 +1400,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
     observed: set[str] = set()
     for e in ctx.scoped:
         if e.kind == "act":
-            if not (g.up[e.id] & _GOVERNED_BIT or g.mem[e.id][1] or _answered(g, e.id)):
+            if not (g.up[e.id] & _GOVERNED_BIT or g.mem[e.id][1] or _answered(g, e.id)
+                    or reading.takes_in(e.summary)):
                 per_session.setdefault(e.session, []).append(e.id)  # no user rule, reviewed memory or answer
         elif e.kind == "observe":
             observed.add(e.session)
@@ -1547,16 +1556,11 @@ def _later_act_on(ctx: _Context, subject: str, after: str, *, form: str | None =
 
 
 def _answered(g: "_Graph", act: str) -> bool:
-    """Whether ``act`` names a person's answer: a result of a message the agent sent that reports no
-    problem ("Maya okayed cod and confirmed the cart"). Acting on it is not acting blind."""
+    """Whether ``act`` names a result that reports no problem: a person's answer to the agent's message
+    ("Maya okayed cod and confirmed the cart") or what an earlier step brought in ("455 lines imported").
+    Acting on it is not acting blind."""
     by_id = g.by_id
-    for s in g.sources[act]:
-        x = by_id[s]
-        if x.kind == "outcome" and s not in g.adverse:
-            about = by_id.get(x.fields["about"])
-            if about is not None and about.kind == "act" and about.fields["form"] == "communication":
-                return True
-    return False
+    return any(by_id[s].kind == "outcome" and s not in g.adverse for s in g.sources[act])
 
 
 def _verb(summary: str) -> str:

@@ -241,6 +241,25 @@ def says_everything(summary: str) -> bool:
     return bool(_EVERYTHING_RE.search(summary))
 
 
+_INTAKE_RE = re.compile(r"^\W*(?:\w+ )?(?:import|fetch|pull|download|sync|scan|read|load|poll|inspect|quer(?:y|ied)|"
+                        r"retriev|look(?:ed)? up|list|check)\w*\b", re.I)
+
+
+def takes_in(summary: str) -> bool:
+    """An act whose purpose is to take in the situation ("Imported the bank feeds", "Pulled the logs",
+    "Scanned the inbox"): it observes by acting, so a session of such acts is not acting blind."""
+    return bool(_INTAKE_RE.match(summary))
+
+
+_LIMIT_RE = re.compile(r"(?:\b(?:may|allowed|up to|within|at most|no more than|limit\w*|cap(?:ped)?|maximum|minimum)\b|±)",
+                       re.I)
+
+
+def says_limit(summary: str) -> bool:
+    """A summary that sets how far something may go ("run times may be adjusted ±20%", "up to 1,500")."""
+    return bool(_LIMIT_RE.search(summary))
+
+
 def says_again(summary: str) -> bool:
     """The summary reports a repeat ("again", "still", "in a row")."""
     return bool(_AGAIN_RE.search(summary))
@@ -275,7 +294,7 @@ def says_speech(summary: str) -> bool:
 # -- loosening limits -------------------------------------------------------------------------
 
 _LOOSEN_RE = re.compile(
-    r"\b(?:allow\w*|permit\w*|unlock\w*|open(?:ed|s)? up|opened|enabl\w* (?:network|access|write|writes|delete)|"
+    r"\b(?:allow(?:s|ed|ing)?\b|permit(?:s|ted|ting)?\b|unlock\w*|open(?:ed|s)? up|opened|enabl\w* (?:network|access|write|writes|delete)|"
     r"disabl\w*|skip\w*|exempt\w*|bypass\w*|relax\w*|loosen\w*|rais\w* the (?:limit|cap|ceiling|threshold)|"
     r"lift\w*|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check)\w*|turn\w* off|switch\w* off|"
     r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|auto-?(?:accept|approve|merge)\w*|"
