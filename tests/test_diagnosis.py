@@ -1438,3 +1438,28 @@ def test_s2_acts_that_take_in_the_situation_or_rest_on_a_result_are_not_blind():
     t2 = Trace("mon")  # near miss: acting with nothing taken in
     t2.outcome(t2.act([], form="execution", summary="Released the payments."))
     assert {f[0] for f in found(t2.diagnose())} >= {"HALO-S2"}
+
+
+def test_hearsay_kept_as_a_rule_is_unreviewed_and_an_unrelated_request_decides_no_change():
+    t = Trace("mon")
+    mail = t.observe(summary="Email thread between the monitor and a nurse says visit windows are flexible, "
+                             "a few days either way is fine")
+    rule = t.remember([mail], summary="Scheduling note: visits can be booked up to 5 days either side")
+    ask = t.observe(session="tue", summary="Coordinator asked to book 107's week-8 visit")
+    r = t.recall([rule], session="tue", summary="looked up how far a visit may move")
+    book = t.act([ask, r], session="tue", form="execution", summary="booked 107's visit for day 61")
+    t.outcome(book, session="tue", summary="booking accepted")
+    assert any(f[0] == "HALO-A4" and f[1] == "high" and f[2][:2] == (book, rule) for f in found(t.diagnose()))
+    claim = t.revise([r, book], session="tue", target="weekly deviation-log rule", governance="approved",
+                     summary="window slips up to 7 days are no longer logged as deviations; the PI is fine with this")
+    t.act([claim], session="tue", form="execution", summary="filed the deviation log without window deviations")
+    assert {f[2][0] for f in rules_of(t, "HALO-R6")} == {claim}  # the booking request decides nothing about it
+
+
+def test_m9_a_count_the_agent_saw_go_down_is_a_change():
+    t = Trace("mon")
+    stock = t.remember([t.observe(summary="counted 12 lab kits in the fridge log")], summary="lab-kit stock: 12 kits")
+    used = t.observe(session="thu", summary="fridge log: 4 lab kits used this week so far")
+    r = t.recall([stock], session="mon2", summary="looked up the lab-kit stock")
+    skip = t.act([r], session="mon2", form="silence", summary="no lab-kit reorder: 12 kits on hand")
+    assert ("HALO-M9", "medium", (r, stock, used, skip)) in found(t.diagnose())

@@ -52,6 +52,7 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
         return True  # the user's own words, quoted ("Maren: treat them as non-refundable and ask me first")
     seen: set[str] = set()
     frontier = list(sources[e.id])
+    subject = reading.subject_words(f"{e.fields['target']} {e.summary}")
     for _ in range(2):
         nxt = []
         for s in frontier:
@@ -60,8 +61,10 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
             seen.add(s)
             x = by_id[s]
             if x.kind in ("observe", "outcome") and reading.says_decision(x.summary) and not (
-                    x.kind == "observe" and reading.says_third_party(x.summary)):
-                return True
+                    x.kind == "observe" and reading.says_third_party(x.summary)) and (
+                    s in sources[e.id] or x.kind == "outcome" or subject & reading.subject_words(x.summary)):
+                return True  # (an observation further up must speak of the change: a request for something else
+                # that the change's evidence answered is no decision about the change)
             if follow and x.kind == "revise" and x.fields["made_by"] == "user" \
                     and not reading.says_loosening(e.summary) and _decided(x, sources, by_id, follow=False):
                 return True  # the user's own decided rule, whose terms the change applies
@@ -103,10 +106,12 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
 
 def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse: set[str], reviewed: dict[str, bool],
               sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> bool:
-    """Whether kept material ``x`` was taken in or checked: an observation, a result (an answer of the
-    user's included), a rule the user made, an act already checked and not failed, a reviewed memory
+    """Whether kept material ``x`` was taken in or checked: an observation (not relayed text of a third
+    party that asserts a rule), a result (an answer of the user's included), a rule the user made, an act already checked and not failed, a reviewed memory
     or a recall of reviewed ones."""
     k = x.kind
+    if k == "observe" and reading.says_external(x.summary):
+        return False  # what a third party wrote that asserts a rule is hearsay until checked with the source
     if k in ("observe", "outcome") or is_user_rule(x):
         return True  # taken in from the world or the user (a failure it reports is _failed_source's business)
     if k == "act":

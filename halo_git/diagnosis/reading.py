@@ -373,7 +373,8 @@ _CHANGE_RE = re.compile(
     r"renovat\w*|replac\w*|supersed\w*|retract\w*|withdr[ae]w\w*|no longer|new (?:version|address|owner|rule|value)|"
     r"raised|lowered|postponed|cancel\w*|discontinu\w*|deprecat\w*|renamed|left the|has left|gone|"
     r"(?:rais|lower|increas|decreas|reduc|rais)es|(?:increas|decreas|reduc)ed|takes effect|effective (?:from|on|as of)|"
-    r"from \$?\d[\d.,]*%? to \$?\d[\d.,]*%?)(?!\w)", re.I)
+    r"from \$?\d[\d.,]*%? to \$?\d[\d.,]*%?|\d+ [\w -]{0,20}(?:used|consumed|sold|dispensed|taken out|left)\b)(?!\w)",
+    re.I)
 
 
 def says_withdrawal(summary: str) -> bool:
