@@ -1463,3 +1463,33 @@ def test_m9_a_count_the_agent_saw_go_down_is_a_change():
     r = t.recall([stock], session="mon2", summary="looked up the lab-kit stock")
     skip = t.act([r], session="mon2", form="silence", summary="no lab-kit reorder: 12 kits on hand")
     assert ("HALO-M9", "medium", (r, stock, used, skip)) in found(t.diagnose())
+
+
+@pytest.mark.parametrize("summary, pending", [
+    ("4 accepted, 1 pending.", False),  # a progress report, most of it settled
+    ("Booking API timed out after 7 bookings; 4 still pending.", False),
+    ("202 accepted, settlement pending", True),
+    ("refund queued, reference pending", True),
+])
+def test_a_progress_report_is_not_a_pending_result(summary, pending):
+    from halo_git.diagnosis.reading import says_pending
+    assert says_pending(summary) is pending
+
+
+def test_a4_a_checked_repair_ends_the_failed_materials_authority():
+    t = Trace("tue")
+    prep = t.act([t.observe(summary="orders_daily missing a partition")], form="preparation", summary="wrote backfill SQL")
+    run = t.act([prep], form="execution", summary="ran the backfill")
+    t.outcome(run, summary="load completed but the partition has twice the rows: duplicates")
+    recipe = t.remember([prep, run], summary="Runbook: backfill SQL for orders_daily gaps")
+    r = t.recall([recipe], session="thu", summary="looked up the backfill recipe")
+    again = t.act([t.observe(session="thu", summary="orders_daily missing another partition"), r], session="thu",
+                  form="execution", summary="ran the saved backfill SQL")
+    dup = t.outcome(again, session="thu", summary="duplicates again: 1.8x the source rows")
+    fix = t.act([dup], session="thu", form="execution", summary="deduplicated the partition with SELECT DISTINCT")
+    ok = t.outcome(fix, session="thu", summary="counts match the source")
+    told = t.act([ok], session="thu", summary="told the analyst the partition is fixed")
+    t.outcome(told, session="thu", summary="analyst confirmed the numbers")
+    got = found(t.diagnose())
+    assert any(f[0] == "HALO-A4" and f[2][:2] == (again, recipe) and f[1] == "high" for f in got)  # still caught
+    assert not any(f[0] == "HALO-A4" and f[2][0] == told for f in got)  # the message rests on a checked repair

@@ -141,10 +141,17 @@ _SETTLED_RE = re.compile(r"\b(?:paid|done|settled|confirmed|verified|completed?|
                          r"applied|posted|shipped)\b", re.I)
 
 
+_PARTIAL_RE = re.compile(r"\b\d+\s+(?:\w+\s+)?(?:still\s+)?(?:pending|queued|awaiting)\b", re.I)
+_DONE_COUNT_RE = re.compile(r"\b\d+\s+(?:of\s+\d+\s+)?(?:\w+\s+)?(?:accepted|booked|sent|done|confirmed|paid|delivered|"
+                            r"processed|completed|bookings|succeeded)\b", re.I)
+
+
 def says_pending(summary: str) -> bool:
     """An act or result that says the result is still to come ("202 accepted, settlement pending"),
     not that nothing is left pending ("no further emails queued") nor that it settled after all
     ("queued and verified for pickup": a word of success after the last word of waiting)."""
+    if _PARTIAL_RE.search(summary) and _DONE_COUNT_RE.search(summary):
+        return False  # "4 accepted, 1 pending": a progress report, most of it settled
     last = None
     for m in _PENDING_RE.finditer(summary):
         if not _NOT_BEFORE_RE.search(summary[max(0, m.start() - 30):m.start()]):
