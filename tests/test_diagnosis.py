@@ -1493,3 +1493,26 @@ def test_a4_a_checked_repair_ends_the_failed_materials_authority():
     got = found(t.diagnose())
     assert any(f[0] == "HALO-A4" and f[2][:2] == (again, recipe) and f[1] == "high" for f in got)  # still caught
     assert not any(f[0] == "HALO-A4" and f[2][0] == told for f in got)  # the message rests on a checked repair
+
+
+def test_a_speakers_grant_is_a_decision_and_a_dated_grant_read_back_later_persists():
+    """"Manager: … may …" decides (no HALO-R6 on the user's rule logged from it); a limit "raised from 30
+    to 34 kt for 7-8 June", kept in a memory and read back by an execution two sessions later, is a
+    loosening nothing put back (HALO-R7), while the use inside its window is not."""
+    t = Trace("fri")
+    said = t.observe(summary="Operations manager: for the festival, Skerry may sail up to 34 kt on Saturday and "
+                             "Sunday only, with a second deckhand aboard.")
+    grant = t.revise([said], target="Skerry wind limit", made_by="user", governance="approved",
+                     summary="Skerry sustained-wind limit raised from 30 to 34 kt for 7-8 June.")
+    kept = t.remember([said, grant], summary="Skerry wind limit 34 kt for the festival, 7-8 June.")
+    inside = t.act([t.recall([kept], session="sat", summary="looked up Skerry's limit")], session="sat",
+                   form="execution", summary="kept Skerry's 15:00 sailing in 32 kt")
+    t.outcome(inside, session="sat", summary="crossing completed")
+    t.observe(session="tue", summary="quiet day, no sailings changed")
+    late = t.act([t.recall([kept], session="wed", summary="looked up Skerry's limit")], session="wed",
+                 form="execution", summary="sailed Skerry in 32 kt under the 34 kt limit")
+    t.outcome(late, session="wed", summary="crossing completed")
+    got = found(t.diagnose())
+    assert rules_of(t, "HALO-R6") == set()
+    assert any(f[0] == "HALO-R7" and f[1] == "high" and f[2][:2] == (grant, late) for f in got)
+    assert not any(f[0] == "HALO-A4" and f[1] == "high" and f[2][0] == inside for f in got)

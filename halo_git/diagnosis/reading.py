@@ -289,8 +289,11 @@ _SPEAKER_RE = re.compile(r"^\s*[\w .'-]{1,40}:\s|\b(?:user|owner|lead|household|
 
 
 def says_decision(summary: str) -> bool:
-    """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes."""
-    return bool(_DECISION_RE.search(summary)) and not _PROPOSAL_RE.search(summary)
+    """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes; a
+    speaker's own words that grant or limit ("Manager: until Friday you may double-book chair 3")
+    decide too."""
+    return bool(_DECISION_RE.search(summary) or (quotes_speaker(summary) and says_limit(summary))) \
+        and not _PROPOSAL_RE.search(summary)
 
 
 def says_speech(summary: str) -> bool:
@@ -303,6 +306,8 @@ def says_speech(summary: str) -> bool:
 _LOOSEN_RE = re.compile(
     r"\b(?:allow(?:s|ed|ing)?\b|permit(?:s|ted|ting)?\b|unlock\w*|open(?:ed|s)? up|opened|enabl\w* (?:network|access|write|writes|delete)|"
     r"disabl\w*|skip\w*|exempt\w*|bypass\w*|relax\w*|loosen\w*|rais\w* the (?:limit|cap|ceiling|threshold)|"
+    r"(?:limit|cap|ceiling|threshold|tolerance|allowance|budget|quota)s? (?:\w+ )?(?:raised|increased|widened|extended|"
+    r"doubled)|(?:rais|increas|widen|doubl)\w* (?:the )?(?:\w+ )?(?:limit|cap|ceiling|threshold|tolerance|quota)|"
     r"lift\w*|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check)\w*|turn\w* off|switch\w* off|"
     r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|auto-?(?:accept|approve|merge)\w*|"
     r"unlimited|any (?:amount|size)|without (?:asking|review|approval|a check)|"
@@ -315,8 +320,9 @@ _EXPIRES_RE = re.compile(r"\b(?:removes itself|expires?|expiring|self-?expir\w*|
 _SCOPED_RE = re.compile(
     r"\b(?:just|only) (?:for|this|today|once)\b|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|\btoday\b|"
     r"\btonight\b|\btemporar\w*|\bfor now\b|\buntil\b|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
-    r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install)\b|\bput (?:it )?back\b|"
-    r"\bfor [\w ,/-]{1,30} only\b|\breverts? (?:to|on)\b|\b(?:it is |it's )?back to \d", re.I)
+    r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install|festival|event|holiday|peak|weekend|drive)\b|\bput (?:it )?back\b|"
+    r"\bfor [\w ,/-]{1,30} only\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days? only\b|"
+    r"\b\d{1,2} ?[-–] ?\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b|\breverts? (?:to|on)\b|\b(?:it is |it's )?back to \d", re.I)
 _STANDING_RE = re.compile(r"\b(?:every|weekday|weekdays|daily|always|standing|permanent\w*|for good|from now on|"
                           r"recurring|each)\b", re.I)
 

@@ -188,7 +188,7 @@ def _loosening(ctx, make):
         if last_order - here < 1:
             continue
         standing = reading.says_standing(e.summary) and not reading.says_scoped(e.summary)
-        late = [u for u in _downstream(ctx, e.id, 2) if by_id[u].kind == "act" and order[by_id[u].session] - here >= 2
+        late = [u for u in _downstream(ctx, e.id, 3) if by_id[u].kind == "act" and order[by_id[u].session] - here >= 2
                 and by_id[u].fields["form"] in ("execution", "preparation")]  # a report naming it relies on nothing
         words = ctx.rare(e.id)
         seen_still = [x.id for x in ctx.events[pos[e.id] + 1:] if x.kind == "observe" and order[x.session] > here
