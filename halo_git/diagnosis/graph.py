@@ -53,7 +53,9 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
     seen: set[str] = set()
     frontier = list(sources[e.id])
     subject = reading.subject_words(f"{e.fields['target']} {e.summary}")
-    for _ in range(2):
+    # a change that loosens needs the decision among its own uses: an earlier rule's decision does not
+    # authorise going further than it
+    for _ in range(1 if reading.says_loosening(e.summary) else 2):
         nxt = []
         for s in frontier:
             if s in seen:
