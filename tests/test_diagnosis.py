@@ -1516,3 +1516,22 @@ def test_a_speakers_grant_is_a_decision_and_a_dated_grant_read_back_later_persis
     assert rules_of(t, "HALO-R6") == set()
     assert any(f[0] == "HALO-R7" and f[1] == "high" and f[2][:2] == (grant, late) for f in got)
     assert not any(f[0] == "HALO-A4" and f[1] == "high" and f[2][0] == inside for f in got)
+
+
+def test_r6_a_systems_answer_or_a_checklist_is_no_persons_decision():
+    t = Trace("thu")
+    sub = t.act([t.observe(summary="entry HLX-2207 ready")], form="execution", summary="filed HLX-2207 on the portal")
+    ok = t.outcome(sub, summary="Portal accepted HLX-2207; duty goes on the periodic statement")
+    queue = t.observe(summary="sign-off queue holds 14 low-value entries")
+    rev = t.revise([queue, ok], target="filing checklist", governance="approved",
+                   summary="entries under $2,500 no longer wait for broker sign-off (approved)")
+    t.act([rev], form="execution", summary="filed 6 entries without sign-off")
+    assert {f[2][0] for f in rules_of(t, "HALO-R6")} == {rev}
+    t2 = Trace("thu")  # near miss: the person's answer to the agent's question decides it
+    ask = t2.act([t2.observe(summary="sign-off queue holds 14 low-value entries")],
+                 summary="asked the broker whether entries under $2,500 can skip sign-off")
+    yes = t2.outcome(ask, summary="Broker: yes, under $2,500 may go without my sign-off")
+    rev2 = t2.revise([yes], target="filing checklist", governance="approved",
+                     summary="entries under $2,500 no longer wait for broker sign-off")
+    t2.act([rev2], form="execution", summary="filed 6 entries without sign-off")
+    assert rules_of(t2, "HALO-R6") == set()

@@ -63,7 +63,7 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
             seen.add(s)
             x = by_id[s]
             if x.kind in ("observe", "outcome") and reading.says_decision(x.summary) and not (
-                    x.kind == "observe" and reading.says_third_party(x.summary)) and (
+                    x.kind == "observe" and reading.says_third_party(x.summary)) and not _system_result(x, by_id) and (
                     s in sources[e.id] or x.kind == "outcome" or subject & reading.subject_words(x.summary)):
                 return True  # (an observation further up must speak of the change: a request for something else
                 # that the change's evidence answered is no decision about the change)
@@ -73,6 +73,15 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
             nxt.extend(sources[s])
         frontier = nxt
     return False
+
+
+def _system_result(x: Event, by_id: dict[str, Event]) -> bool:
+    """A result of an execution or preparation that names no person: what a system answered ("Portal
+    accepted HLX-2207"), which decides nothing for anyone."""
+    if x.kind != "outcome" or reading.says_speech(x.summary):
+        return False
+    about = by_id.get(x.fields["about"])
+    return about is not None and about.kind == "act" and about.fields["form"] in ("execution", "preparation")
 
 
 def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adverse: set[str],

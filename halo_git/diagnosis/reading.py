@@ -277,8 +277,8 @@ def says_again(summary: str) -> bool:
 # Words by which someone with authority decides: approves, allows, sets, confirms, or instructs.
 _DECISION_RE = re.compile(
     r"\b(?:approv\w*|agree[sd]?|allow\w*|permit\w*|authori[sz]\w*|sign(?:s|ed)? off|signed|ok'?d|okay\w*|"
-    r"go ahead|go-ahead|yes|fine|confirm\w*|accept\w*|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
-    r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let|drop|"
+    r"go ahead|go-ahead|yes|fine|confirm(?:s|ed|ing)?|accept(?:s|ed|ing)?|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
+    r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let|drop (?:it|that|this|the)|"
     r"remove|cancel|switch|turn (?:it )?(?:off|on)|ask|treat|follow|count|do not|don't|changes|changed|updated|"
     r"effective (?:now|immediately|today|from)|replaces|replaced)\b", re.I)
 # Words that only propose: a suggestion with reactions is not a decision.
