@@ -1535,3 +1535,10 @@ def test_r6_a_systems_answer_or_a_checklist_is_no_persons_decision():
                      summary="entries under $2,500 no longer wait for broker sign-off")
     t2.act([rev2], form="execution", summary="filed 6 entries without sign-off")
     assert rules_of(t2, "HALO-R6") == set()
+
+
+def test_readings_from_a_fourth_set_written_apart():
+    from halo_git.diagnosis.reading import awaits_reply, says_decision
+    assert awaits_reply("Ordered 4 kits from the central lab") and not awaits_reply(
+        "Accepted the 46 holiday-order returns and routed the batch")  # the noun is no hand-over
+    assert says_decision("Branch managers' memo: shelf time goes from 7 to 10 days starting today")

@@ -174,8 +174,8 @@ def says_inconclusive(summary: str) -> bool:
     return bool(_INCONCLUSIVE_RE.search(summary))
 
 
-_AWAITS_RE = re.compile(r"\b(?:submit\w*|request\w*|order(?:ed|s)?|book(?:ed|s)?|appl(?:y|ied|ies)|filed|lodged|placed)\b",
-                        re.I)
+_AWAITS_RE = re.compile(r"\b(?:submitted|requested|ordered|booked|applied|filed|lodged|placed)\b", re.I)  # verbs, not
+# the nouns ("holiday-order returns", "the request")
 
 
 def awaits_reply(summary: str) -> bool:
@@ -280,7 +280,7 @@ _DECISION_RE = re.compile(
     r"go ahead|go-ahead|yes|fine|confirm(?:s|ed|ing)?|accept(?:s|ed|ing)?|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
     r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let|drop (?:it|that|this|the)|"
     r"remove|cancel|switch|turn (?:it )?(?:off|on)|ask|treat|follow|count|do not|don't|changes|changed|updated|"
-    r"effective (?:now|immediately|today|from)|replaces|replaced)\b", re.I)
+    r"effective (?:now|immediately|today|from)|starting (?:today|now|tomorrow|\w+day)|replaces|replaced)\b", re.I)
 # Words that only propose: a suggestion with reactions is not a decision.
 _PROPOSAL_RE = re.compile(r"\b(?:suggest\w*|propos\w*|recommend\w*|thumbs?-?up|reactions?|upvot\w*|idea|might|could)\b",
                           re.I)
