@@ -900,7 +900,7 @@ def _make_room_for_newcomers(manager) -> None:
             began[transport.mcp_session_id] = time.monotonic()
             if len(began) > 2 * len(sessions) + 64:  # sessions the SDK ended on its own
                 for sid in [s for s in began if s not in sessions]:
-                    del began[s]
+                    del began[sid]
         return transport
 
     async def handle_noting_activity(scope, receive, send) -> None:

@@ -57,7 +57,7 @@ def test_a_held_agent_does_not_hold_another_and_keeps_its_order(root):
                 await clients()
 
         async def clients() -> None:
-            async with Client(url) as a1, Client(url) as a2, Client(url) as a3, Client(url) as b:
+            async with Client(url, mode="legacy") as a1, Client(url, mode="legacy") as a2, Client(url, mode="legacy") as a3, Client(url, mode="legacy") as b:
                 await call(a1, "agent-a", "a first")  # both repositories exist before the lock is taken
                 await call(b, "agent-b", "b first")
                 lock.write_bytes(b"")  # agent A's branch is now held by another writer
@@ -88,3 +88,31 @@ def test_a_held_agent_does_not_hold_another_and_keeps_its_order(root):
     assert [replies[s]["id"] for s in ("b first", "b 0", "b 1", "b 2", "b 3", "b 4")] == [f"e{i}" for i in range(1, 7)]
     events = Halo(root, session="check").events("agent-a")
     assert [(e.id, e.summary) for e in events] == [("e1", "a first"), ("e2", "a second"), ("e3", "a third"), ("e4", "a fourth")]
+
+
+
+def test_many_sessions_opened_and_closed(root):
+    """200 sessions, 25 open at a time, each one call: the server forgets what it
+    noted about sessions that ended, and that bookkeeping (past 64 of them) once
+    raised NameError, so newcomers got an internal error instead of a session."""
+    proc, url = start(root)
+    try:
+
+        async def one(i: int, limit: anyio.Semaphore) -> None:
+            async with limit, Client(url, mode="legacy") as c:
+                r = await c.call_tool("halo_observe", {"agent": "agent-s", "summary": f"session {i}"})
+                assert not r.is_error, r.content[0].text
+
+        async def main() -> None:
+            limit = anyio.Semaphore(25)
+            with anyio.fail_after(150):
+                async with anyio.create_task_group() as tg:
+                    for i in range(200):
+                        tg.start_soon(one, i, limit)
+
+        anyio.run(main)
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    assert len(Halo(root, session="check").events("agent-s")) == 200
