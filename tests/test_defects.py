@@ -94,6 +94,19 @@ def _dashed(args: tuple[str, ...], url: str) -> list[str]:
 # -- read-only and full disks (real tmpfs mounts) ----------------------------------------
 
 
+def fill(mount: Path) -> Path:
+    """Fill the mounted file system to the last byte with one file; returns it (unlink to free)."""
+    filler = mount / "filler"
+    with open(filler, "wb") as f:
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+        except OSError:
+            pass
+    return filler
+
+
 @pytest.fixture
 def mount(tmp_path):
     """A tmpfs mounted at tmp_path/mnt (size 2 MiB); skipped where mounting is not permitted."""
@@ -143,14 +156,7 @@ def test_a_full_disk_says_so_and_leaves_the_repository_sound(mount):
     root = mount / "root"
     with Halo(root) as h:
         h.log(AGENT, "observe", "before")
-    filler = mount / "filler"
-    with open(filler, "wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-        except OSError:
-            pass
+    filler = fill(mount)
     r = run_cli("log", "observe", "--agent", AGENT, "--summary", "x" * 5000, root=root)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert "no space left on the device" in r.stderr and "Nothing was logged" in r.stderr

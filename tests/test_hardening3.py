@@ -642,7 +642,7 @@ def test_a_rewound_branch_is_named_as_rewound_not_as_a_changed_cache(root, tmp_p
     assert "changed outside HALO" not in r.stderr
 
 
-from tests.test_defects import mount  # noqa: E402,F401  (a fixture: a 2 MiB tmpfs, skipped where mounting is refused)
+from tests.test_defects import fill, mount  # noqa: E402,F401  (a fixture: a 2 MiB tmpfs, skipped where mounting is refused)
 
 
 def test_a_full_disk_gives_one_message_and_leaves_no_lock(mount):
@@ -650,14 +650,7 @@ def test_a_full_disk_gives_one_message_and_leaves_no_lock(mount):
     (before: dulwich's lock file flushed again when collected), no lock file left behind."""
     root = mount / "root"
     assert run_cli("log", "observe", "--agent", "demo", "--summary", "before", root=root).returncode == 0
-    filler = mount / "filler"
-    with open(filler, "wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-        except OSError:
-            pass
+    filler = fill(mount)
     for args in (("log", "observe", "--agent", "demo", "--summary", "x" * 5000), ("branch", "--agent", "demo", "b2")):
         r = run_cli(*args, root=root)
         assert r.returncode == 1 and "no space left on the device" in r.stderr, r.stderr

@@ -74,7 +74,8 @@ from ..errors import Conflict, IntegrityError, InvalidCall, NotFound
 from ..model import commit_message, from_yaml, one_line, to_yaml
 from . import evidence, locking, maintenance, signing, snapshot
 from .maintenance import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, OFS_DELTA, PackWriter, _entry_header, _ofs, make_delta, object_id
-from .repo import ZERO_SHA, AgentRepo, EventLog, _path_parts, _read_ref, branch_ref, event_blob_ids, number_from_message
+from .repo import (ZERO_SHA, AgentRepo, EventLog, _path_parts, _read_ref, branch_ref, event_blob_ids,
+                   number_from_message, tree_entries)
 
 STEPS = ("plan", "record", "swap", "caches", "prune")
 TOMBSTONE_START = "[redacted "
@@ -193,12 +194,7 @@ class _TwoTrees:
         self._levels = [self._load(root)]
 
     def _load(self, tree: bytes | None) -> list:
-        keys: list[bytes] = []
-        entries: list[bytes] = []
-        if tree is not None:
-            for name, mode, sha in parse_tree(self._read(tree), 20):
-                keys.append(name + b"/" if mode & 0o170000 == 0o040000 else name)
-                entries.append(b"%o %s\0" % (mode, name) + bytes.fromhex(sha.decode()))
+        keys, entries = tree_entries(self._read(tree)) if tree is not None else ([], [])
         return [keys, entries, None]
 
     def _enter(self, parent: list, name: bytes) -> list:

@@ -131,6 +131,17 @@ def _commit_raw(event: Event, tree: bytes, parent: bytes | None) -> bytes:
     return head + commit_message(event).encode("utf-8")
 
 
+def tree_entries(raw: bytes) -> tuple[list[bytes], list[bytes]]:
+    """A raw tree as (sort keys, serialised entries): the key of a subtree ends with "/", as Git
+    sorts it, so a changed entry can be placed with bisect and the tree re-serialised by joining."""
+    keys: list[bytes] = []
+    entries: list[bytes] = []
+    for name, mode, sha in parse_tree(raw, 20):
+        keys.append(name + b"/" if mode & 0o170000 == 0o040000 else name)
+        entries.append(b"%o %s\0" % (mode, name) + bytes.fromhex(sha.decode()))
+    return keys, entries
+
+
 class _Spine:
     """The trees on the path to the newest event, as sorted entry lists.
 
@@ -152,13 +163,7 @@ class _Spine:
         self._levels = [self._load(root)]
 
     def _load(self, tree: bytes | None) -> tuple[list[bytes], list[bytes]]:
-        keys: list[bytes] = []
-        entries: list[bytes] = []
-        if tree is not None:
-            for name, mode, sha in parse_tree(self._read(tree), 20):
-                keys.append(name + b"/" if mode & 0o170000 == 0o040000 else name)
-                entries.append(b"%o %s\0" % (mode, name) + bytes.fromhex(sha.decode()))
-        return keys, entries
+        return tree_entries(self._read(tree)) if tree is not None else ([], [])
 
     def _entry(self, level: int, name: bytes) -> bytes | None:
         """Hex id of the subtree ``name`` at ``level``, if there is one."""
