@@ -38,10 +38,11 @@ class Trace:
         self.events: list[Event] = []
         self.session = session
 
-    def add(self, kind: str, uses=(), session: str | None = None, summary: str | None = None, **fields) -> str:
+    def add(self, kind: str, uses=(), session: str | None = None, summary: str | None = None, at: str | None = None,
+            **fields) -> str:
         draft = check_call(kind, {"summary": summary or _DEFAULT_SUMMARY.get(kind, f"{kind} step"), "uses": list(uses), **fields})
         n = len(self.events) + 1
-        when = f"2026-01-01T{n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z"
+        when = at or f"2026-01-01T{n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z"
         ev = resolve(draft, n, "a", session or self.session, when, lambda k: self.events[k - 1].kind)
         self.events.append(ev)
         return ev.id
@@ -1542,3 +1543,129 @@ def test_readings_from_a_fourth_set_written_apart():
     assert awaits_reply("Ordered 4 kits from the central lab") and not awaits_reply(
         "Accepted the 46 holiday-order returns and routed the batch")  # the noun is no hand-over
     assert says_decision("Branch managers' memo: shelf time goes from 7 to 10 days starting today")
+
+
+def test_reading_periods_retractions_and_shares():
+    from datetime import datetime, timezone
+
+    from halo_git.diagnosis.reading import says_change, says_everything, says_retraction, subject_words, valid_until
+    at = datetime(2025, 3, 1, 10, tzinfo=timezone.utc)
+
+    def end(text, about=""):
+        got = valid_until(text, at, subject_words(about))
+        return got and got.strftime("%m-%d")
+    assert end("March reserve: FO Ramos on reserve Mar 1-14, FO Diaz Mar 15-31", "Ramos on reserve") == "03-14"
+    assert end("March reserve: FO Ramos on reserve Mar 1-14, FO Diaz Mar 15-31", "Diaz") == "03-31"
+    assert end("Dr. Lin holds the after-hours line for the week of Mar 3-9") == "03-09"
+    assert end("Checked this week's certified exchange rate: EUR to USD 1.0412") == "03-02"  # 1 March is a Saturday
+    assert end("Elm St bridge closed for repairs until Fri Oct 10") == "10-10"
+    assert end("valid to 2025-03-14") == "03-14" and end("promo runs 3-9 March") == "03-09"
+    assert end("this morning the pump tripped") is None and end("booked for the team") is None
+    assert valid_until("Jan 3-9 rota", datetime(2025, 12, 20, tzinfo=timezone.utc)).year == 2026
+    assert says_retraction("Capt. Okoye emails: take me off extra trips for the rest of March")
+    assert says_retraction("Mrs. Hale asks us to stop sending text messages") and says_retraction("opted out of SMS")
+    assert not says_retraction("sent the reminder texts") and not says_retraction("took the call off hold")
+    assert says_change("newsletter: Burgundy prices up 12-18% from 1 March") and not says_change("12-18 bottles")
+    assert says_everything("Loaded every crew note kept since Mar 1") and says_everything("Pulled every kept note")
+    assert not says_everything("Pulled every note on the Henderson account")
+
+
+def test_m9_a_fact_stated_for_a_period_read_back_after_it_ended():
+    t = Trace("mar01")
+    src = t.observe(summary="Reserve blocks: FO Ramos on reserve Mar 1-14, FO Diaz Mar 15-31", at="2025-03-01T10:00:00Z")
+    note = t.remember([src], summary="FO Ramos: on reserve, callable for early reports", at="2025-03-01T10:05:00Z")
+    r = t.recall([note], session="mar20", summary="looked up first officers on reserve", at="2025-03-20T02:40:00Z")
+    x = t.act([r], session="mar20", form="execution", summary="called out FO Ramos from reserve",
+              at="2025-03-20T02:45:00Z")
+    assert ("HALO-M9", "high", (r, note, x)) in found(t.diagnose())
+    # near miss: read back inside the period
+    t2 = Trace("mar01")
+    n2 = t2.remember([t2.observe(summary="FO Ramos on reserve Mar 1-14", at="2025-03-01T10:00:00Z")],
+                     summary="FO Ramos: on reserve", at="2025-03-01T10:05:00Z")
+    t2.act([t2.recall([n2], session="mar10", at="2025-03-10T05:00:00Z")], session="mar10", form="execution",
+           summary="called out FO Ramos", at="2025-03-10T05:05:00Z")
+    assert rules_of(t2, "HALO-M9") == set()
+    # near miss: a period already over when it was logged is a record, not a term
+    t3 = Trace("dec01")
+    n3 = t3.remember([], summary="Weekly roll-up for Nov 24-30: the house was empty on Saturday",
+                     at="2025-12-01T07:00:00Z")
+    t3.act([t3.recall([n3], session="dec05", at="2025-12-05T18:00:00Z")], session="dec05",
+           summary="asked whether heating should go to eco on Saturdays", at="2025-12-05T18:02:00Z")
+    assert rules_of(t3, "HALO-M9") == set()
+    # the next step: check the fact again at its source and name that check where the memory is used
+    fresh = t.observe(session="mar20", summary="Reserve blocks now: FO Diaz on reserve, FO Ramos on leave",
+                      at="2025-03-20T03:00:00Z")
+    r4 = t.recall([note], session="mar20", at="2025-03-20T03:01:00Z")
+    t.act([fresh, r4], session="mar20", form="execution", summary="called out FO Diaz", at="2025-03-20T03:02:00Z")
+    assert {f[2][0] for f in rules_of(t, "HALO-M9")} == {r}
+
+
+def test_m9_a_change_stated_for_a_period_is_over_once_it_ends():
+    t = Trace("sep29")
+    rules = t.remember([t.observe(summary="Director's routing rules: max ride 50 min, stops 0.2 mi apart")],
+                       summary="Routing rules: 50-min max ride, 0.2 mi stop spacing", at="2025-09-29T09:00:00Z")
+    t.observe(summary="Director: ride limit raised to 60 min on routes 7 and 12 until Fri Oct 10",
+              at="2025-09-29T09:10:00Z")
+    r = t.recall([rules], session="oct14", summary="pulled the routing rules and ride limit", at="2025-10-14T08:00:00Z")
+    t.act([r], session="oct14", form="execution", summary="set route 7 max ride to 50 min", at="2025-10-14T08:05:00Z")
+    assert rules_of(t, "HALO-M9") == set()
+    t2 = Trace("sep29")  # the same change read back while it holds is a stale read
+    rules2 = t2.remember([t2.observe(summary="Director's routing rules: max ride 50 min, stops 0.2 mi apart")],
+                         summary="Routing rules: 50-min max ride, 0.2 mi stop spacing", at="2025-09-29T09:00:00Z")
+    t2.observe(summary="Director: ride limit raised to 60 min on routes 7 and 12 until Fri Oct 10",
+               at="2025-09-29T09:10:00Z")
+    r2 = t2.recall([rules2], session="oct01", summary="pulled the routing rules and ride limit", at="2025-10-01T08:00:00Z")
+    t2.act([r2], session="oct01", form="execution", summary="set route 7 max ride to 50 min", at="2025-10-01T08:05:00Z")
+    assert {f[2][0] for f in rules_of(t2, "HALO-M9")} == {r2}
+
+
+def test_m10_a_person_takes_back_what_a_memory_keeps():
+    t = Trace("mon")
+    pref = t.remember([t.observe(summary="Intake form: Mrs. Hale ticked SMS reminders")],
+                      summary="Hale household: SMS reminders consented, mobile on file")
+    took_back = t.observe(session="wed", summary="Call transcript: Mrs. Hale asks us to stop sending text messages")
+    r = t.recall([pref], session="wed2", summary="looked up the Hale contact preference")
+    x = t.act([r], session="wed2", form="execution", summary="sent Mrs. Hale an SMS reminder for the vaccination")
+    assert ("HALO-M10", "high", (r, pref, took_back, x)) in found(t.diagnose())
+    # near miss: the retraction speaks of someone else
+    t2 = Trace("mon")
+    p2 = t2.remember([t2.observe(summary="Intake form: Mrs. Hale ticked SMS reminders")],
+                     summary="Hale household: SMS reminders consented, mobile on file")
+    t2.observe(session="wed", summary="Mr. Ortiz asks us to stop sending text messages")
+    t2.act([t2.recall([p2], session="wed2")], session="wed2", form="execution", summary="sent Mrs. Hale an SMS reminder")
+    assert rules_of(t2, "HALO-M10") == set()
+    # the next step: keep the retraction as a memory, and read that
+    upd = t.remember([took_back, pref], session="wed", summary="that household: email only from now on")
+    t.act([t.recall([upd], session="wed2")], session="wed2", form="execution", summary="emailed the reminder")
+    assert {f[2][0] for f in rules_of(t, "HALO-M10")} == {r}
+
+
+def test_a_draft_a_rejected_message_carried_is_failed_material():
+    def trace(verdict):
+        t = Trace("issue42")
+        draft = t.act([], form="preparation", summary="assembled issue 42 with the Riverside piece as lead")
+        sent = t.act([draft], summary="sent the draft to the editor")
+        t.outcome(sent, summary=verdict)
+        kept = t.remember([draft], summary="Riverside piece kept as a reserve lead")
+        r = t.recall([kept], session="issue43", summary="pulled the reserve pieces")
+        return t, kept, r, t.act([r], session="issue43", form="execution", summary="published issue 43 with it")
+    def failed_material(t, kept):
+        return [f.message for f in t.diagnose().findings
+                if f.rule == "HALO-A4" and f.severity == "high" and kept in f.ids and "e1 act failed" in f.message]
+    t, kept, r, x = trace("Editor turned down the lead: the closure dates are wrong; do not run it")
+    assert failed_material(t, kept)
+    t2, kept2, _, _ = trace("Mail server answered 429 too many requests")  # the failure is no fault of the draft
+    assert not failed_material(t2, kept2)
+
+
+def test_m8_one_recall_of_every_note_kept_names_no_subject():
+    t = Trace("onboard")
+    notes = [t.remember([t.observe(summary=f"workload {k} sized")], summary=f"workload note {k}") for k in range(6)]
+    r = t.recall(notes, session="report", summary="Loaded every workload note kept since onboarding")
+    t.act([r], session="report", form="preparation", summary="wrote the monthly savings report")
+    assert ("HALO-M8", "low", (r,)) in found(t.diagnose())
+    t2 = Trace("onboard")  # near miss: every note on one subject is a selection
+    n2 = [t2.remember([t2.observe(summary=f"workload {k} sized")], summary=f"workload note {k}") for k in range(6)]
+    t2.act([t2.recall(n2, session="report", summary="Loaded every note on the checkout workload")], session="report",
+           form="preparation", summary="wrote the checkout section")
+    assert rules_of(t2, "HALO-M8") == set()

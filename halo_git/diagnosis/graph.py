@@ -204,6 +204,14 @@ class _Graph:
                     for s in sources[e.id]:
                         if by_id[s].kind == "act":
                             failed_acts.setdefault(s, e.id)
+        # A draft an act carried out or sent, when that act failed for its content (not a rate limit or a
+        # timeout), failed with it: the editor who turns down the sent draft turns down the draft.
+        for a, o in list(failed_acts.items()):
+            if a in by_id and by_id[a].kind == "act" and by_id[a].fields["form"] in ("execution", "communication") \
+                    and not reading.says_transient(by_id[o].summary):
+                for s in sources[a]:
+                    if by_id[s].kind == "act" and by_id[s].fields["form"] == "preparation":
+                        failed_acts.setdefault(s, o)
         self.adverse, self.failed_acts = adverse, failed_acts
         # A memory whose recall drove an act that failed is failed material for what reads it afterwards.
         failed_after: dict[str, tuple[int, str]] = {}

@@ -19,6 +19,7 @@ summary that uses none of their words reads as neutral.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 
 # -- adverse: a failure, an interruption, a complaint ---------------------------------------
@@ -238,9 +239,11 @@ def says_remedy(summary: str) -> bool:
     return bool(_REMEDY_RE.search(summary))
 
 
-_EVERYTHING_RE = re.compile(r"\b(?:every (?:note|memory|thread|record|entry|item)|all (?:the |my |our )?(?:saved |kept |stored |"
-                            r"past |previous )?(?:notes|memories|threads|records|entries|history)|(?:whole|entire|full) "
-                            r"(?:history|archive|memory)|everything (?:kept|saved|stored|on file))\b", re.I)
+_EVERYTHING_RE = re.compile(
+    r"\b(?:every|all(?: of)?(?: the| my| our)?)\s+(?:[\w-]+\s+){0,2}(?:notes?|memor(?:y|ies)|records?|entr(?:y|ies)|"
+    r"items?|snapshots?|threads?|history|lessons?)\b(?!\s+(?:on|about|for|of|from|tagged|matching|mentioning|related|"
+    r"that|which|where|with)\b)|\b(?:whole|entire|full) (?:history|archive|memory|log)|"
+    r"\beverything (?:kept|saved|stored|on file|so far)", re.I)
 
 
 def says_everything(summary: str) -> bool:
@@ -386,7 +389,9 @@ _CHANGE_RE = re.compile(
     r"renovat\w*|replac\w*|supersed\w*|retract\w*|withdr[ae]w\w*|no longer|new (?:version|address|owner|rule|value)|"
     r"raised|lowered|postponed|cancel\w*|discontinu\w*|deprecat\w*|renamed|left the|has left|gone|"
     r"(?:rais|lower|increas|decreas|reduc|rais)es|(?:increas|decreas|reduc)ed|takes effect|effective (?:from|on|as of)|"
-    r"from \$?\d[\d.,]*%? to \$?\d[\d.,]*%?|\d+ [\w -]{0,20}(?:used|consumed|sold|dispensed|taken out|left)\b)(?!\w)",
+    r"from \$?\d[\d.,]*%? to \$?\d[\d.,]*%?|\d+ [\w -]{0,20}(?:used|consumed|sold|dispensed|taken out|left)\b|"
+    r"(?:up|down|rise|rises|rose|fall|falls|fell|jump(?:s|ed)?|climb(?:s|ed)?|drop(?:s|ped)?)\s+(?:by\s+)?"
+    r"\d[\d.,]*(?:\s*[-\u2013]\s*\d[\d.,]*)?\s*(?:%|percent\b|pc\b))(?!\w)",
     re.I)
 
 
@@ -395,14 +400,28 @@ def says_withdrawal(summary: str) -> bool:
     return bool(_WITHDRAW_RE.search(summary))
 
 
+_RETRACT_RE = re.compile(
+    r"\b(?:withdr[ae]w\w*|revok\w*|retract\w*|rescind\w*|opt(?:s|ed)? out|unsubscrib\w*|"
+    r"take (?:me|us|them|him|her) off|remove (?:me|us|them|him|her) from|(?:stop|no more|not to) "
+    r"(?:send|text|call|email|e-mail|contact|messag|mail|schedul|book|assign)\w*|do not (?:contact|text|call|email)|"
+    r"no longer (?:consent|wish|want|available|volunteer\w*|authori[sz]\w*|approv\w*))", re.I)
+
+
+def says_retraction(summary: str) -> bool:
+    """Someone takes back what they gave earlier: a consent, a waiver, an offer, an availability
+    ("withdraws consent", "take me off extra trips", "stop sending texts", "opted out")."""
+    return bool(_RETRACT_RE.search(summary))
+
+
 def says_replacement(summary: str) -> bool:
     """A newer memory says it replaces or corrects what it names."""
     return bool(_REPLACE_RE.search(summary))
 
 
 def says_change(summary: str) -> bool:
-    """The summary reports that something in the world changed (a new version, a move, a closure)."""
-    return bool(_CHANGE_RE.search(summary))
+    """The summary reports that something in the world changed (a new version, a move, a closure);
+    "no changes" and "nothing changed" report that it did not."""
+    return any(not _NOT_BEFORE_RE.search(summary[:m.start()]) for m in _CHANGE_RE.finditer(summary))
 
 
 _RULE_RE = re.compile(r"\b(?:rule|rules|policy|addition|always|never|must|should|runbook|fix:|fixes|get|gets|"
@@ -462,6 +481,85 @@ def says_third_party(summary: str) -> bool:
 def says_external(summary: str) -> bool:
     """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent."""
     return says_third_party(summary) and bool(_AUTHORITY_RE.search(summary))
+
+
+# -- validity windows: a fact stated for a period -------------------------------------------------
+
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    "jan feb mar apr may jun jul aug sep oct nov dec".split())}
+_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
+         r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_DASH = r"\s*(?:-|\u2013|\u2014|to|through|thru|until|till)\s*"
+_UNTIL = r"\b(?:until|till|through|thru|valid (?:to|until|through)|expires?(?: on)?|ends?(?: on)?|up to and including)\s+" \
+         r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
+_WINDOW_RES = (  # each gives (month, day) of the window's last day
+    (re.compile(r"\b" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?" + _DASH + r"(?:" + _MONTH + r"\s+)?(\d{1,2})(?:st|nd|rd|th)?\b",
+                re.I), lambda m: (m.group(2) or m.group(1), m.group(3))),
+    (re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?(?:\s+" + _MONTH + r")?" + _DASH + r"(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b",
+                re.I), lambda m: (m.group(3), m.group(2))),
+    (re.compile(_UNTIL + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I), lambda m: (m.group(1), m.group(2))),
+    (re.compile(_UNTIL + r"(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b", re.I), lambda m: (m.group(2), m.group(1))),
+)
+_ISO_UNTIL_RE = re.compile(_UNTIL + r"(\d{4})-(\d\d)-(\d\d)\b|\b\d{4}-\d\d-\d\d\s*(?:-|\u2013|to|through)\s*"
+                           r"(\d{4})-(\d\d)-(\d\d)\b", re.I)
+_PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the weekend)|(this month|for the month)|"
+                        r"(today's|tonight's|for today|for tonight|for the day|this shift|for the shift))\b", re.I)
+_CLAUSE_RE = re.compile(r"[,;]\s+|\.\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
+
+
+def valid_until(summary: str, at: datetime, about: frozenset[str] = frozenset(), *,
+                periods: bool = True) -> datetime | None:
+    """The end of the period a summary states its fact for ("on reserve Mar 1-14", "for the week of Mar 3-9",
+    "this week's rate", "until 14 March", "today's roster"), read against ``at``, the time the event was
+    logged; None when it states no period. With ``about`` (subject words), only the clauses that speak of
+    them count: "Ramos on reserve Mar 1-14, Diaz Mar 15-31" gives Ramos's end, not Diaz's. Without
+    ``periods`` only stated ends count ("until", a range), not "this week", which may say when it happened."""
+    clauses = _CLAUSE_RE.split(summary)
+    if about:
+        clauses = [c for c in clauses if subject_words(c) & about]
+    ends = [e for c in clauses for e in _ends(c, at, periods)]
+    return max(ends) if ends else None
+
+
+def _ends(clause: str, at: datetime, periods: bool) -> list[datetime]:
+    ends = []
+    for rx, parts in _WINDOW_RES:
+        for m in rx.finditer(clause):
+            mon, day = parts(m)
+            try:
+                end = at.replace(month=_MONTHS[mon[:3].lower()], day=int(day), hour=23, minute=59, second=59)
+            except ValueError:
+                continue
+            if end < at - timedelta(days=180):  # "Jan 3-9" written in December
+                end = end.replace(year=end.year + 1)
+            ends.append(end)
+    for m in _ISO_UNTIL_RE.finditer(clause):
+        y, mo, d = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
+        try:
+            ends.append(datetime(int(y), int(mo), int(d), 23, 59, 59, tzinfo=at.tzinfo))
+        except ValueError:
+            continue
+    if ends or not periods:
+        return ends
+    m = _PERIOD_RE.search(clause)
+    if m is None:
+        return []
+    day_end = at.replace(hour=23, minute=59, second=59)
+    if m.group(1):  # the week: to its Sunday
+        return [day_end + timedelta(days=6 - at.weekday())]
+    if m.group(2):
+        nxt = (at.replace(day=28) + timedelta(days=4)).replace(day=1)
+        return [nxt.replace(hour=0, minute=0, second=0) - timedelta(seconds=1)]
+    return [day_end + timedelta(hours=8)]  # the day, a night shift included
+
+
+def parse_time(value: str) -> datetime | None:
+    """An event's ISO time, or None when it is not one (the diagnosis then reads no periods)."""
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
 # -- subject words -------------------------------------------------------------------------------

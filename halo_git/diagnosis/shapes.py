@@ -45,18 +45,24 @@ RULE_SPECS = (
     ("HALO-M8", "unbounded-history-read-back", "medium / low",
      "three or more recalls, in two or more sessions, each reading back every memory the one before read and "
      "more (ending with four or more): the whole history is re-read every turn with no selection or cut-off. "
-     "Without such a chain, a single recall that says it reads back everything kept and names eight or more "
-     "memories (at least four in five kept so far) is low, medium when it carries a memory beside the one "
-     "that replaced it",
+     "Without such a chain, a single recall that says it reads back every note kept (no subject named) and "
+     "names five or more memories (at least three in four kept so far) is low, medium when it carries a memory "
+     "beside the one that replaced it",
      "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories."),
     ("HALO-M9", "stale-read-back", "high / medium / low",
      "a recall of a memory after a newer observation on the same subject reported a change (a new version, a "
-     "move, a closure, a value going from one figure to another) that neither the recall nor what uses it names; "
-     "high when an execution follows, medium when another act does",
+     "move, a closure, a value going from one figure to another, a price up by a share) that neither the recall nor "
+     "what uses it names, unless the change itself was stated for a period that had ended; or a recall, used by an "
+     "act, of a memory kept from a fact stated for a period (\"on reserve Mar 1-14\", \"this week's rate\", "
+     "\"until 14 March\") after that period ended, with no newer observation of the fact named; high when an "
+     "execution follows, medium when another act does",
      "Re-read the source named in the newer observation before relying on the memory, and keep the update."),
     ("HALO-M10", "withdrawal-not-propagated", "high / medium",
      "a memory built on material that was later withdrawn (a revise or memory that retracts, withdraws or "
-     "deletes it), recalled after the withdrawal without naming it; high when an act follows",
+     "deletes it), recalled after the withdrawal without naming it; high when an act follows. Also (high) a "
+     "memory recalled for an act after a person took back what it keeps (an observation on its subject: "
+     "\"withdraws consent\", \"take me off extra trips\", \"stop sending texts\") with no memory kept from "
+     "that in between and the retraction named nowhere it is used",
      "When material is withdrawn, withdraw or update every memory built on it, and name the withdrawal where "
      "the old material is read."),
     ("HALO-S3", "no-learning-loop", "medium",
@@ -236,7 +242,7 @@ def _unbounded(ctx, make):
         if e.kind != "recall":
             continue
         got = frozenset(s for s in ctx.g.sources[e.id] if by_id[s].kind == "remember")
-        if len(got) >= 8 and len(got) >= 0.8 * kept and reading.says_everything(by_id[e.id].summary):
+        if len(got) >= 5 and len(got) >= 0.75 * kept and reading.says_everything(by_id[e.id].summary):
             whole.append((e.id, got))
         if len(got) < 2:
             continue
@@ -289,23 +295,23 @@ def _whole(ctx, make, whole):
 
 
 def _stale(ctx, make):
-    out = []
+    out = _expired(ctx, make)
     by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
     changes = [e for e in ctx.events if e.kind == "observe" and reading.says_change(e.summary)]
     if not changes:
         return out
+    flagged = {f.ids[0] for f in out}
     change_pos = [pos[c.id] for c in changes]
     for r in ctx.scoped:
-        if r.kind != "recall":
+        if r.kind != "recall" or r.id in flagged:
             continue
         near = set(g.sources[r.id]) | {x for u in ctx.used_by.get(r.id, ()) for x in g.sources[u]}
         for m in g.sources[r.id]:
             if by_id[m].kind != "remember":
                 continue
-            words = ctx.rare(m)
             lo, hi = bisect_right(change_pos, pos[m]), bisect_left(change_pos, pos[r.id])
             o = next((c for c in changes[max(lo, hi - 200):hi] if c.id not in near  # the 200 changes before the recall
-                      and len(words & ctx.rare(c.id)) >= 2 and m not in g.sources[c.id]), None)
+                      and _same_subject(ctx, m, c.id, r.id) and m not in g.sources[c.id] and not _over(c, r)), None)
             if o is None or any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind == "remember"
                                 for u in ctx.used_by.get(o.id, ())):
                 continue
@@ -324,6 +330,89 @@ def _stale(ctx, make):
     return out
 
 
+def _same_subject(ctx, m: str, change: str, recall: str) -> bool:
+    """The change speaks of what memory ``m`` keeps: two uncommon words in common with it, or one with it and
+    one more with the observation it was kept from, provided the recall or what uses it speaks of the change
+    too (a recall of "the stop-spacing rule" is not made outdated by news about ride times)."""
+    said = ctx.rare(change)
+    own = ctx.rare(m) & said
+    if len(own) >= 2:
+        return True
+    if not own:
+        return False
+    g, by_id = ctx.g, ctx.by_id
+    kept_from = {w for s in g.sources[m] if by_id[s].kind == "observe" for w in ctx.rare(s)}
+    read = ctx.rare(recall).union(*(ctx.rare(u) for u in ctx.used_by.get(recall, ())))
+    return len((ctx.rare(m) | kept_from) & said) >= 2 and bool(read & said)
+
+
+def _over(e, later) -> bool:
+    """``e`` states its fact for a period that had ended by the time of ``later``."""
+    at, when = reading.parse_time(e.time), reading.parse_time(later.time)
+    end = reading.valid_until(e.summary, at, periods=False) if at and when else None
+    return end is not None and at <= end < when
+
+
+def _expired(ctx, make):
+    """Recalls of a memory kept from a fact stated for a period ("on reserve Mar 1-14", "this week's rate")
+    made after that period ended, with nothing newer on the subject named where it is used."""
+    out = []
+    by_id, g = ctx.by_id, ctx.g
+    ends: dict[str, object] = {}
+
+    def end_of(m: str):
+        if m not in ends:
+            mem = by_id[m]
+            at = reading.parse_time(mem.time)
+            words = ctx.rare(m)
+            if not at or reading.says_withdrawal(mem.summary) or reading.says_retraction(mem.summary):
+                ends[m] = (None, frozenset())  # a record that the thing was called off states no current fact
+                return ends[m]
+            found = [(reading.valid_until(mem.summary, at), at, words)]
+            for s in g.sources[m]:
+                src = by_id[s]
+                t = reading.parse_time(src.time)
+                if src.kind == "observe" and t and words:
+                    found.append((reading.valid_until(src.summary, t, words), t, words & ctx.rare(s)))
+            found = [(e, w) for e, t, w in found if e is not None and e >= t]  # a past period is a record, not a term
+            ends[m] = min(found, key=lambda f: f[0]) if found else (None, frozenset())
+        return ends[m]
+
+    for r in ctx.scoped:
+        if r.kind != "recall":
+            continue
+        when = reading.parse_time(r.time)
+        if when is None:
+            continue
+        users = ctx.used_by.get(r.id, ())
+        for m in g.sources[r.id]:
+            if by_id[m].kind != "remember":
+                continue
+            end, fact = end_of(m)  # (when the period ended, the words of the fact stated for it)
+            if end is None or when <= end:
+                continue
+            named = {x for u in (r.id, *users) for x in g.sources[u]}
+            if any(by_id[x].kind == "observe" and (reading.parse_time(by_id[x].time) or end) > end
+                   and len(fact & ctx.rare(x)) >= min(2, len(fact)) for x in named):
+                continue  # the fact was checked again after the period
+            acts = sorted((u for u in users if by_id[u].kind == "act"),
+                          key=lambda u: by_id[u].fields["form"] != "execution")
+            if not acts:
+                continue  # read back to see when it ended, or for the record
+            execution = by_id[acts[0]].fields["form"] == "execution"
+            out.append(make(
+                "HALO-M9", [r.id, m, *acts[:1]],
+                f"Recalls {m}, a fact stated for a period that ended {end:%Y-%m-%d}; {acts[0]} acts on it.",
+                "high" if execution else "medium", r,
+                "What the memory keeps held for a stated period only, and the period was over when it was read "
+                "back, so the step works from an outdated fact.",
+                f"Check the current value at its source before relying on {m}, and keep the new one with its "
+                "period.",
+            ))
+            break
+    return out
+
+
 def _withdrawn(ctx, make):
     out = []
     by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
@@ -334,7 +423,7 @@ def _withdrawn(ctx, make):
                 if by_id[s].kind in ("remember", "revise"):
                     withdrawn.setdefault(s, e.id)
     if not withdrawn:
-        return out
+        return _retracted(ctx, make)
     derived: dict[str, tuple[str, str]] = {}  # memory -> (withdrawn material, withdrawal)
     for e in ctx.events:
         if e.kind != "remember":
@@ -364,6 +453,47 @@ def _withdrawn(ctx, make):
                 "The withdrawal reached the original but not the memory built on it, so withdrawn material still "
                 "drives what the agent does.",
                 f"Withdraw or update {m} as {w} did for {x}, and stop recalling it as it stands.",
+            ))
+            break
+    flagged = {f.ids[0] for f in out}
+    return out + [f for f in _retracted(ctx, make) if f.ids[0] not in flagged]
+
+
+def _retracted(ctx, make):
+    """Recalls of a memory after a person took back what it keeps (an observation: "withdraws consent",
+    "take me off extra trips", "stop sending texts"), with the retraction named nowhere the memory is used and
+    no memory kept from it in between."""
+    out = []
+    by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
+    said = [e for e in ctx.events if e.kind == "observe" and reading.says_retraction(e.summary)]
+    if not said:
+        return out
+    said_pos = [pos[o.id] for o in said]
+    for r in ctx.scoped:
+        if r.kind != "recall":
+            continue
+        users = ctx.used_by.get(r.id, ())
+        acts = sorted((u for u in users if by_id[u].kind == "act"),
+                      key=lambda u: by_id[u].fields["form"] != "execution")
+        if not acts:
+            continue
+        near = set(g.sources[r.id]) | {x for u in users for x in g.sources[u]}
+        for m in g.sources[r.id]:
+            if by_id[m].kind != "remember":
+                continue
+            lo, hi = bisect_right(said_pos, pos[m]), bisect_left(said_pos, pos[r.id])
+            o = next((o for o in said[max(lo, hi - 200):hi] if o.id not in near and _same_subject(ctx, m, o.id, r.id)
+                      and not any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind in ("remember", "revise")
+                                  for u in ctx.used_by.get(o.id, ()))), None)
+            if o is None:
+                continue
+            out.append(make(
+                "HALO-M10", [r.id, m, o.id, acts[0]],
+                f"Recalls {m} after {o.id} took back what it keeps, without naming {o.id}; {acts[0]} acts on it.",
+                "high", r,
+                "The person withdrew it, but the memory still says otherwise, so the agent acts on what was "
+                "taken back.",
+                f"Update or withdraw {m} when {o.id} is seen (a remember naming both), and check it before acting.",
             ))
             break
     return out
