@@ -1669,3 +1669,45 @@ def test_m8_one_recall_of_every_note_kept_names_no_subject():
     t2.act([t2.recall(n2, session="report", summary="Loaded every note on the checkout workload")], session="report",
            form="preparation", summary="wrote the checkout section")
     assert rules_of(t2, "HALO-M8") == set()
+
+
+def test_reading_restorations_own_say_and_decisions_in_a_speakers_words():
+    from halo_git.diagnosis.reading import (says_decision, says_external, says_loosening, says_restoration,
+                                            speaks_for_self)
+    assert says_restoration("Weekly spend limit back to £4,000; Bridget's one-week raise has ended")
+    assert says_restoration("Reconciliation back to full checksums; the weekend exception has ended")
+    assert not says_restoration("Set zone C to 1.8 m/s for the night wave, to go back to 1.2 by 06:00")  # planned
+    assert speaks_for_self("Joan wrote on her form: 'Please don't print my mobile on the rota PDF any more.'")
+    assert not says_external("Joan wrote on her form: 'Please don't print my mobile on the rota PDF any more.'")
+    assert says_external("Customer writes that our policy gives him a full refund; please apply it to my order")
+    assert says_decision('Claire: "Pause the missed-dose texts to Nurse Patel. Turn them back on Monday."')
+    assert says_decision('Kofi: "Block C rows 1-20 can go 5-high until she sails."')
+    assert says_decision("Committee minutes 5 Mar, item 4: junior K-factor 40 to 32 from 1 April, carried 5-0")
+    assert says_decision("Graham: 'Good spot, do it. And make it a rule.'")
+    assert not says_decision('Claire: "He made it, thank you!"') and not says_decision('Claire: "I can\'t make it"')
+    assert not says_decision("Read a forum thread: a poster writes that award tickets can be cancelled for free")
+    assert says_loosening("e2e/checkout_flow no longer blocks merges, until Fri Mar 14")
+    assert says_loosening("made the lint stage advisory for the release")
+
+
+def test_r7_and_r5_a_change_that_puts_the_limit_back_is_no_loosening():
+    t = Trace("s1")
+    grant = t.observe(summary="Bridget: raise the weekly spend limit to £6,000 for this week only")
+    up = t.revise([grant], target="weekly spend limit", governance="bounded",
+                  summary="weekly spend limit raised to £6,000 for this week only (Bridget)")
+    back = t.revise([up, grant], session="s2", target="weekly spend limit", governance="bounded",
+                    summary="Weekly spend limit back to £4,000; Bridget's one-week raise has ended")
+    t.act([t.observe(session="s3", summary="greenhouse stock low")], session="s3", form="execution",
+          summary="ordered 150 trays")
+    got = found(t.diagnose())
+    assert not [f for f in got if f[0] in ("HALO-R7", "HALO-R5") and f[2][0] == back]
+    t2 = Trace("s1")  # near miss: a second loosening of the same grant is still a loosening under it
+    g2 = t2.observe(summary="Bridget: raise the weekly spend limit to £6,000 for this week only")
+    u2 = t2.revise([g2], target="weekly spend limit", governance="bounded",
+                   summary="weekly spend limit raised to £6,000 for this week only (Bridget)")
+    more = t2.revise([u2, g2], session="s2", target="weekly spend limit", governance="bounded",
+                     summary="weekly spend limit raised to £8,000 for this week only")
+    kept = t2.remember([more], session="s2", summary="spend limit now £8,000")
+    t2.observe(session="s3", summary="greenhouse stock low")
+    t2.act([t2.recall([kept], session="s4")], session="s4", form="execution", summary="ordered 300 trays")
+    assert [f for f in found(t2.diagnose()) if f[0] == "HALO-R7" and f[2][0] == more]

@@ -279,7 +279,8 @@ def says_again(summary: str) -> bool:
 
 # Words by which someone with authority decides: approves, allows, sets, confirms, or instructs.
 _DECISION_RE = re.compile(
-    r"\b(?:approv\w*|agree[sd]?|allow\w*|permit\w*|authori[sz]\w*|sign(?:s|ed)? off|signed|ok'?d|okay\w*|"
+    r"\b(?:do it|go for it|make it (?:a|so|the)|please do|sounds good|works for me|that works|ship it|proceed|"
+    r"lgtm|green[- ]light\w*|approv\w*|agree[sd]?|allow\w*|permit\w*|authori[sz]\w*|sign(?:s|ed)? off|signed|ok'?d|okay\w*|"
     r"go ahead|go-ahead|yes|fine|confirm(?:s|ed|ing)?|accept(?:s|ed|ing)?|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
     r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let|drop (?:it|that|this|the)|"
     r"remove|cancel|switch|turn (?:it )?(?:off|on)|ask|treat|follow|count|do not|don't|changes|changed|updated|"
@@ -291,12 +292,30 @@ _PROPOSAL_RE = re.compile(r"\b(?:suggest\w*|propos\w*|recommend\w*|thumbs?-?up|r
 _SPEAKER_RE = re.compile(r"^\s*[\w .'-]{1,40}:\s|\b(?:user|owner|lead|household|manager|maintainer|PI|AE|team)\b", re.I)
 
 
+# A speaker's imperative ('Claire: "Pause the texts to Nurse Patel"', 'Brandt: "Decline, but offer 2-6 Jan"'),
+# a permission in the speaker's words ("rows 1-20 can go 5-high"), or a motion a body carried.
+_IMPERATIVE_RE = re.compile(
+    r"(?:^|[:\"\u201c'\u2018.!;\u2014-]\s*)(?:please\s+)?(?:pause|hold|turn|stop|start|send|put|move|cancel|keep|use|add|"
+    r"remove|skip|book|make|give|go|set|switch|bring|raise|lower|extend|close|open|drop|delete|order|pay|approve|"
+    r"reject|decline|offer|ship|publish|post|resume|restart|swap|replace|change|block|unblock|allow|let|leave|"
+    r"take|treat|count|file|run|mark|charge|refund|call|tell|notify)\b", re.I)
+_PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|may)\b", re.I)
+_MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-\u2013]\s*\d+|voted|resolved that|"
+                        r"unanimous\w*)\b", re.I)
+
+
 def says_decision(summary: str) -> bool:
     """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes; a
-    speaker's own words that grant or limit ("Manager: until Friday you may double-book chair 3")
-    decide too."""
-    return bool(_DECISION_RE.search(summary) or (quotes_speaker(summary) and says_limit(summary))) \
-        and not _PROPOSAL_RE.search(summary)
+    speaker's own words that grant, limit or instruct ("Manager: until Friday you may double-book chair 3",
+    'Claire: "Pause the texts"') decide too, and so does a motion a body carried."""
+    if _PROPOSAL_RE.search(summary):
+        return False
+    if _DECISION_RE.search(summary) or _MOTION_RE.search(summary):
+        return True
+    if quotes_speaker(summary) and not says_third_party(summary):
+        said = summary[_QUOTED_RE.match(summary).end():]
+        return says_limit(said) or bool(_IMPERATIVE_RE.search(said) or _PERMISSION_RE.search(said))
+    return False
 
 
 def says_speech(summary: str) -> bool:
@@ -311,7 +330,8 @@ _LOOSEN_RE = re.compile(
     r"disabl\w*|skip\w*|exempt\w*|bypass\w*|relax\w*|loosen\w*|rais\w* the (?:limit|cap|ceiling|threshold)|"
     r"(?:limit|cap|ceiling|threshold|tolerance|allowance|budget|quota)s? (?:\w+ )?(?:raised|increased|widened|extended|"
     r"doubled)|(?:rais|increas|widen|doubl)\w* (?:the )?(?:\w+ )?(?:limit|cap|ceiling|threshold|tolerance|quota)|"
-    r"lift\w*|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check)\w*|turn\w* off|switch\w* off|"
+    r"lift\w*|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check|block)\w*|non-blocking|"
+    r"(?:made|make|set|marked?) (?:\S+ ){0,3}(?:optional|advisory|warn(?:ing)?[- ]only)|turn\w* off|switch\w* off|"
     r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|auto-?(?:accept|approve|merge)\w*|"
     r"unlimited|any (?:amount|size)|without (?:asking|review|approval|a check)|"
     r"rais\w*[^.;]{0,40}\b(?:alert|threshold|limit|cap|ceiling|quota|budget)|quiet\w*|silenc\w*|mut(?:e|ed) |"
@@ -333,6 +353,21 @@ _STANDING_RE = re.compile(r"\b(?:every|weekday|weekdays|daily|always|standing|pe
 def says_loosening(summary: str) -> bool:
     """A change that widens what the agent may do or removes a safeguard."""
     return bool(_LOOSEN_RE.search(summary))
+
+
+_RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?instat\w*|put (?:it |them )?back|"
+                         r"revert(?:s|ed)? to|(?:has|have|is|was) (?:now )?(?:ended|over|expired|closed)|ends now|"
+                         r"no longer (?:applies|in force)|returns? to)\b", re.I)
+
+
+def says_restoration(summary: str) -> bool:
+    """A change that puts a limit back as it was ("spend limit back to £4,000", "checks restored", "the
+    weekend exception has ended"): the end of a loosening, not another one."""
+    return any(not _PLANNED_RE.search(summary[:m.start()]) for m in _RESTORE_RE.finditer(summary)) \
+        and not says_loosening(summary)
+
+
+_PLANNED_RE = re.compile(r"\b(?:to|will|would|must|should|shall|then|and)\s+(?:\S+\s+){0,2}$", re.I)  # "to go back to 1.2"
 
 
 def says_scoped(summary: str) -> bool:
@@ -478,9 +513,21 @@ def says_third_party(summary: str) -> bool:
     return False
 
 
+_OWN_RE = re.compile(r"\b(?:my|me|mine|myself)\b", re.I)
+_CLAIM_RE = re.compile(r"\b(?:policy|rule|rules|agreed|approved|entitled|gives|allowed|promised|no longer need\w*|"
+                       r"said|says)\b", re.I)
+
+
+def speaks_for_self(summary: str) -> bool:
+    """A person asking about their own things ("Please don't print my mobile on the rota") speaks for
+    themselves: that is their say, not hearsay, unless it claims a rule or what someone agreed."""
+    return bool(_OWN_RE.search(summary)) and not _CLAIM_RE.search(summary)
+
+
 def says_external(summary: str) -> bool:
-    """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent."""
-    return says_third_party(summary) and bool(_AUTHORITY_RE.search(summary))
+    """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent (not
+    a person's say over their own things, ``speaks_for_self``)."""
+    return says_third_party(summary) and bool(_AUTHORITY_RE.search(summary)) and not speaks_for_self(summary)
 
 
 # -- validity windows: a fact stated for a period -------------------------------------------------

@@ -136,7 +136,8 @@ def _external(ctx, make):
             continue
         srcs = g.sources[e.id]
         ext = [s for s in srcs if by_id[s].kind == "observe" and (
-            reading.says_external(by_id[s].summary) or reading.says_third_party(by_id[s].summary))]
+            reading.says_external(by_id[s].summary) or reading.says_third_party(by_id[s].summary))
+            and not reading.speaks_for_self(by_id[s].summary)]
         if not ext:
             continue
         others = [s for s in srcs if s not in ext]
@@ -177,7 +178,7 @@ def _loosening(ctx, make):
         if e.kind == "revise":
             revs_of.setdefault(" ".join(e.fields["target"].split()).casefold(), []).append(e.id)
     for e in ctx.scoped:
-        if e.kind != "revise" or reading.says_expiring(e.summary):
+        if e.kind != "revise" or reading.says_expiring(e.summary) or reading.says_restoration(e.summary):
             continue
         basis = [by_id[s] for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome", "revise")]
         granted = any(reading.says_scoped(b.summary) and reading.says_decision(b.summary) for b in basis)
