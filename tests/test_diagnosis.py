@@ -1711,3 +1711,51 @@ def test_r7_and_r5_a_change_that_puts_the_limit_back_is_no_loosening():
     t2.observe(session="s3", summary="greenhouse stock low")
     t2.act([t2.recall([kept], session="s4")], session="s4", form="execution", summary="ordered 300 trays")
     assert [f for f in found(t2.diagnose()) if f[0] == "HALO-R7" and f[2][0] == more]
+
+
+def test_s1_an_execution_on_the_failed_part_of_a_result_spreads_the_failure():
+    def trace(rebook):
+        t = Trace("s1")
+        export = t.act([t.observe(summary="ground stop: RX412 and RX418 cancelled")], form="preparation",
+                       summary="DCS manifest export RX412, RX418")
+        res = t.outcome(export, summary="RX412 export OK 96 rows. RX418 export truncated 48/71 rows - DCS-504 timeout")
+        x = t.act([res], session="s1/rebook", form="execution", summary=rebook)
+        return t, res, export, x
+    t, res, export, x = trace("Batch rebook RX418 to RX420 07:10 from the manifest export")
+    assert ("HALO-S1", "high", (res, export, x)) in found(t.diagnose())
+    t2, res2, _, _ = trace("Batch rebook RX412 to RX402 06:40")  # near miss: it rests on the part that worked
+    assert not [f for f in rules_of(t2, "HALO-S1") if f[1] == "high"]
+    # the next step: repair the export first, and rebook from the repaired one
+    t3 = Trace("s1")
+    export3 = t3.act([t3.observe(summary="ground stop: RX412 and RX418 cancelled")], form="preparation",
+                     summary="DCS manifest export RX412, RX418")
+    res3 = t3.outcome(export3, summary="RX412 export OK 96 rows. RX418 export truncated 48/71 rows - DCS-504 timeout")
+    again = t3.act([res3], form="preparation", summary="re-ran the RX418 manifest export in pages of 20")
+    ok = t3.outcome(again, summary="RX418 export complete, 71 rows")
+    t3.act([ok], session="s1/rebook", form="execution", summary="Batch rebook RX418 to RX420 07:10 from the export")
+    assert not [f for f in rules_of(t3, "HALO-S1") if f[1] == "high"]
+
+
+def test_s2_counts_a_child_session_as_part_of_its_turn_and_an_act_naming_an_observation_as_observed():
+    t = Trace("s2")
+    seen = t.observe(summary="gateway lg-02 not answering: HTTP 504 on the 06:00 poll")
+    t.act([seen], session="s2/sub", form="execution", summary="retrying the lg-02 poll with 60 s backoff")
+    t.act([], session="s2/sub", form="execution", summary="power-cycled lg-02")
+    assert rules_of(t, "HALO-S2") == set()
+    t2 = Trace("s1")  # near miss: a turn with no observation at all
+    t2.act([], session="s2/sub", form="execution", summary="power-cycled lg-02")
+    assert rules_of(t2, "HALO-S2")
+
+
+def test_a4_a_reply_kept_beside_the_request_it_answers_is_reviewed_material():
+    def trace(keep_reply: bool):
+        t = Trace("s3")
+        asked = t.observe(summary='Claire: "Please remind Dad on Thursday about the podiatrist at 10:00."')
+        told = t.act([asked], summary="Told Claire I'll remind Harold Thursday at 08:30")
+        note = t.remember([asked, told] if keep_reply else [told], summary="podiatrist Thu 10:00: remind at 08:30")
+        t.act([t.observe(session="s4", summary="08:00 dose taken")], session="s4", summary="logged the dose")
+        r = t.recall([note], session="s5", summary="podiatrist reminder due")
+        t.act([r], session="s5", summary="08:30 voice reminder: podiatrist at 10:00")
+        return t
+    assert not [f for f in rules_of(trace(True), "HALO-A4") if f[1] != "info"]
+    assert [f for f in rules_of(trace(False), "HALO-A4") if f[1] != "info"]  # the promise alone is unreviewed

@@ -211,13 +211,15 @@ RULES: dict[str, Rule] = {
             "repeats the same kind of act (same trigger, form and verb, the summary's first word), high when a "
             "later message tells of the failed act as done. Also high, repaired or not: an execution of the same "
             "session that goes on from the failed execution (names it) without naming the failure and without "
-            "dealing with it (a retry, rollback, fix or pause). Courtesy and success outcomes are not feedback "
-            "that needs building on",
+            "dealing with it (a retry, rollback, fix or pause), or an execution that names the failed result of a "
+            "preparation and rests on the part that failed (of \"RX412 export OK; RX418 truncated\", the rebooking "
+            "of RX418) as if it had worked. Courtesy and success outcomes are not feedback that needs building on",
             "Build on the outcome: name it in uses of the next act of that kind, of a memory or of a revision.",
         ),
         Rule(
             "HALO-S2", "acts-without-observation", "medium",
-            "a session with acts and no observe event, counting only acts that rest on no rule the user made "
+            "a session (a child session counts with its parent's turn) with acts and no observe event, counting "
+            "only acts that name no observation and rest on no rule the user made "
             "or approved, on no reviewed memory (one keeping an observation or outcome, as for HALO-A4) and on no "
             "result that reports no problem (a person's answer, what an import brought in), and that do not "
             "themselves take in the situation (import, fetch, pull, scan, read): a scheduled run acting on such a "
@@ -1350,15 +1352,27 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                   and o.id not in g.sources[u] and not reading.says_remedy(by_id[u].summary)), None)
         if x is not None:
             proceeded[o.id] = x
+    consumed: set[str] = set()  # failed results an execution used as if they had worked
+    for o in outcomes.outcomes:
+        a = by_id.get(o.about)
+        if not o.adverse or o.id in proceeded or a is None or a.kind != "act" or a.fields["form"] != "preparation":
+            continue  # (an execution naming a failed execution's result is most often its retry)
+        x = next((u for u in used_by.get(o.id, ()) if by_id[u].kind == "act" and by_id[u].fields["form"] == "execution"
+                  and not reading.says_remedy(by_id[u].summary) and _on_failed_part(ctx, o.id, u)), None)
+        if x is not None:
+            proceeded[o.id] = x
+            consumed.add(o.id)
     for i, x in proceeded.items():
         if i in outcomes.ignored:
             continue  # said with the ignored outcome below
         about = by_id[i].fields["about"]
         add(_finding(
             "HALO-S1", [i, about, x],
-            f"Reports that {about} failed, and {x} goes on from {about} without naming the failure.",
+            f"Reports that {about} failed, and {x} " + (
+                f"acts on that result as if it had worked." if i in consumed else
+                f"goes on from {about} without naming the failure."),
             "high", by_id[i],
-            f"{x} builds on an execution already known to have failed, so the failure spreads to what follows.",
+            f"{x} builds on a step already known to have failed, so the failure spreads to what follows.",
             f"Have the agent stop and deal with {i} before going on (retry, roll back or ask), naming {i} in the "
             "uses of what it does next.",
         ))
@@ -1397,16 +1411,16 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             "or revision, and tell the user what failed.",
         ))
     per_session: dict[str, list[str]] = {}
-    observed: set[str] = set()
+    observed: set[str] = set()  # top-level sessions: a child session ("turn/sub") is part of its parent's turn
     for e in ctx.scoped:
         if e.kind == "act":
             if not (g.up[e.id] & _GOVERNED_BIT or g.mem[e.id][1] or _answered(g, e.id)
-                    or reading.takes_in(e.summary)):
+                    or reading.takes_in(e.summary) or any(by_id[s].kind == "observe" for s in g.sources[e.id])):
                 per_session.setdefault(e.session, []).append(e.id)  # no user rule, reviewed memory or answer
         elif e.kind == "observe":
-            observed.add(e.session)
+            observed.add(e.session.split("/", 1)[0])
     for name, ids in per_session.items():
-        if name not in observed:
+        if name.split("/", 1)[0] not in observed:
             n = len(ids)
             add(_finding(
                 "HALO-S2", ids, f"Session “{name}” has {_plural(n, 'act')} but no observation.", "medium", by_id[ids[0]],
@@ -1518,6 +1532,19 @@ def _repaired(outcome: str, by_id: dict[str, Event], used_by: dict[str, list[str
                 nxt.append(u)
         frontier = nxt
     return False
+
+
+def _on_failed_part(ctx: _Context, outcome: str, act: str) -> bool:
+    """Whether ``act``, which names the failed result ``outcome``, rests on the part that failed: a result
+    that reports one thing fine and another failed ("RX412 export OK; RX418 truncated 48/71") fails only
+    the acts that speak of the failed part."""
+    clauses = [c for c in reading.clauses(ctx.by_id[outcome].summary) if c.strip()]
+    bad = [c for c in clauses if reading.is_adverse(c)]
+    if len(bad) == len(clauses) or not bad:
+        return True
+    words = ctx.rare(act)
+    on_bad = len(words & reading.subject_words(" ".join(bad)))
+    return on_bad > 0 and on_bad >= len(words & reading.subject_words(" ".join(c for c in clauses if c not in bad)))
 
 
 def _told_as_fine(ctx: _Context, outcome: str, act: str) -> str | None:

@@ -104,7 +104,7 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
                 return s
         if x.kind == "remember" and s in failed_mem:
             return s
-        if x.kind == "observe" and any(by_id[y].kind == "outcome" and y in adverse and by_id[by_id[y].fields["about"]].kind
+        if x.kind == "observe" and x.id in adverse and any(by_id[y].kind == "outcome" and y in adverse and by_id[by_id[y].fields["about"]].kind
                                        == "act" and by_id[by_id[y].fields["about"]].fields["form"] != "communication"
                                        for y in x.uses if y in by_id):
             return s  # read off a result that failed (a partial transcript, a cut-off export)
@@ -315,7 +315,9 @@ class _Graph:
             elif kind == "remember":
                 read_at = first_read.get(i, _FAR)
                 raw = tuple(s for s in srcs if by_id[s].kind == "act" and first_check.get(s, _FAR) > read_at
-                            and failed_acts.get(s) not in srcs)  # an act kept with its failure was looked at
+                            and failed_acts.get(s) not in srcs  # an act kept with its failure was looked at
+                            and not (by_id[s].fields["form"] == "communication"  # nor a reply kept beside the
+                                     and any(x in srcs and by_id[x].kind == "observe" for x in sources[s])))  # request
                 if raw:
                     unchecked_kept[i] = raw
                 bad = _failed_source(e, srcs, by_id, adverse, failed_acts, failed_mem)

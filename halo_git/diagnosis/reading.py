@@ -551,7 +551,12 @@ _ISO_UNTIL_RE = re.compile(_UNTIL + r"(\d{4})-(\d\d)-(\d\d)\b|\b\d{4}-\d\d-\d\d\
                            r"(\d{4})-(\d\d)-(\d\d)\b", re.I)
 _PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the weekend)|(this month|for the month)|"
                         r"(today's|tonight's|for today|for tonight|for the day|this shift|for the shift))\b", re.I)
-_CLAUSE_RE = re.compile(r"[,;]\s+|\.\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
+_CLAUSE_RE = re.compile(r"[,;]\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
+
+
+def clauses(summary: str) -> list[str]:
+    """The clauses of a summary: split at commas, semicolons, sentence ends and dashes between clauses."""
+    return _CLAUSE_RE.split(summary)
 
 
 def valid_until(summary: str, at: datetime, about: frozenset[str] = frozenset(), *,
@@ -561,10 +566,10 @@ def valid_until(summary: str, at: datetime, about: frozenset[str] = frozenset(),
     logged; None when it states no period. With ``about`` (subject words), only the clauses that speak of
     them count: "Ramos on reserve Mar 1-14, Diaz Mar 15-31" gives Ramos's end, not Diaz's. Without
     ``periods`` only stated ends count ("until", a range), not "this week", which may say when it happened."""
-    clauses = _CLAUSE_RE.split(summary)
+    parts = clauses(summary)
     if about:
-        clauses = [c for c in clauses if subject_words(c) & about]
-    ends = [e for c in clauses for e in _ends(c, at, periods)]
+        parts = [c for c in parts if subject_words(c) & about]
+    ends = [e for c in parts for e in _ends(c, at, periods)]
     return max(ends) if ends else None
 
 
