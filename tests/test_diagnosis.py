@@ -1759,3 +1759,42 @@ def test_a4_a_reply_kept_beside_the_request_it_answers_is_reviewed_material():
         return t
     assert not [f for f in rules_of(trace(True), "HALO-A4") if f[1] != "info"]
     assert [f for f in rules_of(trace(False), "HALO-A4") if f[1] != "info"]  # the promise alone is unreviewed
+
+
+def test_reading_more_periods_and_retractions():
+    from datetime import datetime, timezone
+
+    from halo_git.diagnosis.reading import says_retraction, subject_words, valid_until
+    at = datetime(2025, 8, 11, 16, tzinfo=timezone.utc)
+    assert valid_until("RED FLAG: NE 25 g40, RH 9%, expires Tue 08-12 18:00.", at).date().isoformat() == "2025-08-12"
+    # one period in a clause of its own still bounds the fact the other clauses state
+    assert valid_until("RED FLAG: NE 25 g40, RH 9%, expires Tue 08-12 18:00.", at, subject_words("red flag wind"))
+    sheet = "Riverside Sat (Mar 2-Jun 8); Lincoln turf Tue/Thu 17-20 under lights through Apr 30"
+    assert valid_until(sheet, at.replace(month=1), subject_words("Lincoln lights")).month == 4
+    assert valid_until(sheet, at.replace(month=1), subject_words("Riverside")).month == 6
+    for said in ('Dana: "Please stop pulling from the joint account"', "Nadia: don't treat it as the scanner anymore",
+                 "CMP export: 1,240 players switched marketing-push consent OFF"):
+        assert says_retraction(said), said
+    assert not says_retraction("the pump stopped working") and not says_retraction("stop-loss order filled")
+
+
+def test_m9_a_memory_of_several_facts_ends_where_the_part_read_ends():
+    t = Trace("jan")
+    sheet = t.observe(summary="Parks permit sheet: Riverside 1-3 Sat (Mar 2-Jun 8); Lincoln turf Tue/Thu 17-20 "
+                              "under lights through Apr 30", at="2024-01-20T15:00:00Z")
+    inv = t.remember([sheet], summary="Spring field inventory: Riverside Saturdays, Lincoln turf Tue/Thu evenings",
+                     at="2024-01-20T15:02:00Z")
+    r = t.recall([inv], session="may", summary="Field inventory: Lincoln turf Tue/Thu 17-20 under lights",
+                 at="2024-05-07T01:30:00Z")
+    x = t.act([r], session="may", form="execution", summary="Scheduled 4 make-ups at Lincoln turf Tue/Thu evenings",
+              at="2024-05-07T01:35:00Z")
+    assert ("HALO-M9", "high", (r, inv, x)) in found(t.diagnose())
+    t2 = Trace("jan")  # near miss: the part read holds until June
+    s2 = t2.observe(summary="Parks permit sheet: Riverside 1-3 Sat (Mar 2-Jun 8); Lincoln turf Tue/Thu 17-20 "
+                            "under lights through Apr 30", at="2024-01-20T15:00:00Z")
+    i2 = t2.remember([s2], summary="Spring field inventory: Riverside Saturdays, Lincoln turf Tue/Thu evenings",
+                     at="2024-01-20T15:02:00Z")
+    r2 = t2.recall([i2], session="may", summary="Field inventory: Riverside Saturdays", at="2024-05-07T01:30:00Z")
+    t2.act([r2], session="may", form="execution", summary="Scheduled 4 make-ups at Riverside on Saturday",
+           at="2024-05-07T01:35:00Z")
+    assert rules_of(t2, "HALO-M9") == set()

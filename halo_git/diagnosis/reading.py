@@ -439,7 +439,9 @@ _RETRACT_RE = re.compile(
     r"\b(?:withdr[ae]w\w*|revok\w*|retract\w*|rescind\w*|opt(?:s|ed)? out|unsubscrib\w*|"
     r"take (?:me|us|them|him|her) off|remove (?:me|us|them|him|her) from|(?:stop|no more|not to) "
     r"(?:send|text|call|email|e-mail|contact|messag|mail|schedul|book|assign)\w*|do not (?:contact|text|call|email)|"
-    r"no longer (?:consent|wish|want|available|volunteer\w*|authori[sz]\w*|approv\w*))", re.I)
+    r"no longer (?:consent|wish|want|available|volunteer\w*|authori[sz]\w*|approv\w*)|stop \w+ing\b|"
+    r"(?:do not|don't|never) (?:\S+ ){1,6}(?:any ?more|again)\b|consent (?:off|withdrawn|revoked)|"
+    r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off)", re.I)
 
 
 def says_retraction(summary: str) -> bool:
@@ -547,6 +549,7 @@ _WINDOW_RES = (  # each gives (month, day) of the window's last day
     (re.compile(_UNTIL + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I), lambda m: (m.group(1), m.group(2))),
     (re.compile(_UNTIL + r"(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b", re.I), lambda m: (m.group(2), m.group(1))),
 )
+_NUMERIC_UNTIL_RE = re.compile(_UNTIL + r"(\d{1,2})[/-](\d{1,2})(?![/-]?\d)", re.I)  # "expires Tue 08-12 18:00"
 _ISO_UNTIL_RE = re.compile(_UNTIL + r"(\d{4})-(\d\d)-(\d\d)\b|\b\d{4}-\d\d-\d\d\s*(?:-|\u2013|to|through)\s*"
                            r"(\d{4})-(\d\d)-(\d\d)\b", re.I)
 _PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the weekend)|(this month|for the month)|"
@@ -567,9 +570,13 @@ def valid_until(summary: str, at: datetime, about: frozenset[str] = frozenset(),
     them count: "Ramos on reserve Mar 1-14, Diaz Mar 15-31" gives Ramos's end, not Diaz's. Without
     ``periods`` only stated ends count ("until", a range), not "this week", which may say when it happened."""
     parts = clauses(summary)
+    every = [e for c in parts for e in _ends(c, at, periods)]
     if about:
-        parts = [c for c in parts if subject_words(c) & about]
-    ends = [e for c in parts for e in _ends(c, at, periods)]
+        ends = [e for c in parts if subject_words(c) & about for e in _ends(c, at, periods)]
+        if not ends and len(set(every)) == 1:
+            ends = every  # one period for the whole summary, in a clause of its own ("..., expires Tue 18:00")
+    else:
+        ends = every
     return max(ends) if ends else None
 
 
@@ -585,6 +592,19 @@ def _ends(clause: str, at: datetime, periods: bool) -> list[datetime]:
             if end < at - timedelta(days=180):  # "Jan 3-9" written in December
                 end = end.replace(year=end.year + 1)
             ends.append(end)
+    for m in _NUMERIC_UNTIL_RE.finditer(clause):  # month-day or day-month: the reading nearest after ``at``
+        a, b = int(m.group(1)), int(m.group(2))
+        found = []
+        for mon, day in ((a, b), (b, a)):
+            try:
+                end = at.replace(month=mon, day=day, hour=23, minute=59, second=59)
+            except ValueError:
+                continue
+            if end < at - timedelta(days=1):
+                end = end.replace(year=end.year + 1)
+            found.append(end)
+        if found:
+            ends.append(min(found))
     for m in _ISO_UNTIL_RE.finditer(clause):
         y, mo, d = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
         try:

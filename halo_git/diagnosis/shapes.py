@@ -359,25 +359,30 @@ def _expired(ctx, make):
     made after that period ended, with nothing newer on the subject named where it is used."""
     out = []
     by_id, g = ctx.by_id, ctx.g
-    ends: dict[str, object] = {}
+    ends: dict[tuple[str, frozenset[str]], object] = {}
 
-    def end_of(m: str):
-        if m not in ends:
+    def end_of(m: str, read: frozenset[str]):
+        """When the fact memory ``m`` keeps stops holding, for a reader whose words are ``read``: a memory of
+        several facts ("Riverside Saturdays, Lincoln evenings through Apr 30") ends where the part read ends."""
+        key = (m, read)
+        if key not in ends:
             mem = by_id[m]
             at = reading.parse_time(mem.time)
-            words = ctx.rare(m)
+            kept = ctx.rare(m) | {w for s in g.sources[m] if by_id[s].kind == "observe" for w in ctx.rare(s)}
+            words = (read & kept) or ctx.rare(m)
             if not at or reading.says_withdrawal(mem.summary) or reading.says_retraction(mem.summary):
-                ends[m] = (None, frozenset())  # a record that the thing was called off states no current fact
-                return ends[m]
-            found = [(reading.valid_until(mem.summary, at), at, words)]
+                ends[key] = (None, frozenset())  # a record that the thing was called off states no current fact
+                return ends[key]
+            found = [(reading.valid_until(mem.summary, at, words if read & ctx.rare(m) else frozenset()), at,
+                      ctx.rare(m))]
             for s in g.sources[m]:
                 src = by_id[s]
                 t = reading.parse_time(src.time)
                 if src.kind == "observe" and t and words:
-                    found.append((reading.valid_until(src.summary, t, words), t, words & ctx.rare(s)))
+                    found.append((reading.valid_until(src.summary, t, words), t, ctx.rare(m) & ctx.rare(s)))
             found = [(e, w) for e, t, w in found if e is not None and e >= t]  # a past period is a record, not a term
-            ends[m] = min(found, key=lambda f: f[0]) if found else (None, frozenset())
-        return ends[m]
+            ends[key] = min(found, key=lambda f: f[0]) if found else (None, frozenset())
+        return ends[key]
 
     for r in ctx.scoped:
         if r.kind != "recall":
@@ -389,7 +394,8 @@ def _expired(ctx, make):
         for m in g.sources[r.id]:
             if by_id[m].kind != "remember":
                 continue
-            end, fact = end_of(m)  # (when the period ended, the words of the fact stated for it)
+            read = ctx.rare(r.id).union(*(ctx.rare(u) for u in users if by_id[u].kind == "act"))
+            end, fact = end_of(m, read)  # (when the period ended, the words of the fact stated for it)
             if end is None or when <= end:
                 continue
             named = {x for u in (r.id, *users) for x in g.sources[u]}
