@@ -1362,8 +1362,9 @@ def test_m8_one_recall_of_everything_kept():
              for k in range(8)]
     new_rate = t.remember([t.observe(summary="F&A rate is now 55%"), notes[3]], summary="F&A rate now 55%; note 3 replaced")
     r = t.recall([*notes, new_rate], session="assembly", summary="pulled every note kept on this proposal")
-    t.outcome(t.act([r], session="assembly", form="preparation", summary="assembled the package"), session="assembly")
-    assert ("HALO-M8", "medium", (r, notes[3])) in found(t.diagnose())
+    pkg = t.act([r], session="assembly", form="preparation", summary="assembled the package")
+    t.outcome(pkg, session="assembly")
+    assert ("HALO-M8", "medium", (r, notes[3], pkg)) in found(t.diagnose())
     t2 = Trace("kickoff")  # near miss: a recall of the notes the step needs
     n2 = [t2.remember([t2.observe(summary=f"fact {k}")], summary=f"note {k}") for k in range(8)]
     r2 = t2.recall(n2[:3], session="assembly", summary="looked up the budget notes")
@@ -1662,8 +1663,9 @@ def test_m8_one_recall_of_every_note_kept_names_no_subject():
     t = Trace("onboard")
     notes = [t.remember([t.observe(summary=f"workload {k} sized")], summary=f"workload note {k}") for k in range(6)]
     r = t.recall(notes, session="report", summary="Loaded every workload note kept since onboarding")
-    t.act([r], session="report", form="preparation", summary="wrote the monthly savings report")
-    assert ("HALO-M8", "low", (r,)) in found(t.diagnose())
+    assert ("HALO-M8", "low", (r,)) in found(t.diagnose())  # read, used for nothing yet
+    rep = t.act([r], session="report", form="preparation", summary="wrote the monthly savings report")
+    assert ("HALO-M8", "medium", (r, rep)) in found(t.diagnose())  # the lot went into a product
     t2 = Trace("onboard")  # near miss: every note on one subject is a selection
     n2 = [t2.remember([t2.observe(summary=f"workload {k} sized")], summary=f"workload note {k}") for k in range(6)]
     t2.act([t2.recall(n2, session="report", summary="Loaded every note on the checkout workload")], session="report",

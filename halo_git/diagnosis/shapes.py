@@ -45,9 +45,10 @@ RULE_SPECS = (
     ("HALO-M8", "unbounded-history-read-back", "medium / low",
      "three or more recalls, in two or more sessions, each reading back every memory the one before read and "
      "more (ending with four or more): the whole history is re-read every turn with no selection or cut-off. "
-     "Without such a chain, a single recall that says it reads back every note kept (no subject named) and "
-     "names five or more memories (at least three in four kept so far) is low, medium when it carries a memory "
-     "beside the one that replaced it",
+     "Without such a chain, a recall that says it reads back every note kept (no subject named, or \"on file\", "
+     "\"the full history\") and names five or more memories, or more than such a recall before it (at least two "
+     "in three kept so far), is low, medium when it carries a memory beside the one that replaced it or a "
+     "preparation or execution is built from it",
      "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories."),
     ("HALO-M9", "stale-read-back", "high / medium / low",
      "a recall of a memory after a newer observation on the same subject reported a change (a new version, a "
@@ -243,7 +244,8 @@ def _unbounded(ctx, make):
         if e.kind != "recall":
             continue
         got = frozenset(s for s in ctx.g.sources[e.id] if by_id[s].kind == "remember")
-        if len(got) >= 5 and len(got) >= 0.75 * kept and reading.says_everything(by_id[e.id].summary):
+        if len(got) >= 3 and len(got) >= 2 * kept / 3 and reading.says_everything(by_id[e.id].summary) and (
+                len(got) >= 5 or any(w < got for _, w in whole)):  # five, or again and more than last time
             whole.append((e.id, got))
         if len(got) < 2:
             continue
@@ -276,7 +278,8 @@ def _unbounded(ctx, make):
 
 def _whole(ctx, make, whole):
     """One recall that reads back everything kept (with no growing chain to show it turn by turn): low,
-    medium when a memory it carries was replaced by another it also carries."""
+    medium when a memory it carries was replaced by another it also carries, or when a preparation or an
+    execution is built from the lot (outdated material then reaches the product)."""
     out = []
     by_id, g = ctx.by_id, ctx.g
     for r, got in whole:
@@ -284,11 +287,14 @@ def _whole(ctx, make, whole):
             continue
         old = next((m for m in sorted(got, key=ctx.pos.__getitem__)
                     if any(m in g.sources[n] for n in got if n != m)), None)
+        made = next((u for u in ctx.used_by.get(r, ()) if by_id[u].kind == "act"
+                     and by_id[u].fields["form"] in ("preparation", "execution")), None)
         out.append(make(
-            "HALO-M8", [r, *([old] if old else [])],
+            "HALO-M8", [r, *([old] if old else []), *([made] if made else [])],
             f"Reads back {len(got)} memories, everything kept so far" + (
-                f", {old} among them beside the memory that replaced it." if old else "."),
-            "medium" if old else "low", by_id[r],
+                f", {old} among them beside the memory that replaced it" if old else "") + (
+                f"; {made} is built from the lot." if made else "."),
+            "medium" if old or made else "low", by_id[r],
             "Nothing selects what the step needs, so outdated material rides along with the current one.",
             "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories.",
         ))
