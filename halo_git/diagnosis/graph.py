@@ -121,8 +121,9 @@ def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse:
     party that asserts a rule), a result (an answer of the user's included), a rule the user made, an act already checked and not failed, a reviewed memory
     or a recall of reviewed ones."""
     k = x.kind
-    if k == "observe" and reading.says_external(x.summary):
-        return False  # what a third party wrote that asserts a rule is hearsay until checked with the source
+    if k == "observe" and (reading.says_external(x.summary) or reading.says_relayed(x.summary)):
+        return False  # what a third party wrote that asserts a rule, or a claim relayed from an unchecked
+        # channel, is hearsay until checked with the source
     if k in ("observe", "outcome") or is_user_rule(x):
         return True  # taken in from the world or the user (a failure it reports is _failed_source's business)
     if k == "act":

@@ -526,6 +526,21 @@ def speaks_for_self(summary: str) -> bool:
     return bool(_OWN_RE.search(summary)) and not _CLAIM_RE.search(summary)
 
 
+# Content relayed from an unchecked channel: a forwarded text from an unknown sender, a paste, a chat
+# claim, a note scribbled on a form. Kept as fact, it is a claim nobody checked.
+_RELAYED_RE = re.compile(
+    r"\b(?:forwarded|fwd|pastebin|paste|telegram|whatsapp|sms|text message|chat|dm|voicemail|rumou?r|hearsay|"
+    r"unverified|unconfirmed|not in (?:his|her|their|my|our) contacts|unknown (?:number|sender)|margin note|"
+    r"handwritten|scribbled|word of mouth|overheard|osint)\b", re.I)
+
+
+def says_relayed(summary: str) -> bool:
+    """Content relayed from an unchecked channel ("SMS forwarded from a number not in his contacts",
+    "pastebin link", "pax chat: 'I'm Gold tier'", "handwritten margin note"): kept as fact, a claim
+    nobody checked, unless the person speaks about their own request (``speaks_for_self``)."""
+    return bool(_RELAYED_RE.search(summary)) and not speaks_for_self(summary)
+
+
 def says_external(summary: str) -> bool:
     """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent (not
     a person's say over their own things, ``speaks_for_self``)."""
