@@ -1819,3 +1819,25 @@ def test_a4_a_claim_relayed_from_an_unchecked_channel_kept_as_fact():
     from halo_git.diagnosis.reading import says_relayed
     assert says_relayed("Pax chat K. Lindqvist: 'I'm Gold tier and need an aisle seat up front'")
     assert not says_relayed("Customer chat: please cancel my order 4471")  # their own say over their order
+
+
+def test_a2_an_agent_that_checks_its_executions_skipped_this_one():
+    def trace(checked_last: bool):
+        t = Trace("s1")
+        for k in range(4):
+            x = t.act([t.observe(summary=f"feeder {k} loading read")], form="execution", summary=f"switched feeder {k}")
+            t.outcome(x, summary=f"feeder {k} loading 71%, no alarms")
+        x = t.act([t.observe(summary="H-4 predicted 93%")], form="execution", summary="transferred H-3 load to H-4")
+        if checked_last:
+            t.outcome(x, summary="H-4 loading 88%, no alarms")
+        t.observe(session="s2", summary="shift handover")
+        return t, x
+    t, x = trace(False)
+    assert ("HALO-A2", "medium", (x,)) in found(t.diagnose())
+    t2, x2 = trace(True)  # the next step: check it as the others were checked
+    assert not [f for f in rules_of(t2, "HALO-A2") if f[2] == (x2,)]
+    t3 = Trace("s1")  # near miss: an agent that logs no results at all draws the coverage figure, not medium each
+    for k in range(5):
+        t3.act([t3.observe(summary=f"feeder {k} read")], form="execution", summary=f"switched feeder {k}")
+    t3.observe(session="s2", summary="shift handover")
+    assert {f[1] for f in rules_of(t3, "HALO-A2")} == {"info"}

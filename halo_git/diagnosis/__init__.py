@@ -92,7 +92,8 @@ RULES: dict[str, Rule] = {
             "and for a preparation no later event using it; medium when a later act relies on it (or an "
             "execution's only result says it was merely queued), low when it awaits a result that never comes "
             "(pending, or an execution that hands something to another party: submitted, requested, ordered, "
-            "booked), info otherwise. An act HALO-A1 covers is not repeated here, nor a "
+            "booked), medium for an execution when the agent checks at least three in four of its executions "
+            "(four or more) and the trace goes on past its session (the skipped check stands out), info otherwise. An act HALO-A1 covers is not repeated here, nor a "
             "communication the user asked for that no later event builds on (a reply or a reminder: the user "
             "is its check; it still counts in the outcome coverage and the Open loops list)",
             "Check how the act went: log halo_outcome about it, or halo_observe naming it in uses.",
@@ -1305,6 +1306,10 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             f = _a4(ctx, a, e, *cross)
             if f is not None:
                 add(f)
+    executions = [e.id for e in ctx.events if e.kind == "act" and e.fields["form"] == "execution"]
+    unchecked = set(outcomes.open_loops)
+    habit = len(executions) >= 4 and sum(x not in unchecked for x in executions) >= 0.75 * len(executions)
+    last_top = g.order[ctx.events[-1].session] if ctx.events else 0
     for i in outcomes.open_loops:
         if i in a1:
             continue
@@ -1322,6 +1327,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         elif queued or reading.says_pending(by_id[i].summary) or (
                 f["form"] == "execution" and reading.awaits_reply(by_id[i].summary)):
             sev = "low"  # it awaits a result that never comes back (queued, or submitted to someone who answers)
+        elif f["form"] == "execution" and habit and g.order[by_id[i].session] < last_top:
+            sev = "medium"  # an agent that checks its executions skipped this one, and the trace went on
         else:
             sev = "info"
         add(_finding(

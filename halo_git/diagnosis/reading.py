@@ -392,7 +392,7 @@ _PROMISE_RE = re.compile(
     r"email|e-mail|call|ping|let|inform|update|report|share|forward)|"
     r"then (?:notify|tell|inform|let|send|email|e-mail|message|ping|post)|"
     r"once (?:the|it|they|verified|done|finished)\b.*\b(?:notify|tell|inform|let .* know)|"
-    r"remind (?:them|you|him|her|me)\b)", re.I)
+    r"remind (?:them|you|him|her|me)\b|will do\b|on it\b)", re.I)
 
 
 _TELLING_RE = re.compile(r"\b(?:tell|notify|inform|let|message|email|e-mail|call|ping|update|remind|report|share|"
