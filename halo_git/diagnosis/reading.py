@@ -47,6 +47,7 @@ ADVERSE_WORDS = (
     "no one got back", "oomkilled", "no longer works", "in a row", "third time", "second time", "third week",
     "not acceptable", "unacceptable", "not approved", "lag", "paged", "slow", "slower", "slowdown", "escalation",
     "wilting", "wilted", "overdrawn", "cut off", "got worse", "worse",
+    "e-stop", "estop", "emergency stop", "protective stop", "near miss", "near-miss", "tripped", "alarm", "alarms",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
