@@ -1858,3 +1858,35 @@ def test_s1_a_safety_stop_then_a_message_from_the_other_result_of_the_same_act()
     s2 = t2.outcome(p2, summary="SAFETY PLC evt 7731: R-07 protective stop aisle C4, 0.4 m from a picker")
     t2.act([f2, s2], summary="Msg K.Mensah: wave 3 on time, but a protective stop near a picker; cap back to 1.2")
     assert not [f for f in rules_of(t2, "HALO-S1") if f[1] == "high"]
+
+
+def test_m6_a_newer_memory_that_says_it_replaces_without_naming_the_old_one():
+    def trace(newer: str, who: str = "Russo"):
+        t = Trace("s1")
+        old = t.remember([t.observe(summary="carry-forward notes imported")],
+                         summary="Russo: refund by direct deposit to Coastline CU, acct ending 4471")
+        t.remember([t.observe(session="s3", summary=f"{who} portal message with a voided cheque")], session="s3",
+                   summary=newer)
+        r = t.recall([old], session="s4", summary="pulled Russo's banking profile")
+        x = t.act([r], session="s4", form="execution", summary="e-filed with the refund to Coastline 4471")
+        return t, r, old, x
+    t, r, old, x = trace("Russo: direct deposit now Summit Federal acct ending 0926; Coastline 4471 is closed")
+    assert [f for f in rules_of(t, "HALO-M6") if f[1] == "high" and f[2][:2] == (r, old)]
+    t2, *_ = trace("Russo: refund by direct deposit to Coastline CU confirmed for this year")  # near miss: no replacement
+    assert rules_of(t2, "HALO-M6") == set()
+    from halo_git.diagnosis.reading import identifiers
+    assert identifiers("S03 status (replaces the 2 Sep note)") == {"s03"}
+    assert not identifiers("S03 status") & identifiers("S11: secure on fraction addition")
+
+
+def test_m6_is_high_when_the_stale_recall_reaches_an_execution():
+    t = Trace("s1")
+    old = t.remember([t.observe(summary="Priya: indemnity fallback is a cap at 2x fees")],
+                     summary="Halvard indemnity fallback: cap at 2x fees")
+    new = t.remember([t.observe(session="s2", summary="Priya: fallback is now 1x fees")], session="s2",
+                     summary="Halvard indemnity fallback now 1x fees; replaces the 2x note")
+    t.add("remember", [old, new], session="s2", summary="replaces the April note: 1x from now on")
+    r = t.recall([old], session="s3", summary="looked up Halvard's indemnity fallback")
+    draft = t.act([r], session="s3", form="preparation", summary="drafted round-2 with a cap at 2x")
+    t.act([draft], session="s3", form="execution", summary="sent the round-2 redline to Mercer")
+    assert [f for f in rules_of(t, "HALO-M6") if f[1] == "high" and f[2][0] == r]

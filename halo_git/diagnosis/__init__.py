@@ -152,9 +152,12 @@ RULES: dict[str, Rule] = {
             "and stop recalling it.",
         ),
         Rule(
-            "HALO-M6", "superseded-memory-recalled", "medium / low",
-            "a memory that a newer remember names (directly, or through a recall that retrieved it), recalled "
-            "again after that newer memory was kept; medium when an act follows from the stale recall",
+            "HALO-M6", "superseded-memory-recalled", "high / medium / low",
+            "a memory that a newer remember names (directly, or through a recall that retrieved it), or that a "
+            "newer remember naming no memory replaces in so many words on the same subject (two uncommon words "
+            "in common, no differing identifiers such as S03 and S11), recalled again after that newer memory was "
+            "kept; medium when an act follows from the stale recall, high when "
+            "the newer memory is never recalled or an execution follows within a few steps",
             "Recall the newer memory instead, and mark the old one as replaced so it stops being retrieved.",
         ),
         Rule(
@@ -1221,6 +1224,21 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 tuple(x for x in g.sources[s] if by_id[x].kind == "remember") if by_id[s].kind == "recall" else ())
             for old in olds:
                 superseded.setdefault(old, e.id)
+    # A newer memory that says it replaces ("now", "instead of", "is closed") what an earlier one on the same
+    # subject keeps (two uncommon words in common) supersedes it even when it does not name it.
+    kept_so_far: list[str] = []
+    for e in ctx.events:
+        if e.kind != "remember":
+            continue
+        names_one = any(by_id[s].kind in ("remember", "recall") for s in g.sources[e.id])  # it said which
+        if not names_one and (reading.says_replacement(e.summary) or reading.says_withdrawal(e.summary)):
+            words, ids = ctx.rare(e.id), reading.identifiers(e.summary)
+            for old in kept_so_far[-500:]:
+                theirs = reading.identifiers(by_id[old].summary)
+                if old not in superseded and len(words & ctx.rare(old)) >= 2 and not (ids and theirs and
+                                                                                       not ids & theirs):
+                    superseded[old] = e.id  # (S03's note does not replace S11's)
+        kept_so_far.append(e.id)
     for m in write.memories:
         new = superseded.get(m.id)
         if new is None or not (reading.says_replacement(by_id[new].summary) or reading.says_withdrawal(by_id[new].summary)):
@@ -1230,11 +1248,12 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             continue
         acted = any(r in ctx.reach for r in stale)
         lost = not ctx.recalled_by.get(new)  # the newer version is never looked up at all
+        carried = any(_shapes._execution_after(ctx, r) for r in stale)  # it reached an execution
         add(_finding(
             "HALO-M6", [stale[0], m.id, new, *stale[1:]],
             f"Recalls {m.id}, which {new} remember replaced" + (f" ({_ids_text(stale[1:])} do the same)" if stale[1:] else "")
             + "." + (f" {new} is never recalled." if lost else ""),
-            ("high" if lost else "medium") if acted else "low", by_id[stale[0]],
+            ("high" if lost or carried else "medium") if acted else "low", by_id[stale[0]],
             "The stale recall feeds an act, so superseded material still drives behaviour." if acted else
             "The superseded version keeps reaching the agent's context and can win over the newer one.",
             f"Have the agent retrieve {new} instead of {m.id}, and mark {m.id} as replaced so it is no longer recalled.",

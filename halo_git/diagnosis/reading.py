@@ -419,7 +419,8 @@ _WITHDRAW_RE = re.compile(
     r"not be cited|stop using)\b", re.I)
 _REPLACE_RE = re.compile(
     r"\b(?:replac\w*|in place of|supersed\w*|instead of|no longer|obsolete|outdated|revised|corrected|correction|"
-    r"changed|moved|now (?:is|are|on|at|in)|new (?:version|value|address|owner|slot|time))\b", re.I)
+    r"changed|moved|now (?:is|are|on|at|in)|new (?:version|value|address|owner|slot|time|account|number)|"
+    r"(?:is|was|has been|now) closed)\b", re.I)
 _CHANGE_RE = re.compile(
     r"\b(?:v\d+|version|updated?|updates|revised|revision|changed?|changes|moved|moves|clos(?:e|es|ed|ing) for|closure|"
     r"renovat\w*|replac\w*|supersed\w*|retract\w*|withdr[ae]w\w*|no longer|new (?:version|address|owner|rule|value)|"
@@ -666,6 +667,15 @@ thanks ok okay fine yes good well mon tue wed thu fri sat sun morning evening ni
 monday tuesday wednesday thursday friday saturday sunday
 tell notify inform update updates know remind reminder message ping post email e-mail then once
 """.split())
+
+
+_IDENT_RE = re.compile(r"\b(?=[A-Za-z-]*\d)(?=[\d-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b")
+
+
+def identifiers(summary: str) -> frozenset[str]:
+    """Tokens that mix letters and digits ("S03", "A-2294", "RX418", "INV-0342"): names of one thing each.
+    Two summaries with identifiers and none in common speak of different things."""
+    return frozenset(m.group(0).lower() for m in _IDENT_RE.finditer(summary))
 
 
 @lru_cache(maxsize=1 << 18)
