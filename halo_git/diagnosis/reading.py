@@ -571,6 +571,8 @@ _ISO_UNTIL_RE = re.compile(_UNTIL + r"(\d{4})-(\d\d)-(\d\d)\b|\b\d{4}-\d\d-\d\d\
                            r"(\d{4})-(\d\d)-(\d\d)\b", re.I)
 _PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the weekend)|(this month|for the month)|"
                         r"(today's|tonight's|for today|for tonight|for the day|this shift|for the shift))\b", re.I)
+_PERIOD_HINT_RE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|until|till|through|thru|valid|"
+                             r"expir|ends?\b|week|month|today|tonight|shift|for the day)|\d{4}-\d\d-\d\d", re.I)
 _CLAUSE_RE = re.compile(r"[,;]\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
 
 
@@ -586,6 +588,8 @@ def valid_until(summary: str, at: datetime, about: frozenset[str] = frozenset(),
     logged; None when it states no period. With ``about`` (subject words), only the clauses that speak of
     them count: "Ramos on reserve Mar 1-14, Diaz Mar 15-31" gives Ramos's end, not Diaz's. Without
     ``periods`` only stated ends count ("until", a range), not "this week", which may say when it happened."""
+    if not _PERIOD_HINT_RE.search(summary):
+        return None  # (most summaries state no period: one scan settles it)
     parts = clauses(summary)
     every = [e for c in parts for e in _ends(c, at, periods)]
     if about:
