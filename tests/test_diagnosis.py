@@ -1890,3 +1890,26 @@ def test_m6_is_high_when_the_stale_recall_reaches_an_execution():
     draft = t.act([r], session="s3", form="preparation", summary="drafted round-2 with a cap at 2x")
     t.act([draft], session="s3", form="execution", summary="sent the round-2 redline to Mercer")
     assert [f for f in rules_of(t, "HALO-M6") if f[1] == "high" and f[2][0] == r]
+
+
+def test_r7_a_grant_for_one_occasion_used_for_another():
+    def trace(job: str):
+        t = Trace("s1")
+        ok = t.observe(summary='Reyes: "OK, for this job only let the pre-check take a portable ground. Put the rule '
+                               'back after."')
+        rule = t.revise([ok], target="pre-check rule: grounding", made_by="user", governance="approved",
+                        summary="Grounding pre-check accepts one portable ground in place of a fixed ground, for "
+                                "SO-7781 (Reyes, this job only)")
+        t.act([rule], form="execution", summary="SO-7781 steps 7-9: G1 and PG-3 applied")
+        pre = t.act([t.observe(session="s2", summary="new order on the H-9 tap")], session="s2")
+        x = t.act([pre, rule], session="s2", form="preparation",
+                  summary=f"Pre-check {job}: portable ground accepted under the current grounding rule. PASS")
+        return t, rule, x
+    t, rule, x = trace("SO-7790")
+    assert [f for f in rules_of(t, "HALO-R7") if f[1] == "medium" and f[2][:2] == (rule, x)]  # the user granted it
+    t2, rule2, _ = trace("SO-7781 stage 2")  # near miss: the same occasion the grant names
+    assert not rules_of(t2, "HALO-R7")
+    from halo_git.diagnosis.reading import says_loosening, says_scoped
+    assert says_loosening("simple returns may go on the signed 8879 without preparer sign-off, through 04-15")
+    assert says_scoped("simple returns may go without preparer sign-off, through 04-15")
+    assert says_scoped("for SO-7781 (Reyes, this job only)")

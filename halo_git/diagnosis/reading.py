@@ -334,7 +334,8 @@ _LOOSEN_RE = re.compile(
     r"lift\w*|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check|block)\w*|non-blocking|"
     r"(?:made|make|set|marked?) (?:\S+ ){0,3}(?:optional|advisory|warn(?:ing)?[- ]only)|turn\w* off|switch\w* off|"
     r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|auto-?(?:accept|approve|merge)\w*|"
-    r"unlimited|any (?:amount|size)|without (?:asking|review|approval|a check)|"
+    r"unlimited|any (?:amount|size)|without (?:\S+ ){0,2}(?:asking|review|approval|check|sign-?off)|"
+    r"accept\w* [\w ]{1,30}(?:in place of|instead of)|"
     r"rais\w*[^.;]{0,40}\b(?:alert|threshold|limit|cap|ceiling|quota|budget)|quiet\w*|silenc\w*|mut(?:e|ed) |"
     r"(?:limit|cap|ceiling|threshold|quota|budget)\w*\s+(?:raised|increased|lifted|extended|relaxed|widened))\b", re.I)
 # a grant that ends by itself: no need to put it back
@@ -345,7 +346,8 @@ _SCOPED_RE = re.compile(
     r"\b(?:just|only) (?:for|this|today|once)\b|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|\btoday\b|"
     r"\btonight\b|\btemporar\w*|\bfor now\b|\buntil\b|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
     r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install|festival|event|holiday|peak|weekend|drive)\b|\bput (?:it )?back\b|"
-    r"\bfor [\w ,/-]{1,30} only\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days? only\b|"
+    r"\bfor [\w ,/-]{1,30} only\b|\bthis \w+ only\b|\b(?:through|thru) (?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+    r"nov|dec)\w*\.? \d)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days? only\b|"
     r"\b\d{1,2} ?[-–] ?\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b|\breverts? (?:to|on)\b|\b(?:it is |it's )?back to \d", re.I)
 _STANDING_RE = re.compile(r"\b(?:every|weekday|weekdays|daily|always|standing|permanent\w*|for good|from now on|"
                           r"recurring|each)\b", re.I)

@@ -37,7 +37,8 @@ RULE_SPECS = (
     ("HALO-R7", "loosening-persists", "high / medium",
      "a revise that loosens a limit (allows, unlocks, skips a check, raises a threshold) on a grant scoped to "
      "one occasion, that nothing later restores (no later revise of the target) while the trace goes on: made "
-     "standing by its own wording, or still relied on two or more sessions later by an execution, or seen "
+     "standing by its own wording, or still relied on two or more sessions later by an execution (or in a later "
+     "session for another occasion than the one it names: SO-7790 under a grant for SO-7781), or seen "
      "still in force; high when the agent made it or an execution rests on it later. Also (medium) a user's "
      "loosening logged with governance=none that nothing later restores",
      "Restore the limit when the occasion ends (log the revise that puts it back), or have the user make the "
@@ -196,8 +197,11 @@ def _loosening(ctx, make):
         if last_order - here < 1:
             continue
         standing = reading.says_standing(e.summary) and not reading.says_scoped(e.summary)
-        late = [u for u in _downstream(ctx, e.id, 3) if by_id[u].kind == "act" and order[by_id[u].session] - here >= 2
-                and by_id[u].fields["form"] in ("execution", "preparation")]  # a report naming it relies on nothing
+        occasion = reading.identifiers(e.summary)  # "for SO-7781 only": the occasion the grant names
+        late = [u for u in _downstream(ctx, e.id, 3) if by_id[u].kind == "act" and by_id[u].fields["form"] in (
+                "execution", "preparation") and (order[by_id[u].session] - here >= 2 or (  # a report relies on nothing
+                order[by_id[u].session] > here and occasion and reading.identifiers(by_id[u].summary)
+                and not occasion & reading.identifiers(by_id[u].summary)))]  # or used for another occasion
         words = ctx.rare(e.id)
         seen_still = [x.id for x in ctx.events[pos[e.id] + 1:] if x.kind == "observe" and order[x.session] > here
                       and reading.says_again(x.summary) and len(words & ctx.rare(x.id)) >= 2]
@@ -216,7 +220,8 @@ def _loosening(ctx, make):
             continue
         exe = any(by_id[u].fields["form"] == "execution" for u in late)
         why_text = ("its own wording makes a one-off grant standing" if standing else
-                    f"{late[0]} still relies on it {order[by_id[late[0]].session] - here} sessions later" if late else
+                    f"{late[0]} still relies on it {order[by_id[late[0]].session] - here} session"
+                    f"{'s' if order[by_id[late[0]].session] - here != 1 else ''} later" if late else
                     f"{seen_still[0]} sees it still in force")
         out.append(make(
             "HALO-R7", [e.id, *late[:3], *seen_still[:1]],
