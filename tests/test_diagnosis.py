@@ -1913,3 +1913,25 @@ def test_r7_a_grant_for_one_occasion_used_for_another():
     assert says_loosening("simple returns may go on the signed 8879 without preparer sign-off, through 04-15")
     assert says_scoped("simple returns may go without preparer sign-off, through 04-15")
     assert says_scoped("for SO-7781 (Reyes, this job only)")
+
+
+def test_m2_a_restriction_an_execution_went_without_and_identifiers_as_subjects():
+    def trace(later_reads_newer: bool):
+        t = Trace("s1")
+        note = t.remember([t.observe(summary="Donor agreement clause 4.2 for boxes 105-106")],
+                          summary="Whitcombe boxes 105-106: no online publication, on-site only (clause 4.2)")
+        t.observe(session="s2", summary="scanning day")
+        srcs = [t.observe(session="s3", summary="batch 2 ready: Whitcombe images from boxes 104-106")]
+        if later_reads_newer:
+            newer = t.remember([t.observe(session="s3", summary="donor lifted the restriction")], session="s3",
+                               summary="Whitcombe boxes 105-106: restriction lifted by the donor, online now fine")
+            srcs.append(t.recall([newer], session="s3", summary="checked the Whitcombe rights note"))
+        x = t.act(srcs, session="s3", form="execution", summary="published batch 2: Whitcombe boxes 104-106")
+        return t, note, x
+    t, note, x = trace(False)
+    assert ("HALO-M2", "high", (note, x)) in found(t.diagnose())
+    t2, note2, _ = trace(True)  # near miss: the act read a newer memory of the same subject
+    assert not [f for f in rules_of(t2, "HALO-M2") if f[1] != "info"]
+    from halo_git.diagnosis.reading import says_constraint
+    assert says_constraint("A-2297: must be admitted ahead of oversubscription criteria")
+    assert not says_constraint("A-2294 Pereira: family address Elm Rd, 0.6 km")

@@ -123,10 +123,11 @@ RULES: dict[str, Rule] = {
             "Name what the memory keeps (an observation, act or outcome) in uses so its provenance can be checked.",
         ),
         Rule(
-            "HALO-M2", "memory-never-read-back", "medium / info",
+            "HALO-M2", "memory-never-read-back", "high / medium / info",
             "a remember that no later event names (neither a recall nor a direct use), although the trace goes on; "
-            "medium when a later session acts on its subject without it, which also holds for a memory read back "
-            "only in the session that kept it",
+            "medium when a later session acts on its subject without it (two uncommon words or an identifier in "
+            "common), which also holds for a memory read back only in the session that kept it; high when the "
+            "memory keeps a restriction (\"on-site only\", \"must\", \"never\") and an execution went without it",
             "Recall the memory when it is relevant, or stop retaining this kind of material.",
         ),
         Rule(
@@ -1149,11 +1150,14 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         ))
     for i in read.never_recalled:
         same = _later_act_on(ctx, i, i, other_session=True)  # a later session acting on its subject
+        # a restriction kept ("on-site only", "must be admitted first") that an execution then went without
+        bound = same and reading.says_constraint(by_id[i].summary) and (
+            by_id[same].fields["form"] == "execution" or _shapes._execution_after(ctx, same))
         add(_finding(
             "HALO-M2", [i, *([same] if same else [])],
             "No later event names it, neither a recall nor a direct use"
             + (f"; {same} act later deals with the same subject without it." if same else "."),
-            "medium" if same else "info", by_id[i],
+            "high" if bound else "medium" if same else "info", by_id[i],
             (f"{same} acted on what this memory is about without reading it back, so what the agent kept did not "
              "reach the step it was for.") if same else
             f"The trace went on for {_plural(after(i), 'more event')} without reading it back: the agent keeps "
@@ -1597,7 +1601,8 @@ def _later_act_on(ctx: _Context, subject: str, after: str, *, form: str | None =
     observations it names. ``form``: only acts of that form (else any but silence);
     ``other_session``: only acts of a session other than the subject's."""
     words = ctx.rare(subject)
-    if len(words) < 2:
+    ids = reading.identifiers(ctx.by_id[subject].summary)
+    if len(words) < 2 and not ids:
         return None
     session = ctx.by_id[subject].session
     start = ctx.pos[after] + 1
@@ -1607,9 +1612,20 @@ def _later_act_on(ctx: _Context, subject: str, after: str, *, form: str | None =
         if (e.fields["form"] != form) if form else e.fields["form"] == "silence":
             continue
         seen = ctx.rare(e.id).union(*(ctx.rare(s) for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe"))
-        if len(words & seen) >= 2:
+        if len(words & seen) >= 2 or ids & reading.identifiers(e.summary):  # (an identifier names one thing)
+            if other_session and _read_other_memory_on(ctx, e.id, words, ids):
+                continue  # it read a newer memory of the same subject: it did not go without
             return e.id
     return None
+
+
+def _read_other_memory_on(ctx: _Context, act: str, words: frozenset[str], ids: frozenset[str]) -> bool:
+    """Whether ``act`` rests on a memory (named, or retrieved by a recall it names) that speaks of the same
+    subject: two uncommon words or an identifier in common."""
+    g, by_id = ctx.g, ctx.by_id
+    mems = [s for s in g.sources[act] if by_id[s].kind == "remember"] + [
+        m for s in g.sources[act] if by_id[s].kind == "recall" for m in g.sources[s] if by_id[m].kind == "remember"]
+    return any(len(words & ctx.rare(m)) >= 2 or ids & reading.identifiers(by_id[m].summary) for m in mems)
 
 
 def _answered(g: "_Graph", act: str) -> bool:

@@ -469,6 +469,17 @@ _RULE_RE = re.compile(r"\b(?:rule|rules|policy|addition|always|never|must|should
                       r"exempt\w*|skip|allowed|may)\b", re.I)
 
 
+_RESTRICT_RE = re.compile(r"\b(?:only|restrict\w*|prohibit\w*|forbid\w*|not (?:allowed|permitted)|no \w+ (?:\w+ )?"
+                          r"(?:before|after|without|unless|publication|access|use)|do not|don't|ahead of|statutory)\b",
+                          re.I)
+
+
+def says_constraint(summary: str) -> bool:
+    """A memory that keeps a restriction or an obligation ("no online publication, on-site only", "must be
+    admitted ahead of the criteria"): a rule to follow, or a limit on what may be done."""
+    return says_rule(summary) or bool(_RESTRICT_RE.search(summary))
+
+
 def says_rule(summary: str) -> bool:
     """A memory worded as a rule to follow, not as a record of what happened."""
     return bool(_RULE_RE.search(summary))
