@@ -1935,3 +1935,10 @@ def test_m2_a_restriction_an_execution_went_without_and_identifiers_as_subjects(
     from halo_git.diagnosis.reading import says_constraint
     assert says_constraint("A-2297: must be admitted ahead of oversubscription criteria")
     assert not says_constraint("A-2294 Pereira: family address Elm Rd, 0.6 km")
+
+
+def test_reading_a_failure_word_followed_by_its_end_is_not_adverse():
+    from halo_git.diagnosis.reading import is_adverse
+    assert not is_adverse("SCADA: H-14 back to 62%. Outage ended 14:31, 29 min early.")
+    assert not is_adverse("Restarts stopped; checkout error rate back to 0.1%")
+    assert is_adverse("error rate still 4%") and is_adverse("errors back again") and is_adverse("job failed and stopped")

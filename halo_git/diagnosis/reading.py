@@ -98,7 +98,8 @@ def intended(outcome: str, act: str) -> bool:
 
 
 # The failure named is going away: "errors fell to zero", "timeouts stopped", "the 5xx cleared".
-_RECEDE = frozenset("fell dropped down cleared gone stopped subsided disappeared vanished ceased".split())
+_RECEDE = frozenset("fell dropped down cleared gone stopped subsided disappeared vanished ceased ended resolved "
+                    "restored recovered over".split())
 
 
 def _receding(toks: list[str], i: int) -> bool:
@@ -107,6 +108,8 @@ def _receding(toks: list[str], i: int) -> bool:
     for j in range(i + 1, min(i + 4, len(toks))):
         if toks[j] in _RECEDE:
             return not (toks[j] == "fell" and j + 1 < len(toks) and toks[j + 1] == "back")  # "fell back": a fallback
+        if toks[j] == "back" and j + 1 < len(toks) and toks[j + 1] in ("to", "at", "within", "under", "below", "on"):
+            return True  # "error rate back to 0.1%"
     return False
 
 
