@@ -108,8 +108,9 @@ def _receding(toks: list[str], i: int) -> bool:
     for j in range(i + 1, min(i + 4, len(toks))):
         if toks[j] in _RECEDE:
             return not (toks[j] == "fell" and j + 1 < len(toks) and toks[j + 1] == "back")  # "fell back": a fallback
-        if toks[j] == "back" and j + 1 < len(toks) and toks[j + 1] in ("to", "at", "within", "under", "below", "on"):
-            return True  # "error rate back to 0.1%"
+        if toks[j] == "back" and j + 2 < len(toks) and toks[j + 1] in ("to", "at", "within", "under", "below") and (
+                toks[j + 2][0].isdigit() or toks[j + 2] in ("normal", "baseline", "zero", "green", "service")):
+            return True  # "error rate back to 0.1%" (not "nobody got back to them")
     return False
 
 
