@@ -1942,3 +1942,23 @@ def test_reading_a_failure_word_followed_by_its_end_is_not_adverse():
     assert not is_adverse("SCADA: H-14 back to 62%. Outage ended 14:31, 29 min early.")
     assert not is_adverse("Restarts stopped; checkout error rate back to 0.1%")
     assert is_adverse("error rate still 4%") and is_adverse("errors back again") and is_adverse("job failed and stopped")
+
+
+def test_reading_a_dismissed_alert_is_adverse_and_quotes_do_not_hide_words():
+    from halo_git.diagnosis.reading import is_adverse
+    assert is_adverse("Reyes 19:55: 'sun glare off the reservoir, stand down'.")
+    assert is_adverse("Duty officer: false alarm, dust devil")
+    assert not is_adverse("errors fell to zero") and not is_adverse("timeouts stopped")
+
+
+def test_s3_twice_in_nearly_the_same_words_across_releases():
+    t = Trace("jun03")
+    up = t.act([t.observe(summary="5.8.0 build ready")], form="execution", summary="Uploaded 5.8.0 (8120) to the track")
+    first = t.outcome(up, summary="Upload rejected: version code 8120 has already been used")
+    up2 = t.act([t.observe(session="jun16", summary="5.8.1 build ready")], session="jun16", form="execution",
+                summary="Uploaded 5.8.1 (8130) to the internal track")
+    again = t.outcome(up2, session="jun16", summary="Upload rejected: version code 8130 has already been used")
+    assert ("HALO-S3", "medium", (again, first)) in found(t.diagnose())
+    t.remember([again, first], session="jun16", summary="Lesson: bump the version code before the upload; "
+                                                      "a used version code gets the upload rejected")
+    assert rules_of(t, "HALO-S3") == set()  # the next step: keep the lesson

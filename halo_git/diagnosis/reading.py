@@ -48,6 +48,7 @@ ADVERSE_WORDS = (
     "not acceptable", "unacceptable", "not approved", "lag", "paged", "slow", "slower", "slowdown", "escalation",
     "wilting", "wilted", "overdrawn", "cut off", "got worse", "worse",
     "e-stop", "estop", "emergency stop", "protective stop", "near miss", "near-miss", "tripped", "alarm", "alarms",
+    "false alarm", "false positive", "false-positive", "stand down", "stood down",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -75,7 +76,7 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
 
 
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
-_TOKEN_RE = re.compile(r"[a-z0-9][a-z0-9'-]*")
+_TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?")  # no quote or dash at either end
 _SINGLE_WORDS = frozenset(w for w in ADVERSE_WORDS if " " not in w)
 _PHRASES: dict[str, tuple[tuple[str, ...], ...]] = {}
 for _w in ADVERSE_WORDS:
@@ -102,10 +103,11 @@ _RECEDE = frozenset("fell dropped down cleared gone stopped subsided disappeared
                     "restored recovered over".split())
 
 
-def _receding(toks: list[str], i: int) -> bool:
-    if toks[i].endswith("ed"):
+def _receding(toks: list[str], i: int, n: int = 1) -> bool:
+    """Whether the failure word(s) at ``toks[i:i + n]`` are followed closely by their end ("errors fell")."""
+    if toks[i + n - 1].endswith("ed"):
         return False  # "the job failed and stopped": the failure itself is the verb
-    for j in range(i + 1, min(i + 4, len(toks))):
+    for j in range(i + n, min(i + n + 3, len(toks))):
         if toks[j] in _RECEDE:
             return not (toks[j] == "fell" and j + 1 < len(toks) and toks[j + 1] == "back")  # "fell back": a fallback
         if toks[j] == "back" and j + 2 < len(toks) and toks[j + 1] in ("to", "at", "within", "under", "below") and (
@@ -126,11 +128,11 @@ def is_adverse(summary: str) -> bool:
         return True
     toks = _TOKEN_RE.findall(summary.lower())
     for i, w in enumerate(toks):
-        hit = w in _SINGLE_WORDS
-        if not hit and w in _PHRASES:
-            hit = any(tuple(toks[i:i + len(p)]) == p for p in _PHRASES[w])
-        if hit and not (toks[i - 1] in _NEGATIONS if i else False) and not (i > 1 and toks[i - 2] in _NEGATIONS) \
-                and not _receding(toks, i):
+        n = 1 if w in _SINGLE_WORDS else 0
+        if not n and w in _PHRASES:
+            n = next((len(p) for p in _PHRASES[w] if tuple(toks[i:i + len(p)]) == p), 0)
+        if n and not (toks[i - 1] in _NEGATIONS if i else False) and not (i > 1 and toks[i - 2] in _NEGATIONS) \
+                and not _receding(toks, i, n):
             return True
     return bool(_RESTATED_RE.search(summary))
 

@@ -69,7 +69,8 @@ RULE_SPECS = (
      "the old material is read."),
     ("HALO-S3", "no-learning-loop", "medium",
      "the same failure (two or more uncommon subject words in common) reported three or more times, or twice "
-     "with one saying it happened again, across two or more sessions, and no memory or revision ever keeps it",
+     "with one saying it happened again or both in nearly the same words (four uncommon words in common), across "
+     "two or more sessions, and no memory or revision ever keeps it",
      "Keep a lesson or change the procedure after a repeated failure (a remember or revise naming it)."),
 )
 
@@ -537,8 +538,9 @@ def _no_learning(ctx, make):
     learners = [e for e in ctx.events if e.kind in ("remember", "revise")]
     for words, evs, names in clusters:
         sessions = {e.session for e in evs}
-        if len(sessions) < 2 or not (len(evs) >= 3 or any(reading.says_again(e.summary) for e in evs[1:])):
-            continue
+        if len(sessions) < 2 or not (len(evs) >= 3 or any(reading.says_again(e.summary) for e in evs[1:])
+                                     or len(ctx.rare(evs[0].id) & ctx.rare(evs[1].id)) >= 4):
+            continue  # three times, or twice saying "again" or in nearly the same words
         ids = {e.id for e in evs}
         first = ctx.pos[evs[0].id]
         if any(ctx.pos[m.id] > first and (ids & set(g.sources[m.id]) or (
