@@ -1962,3 +1962,30 @@ def test_s3_twice_in_nearly_the_same_words_across_releases():
     t.remember([again, first], session="jun16", summary="Lesson: bump the version code before the upload; "
                                                       "a used version code gets the upload rejected")
     assert rules_of(t, "HALO-S3") == set()  # the next step: keep the lesson
+
+
+def test_a_rule_kept_from_a_rejection_is_a_lesson_not_failed_material():
+    def trace(kept: str):
+        t = Trace("s1")
+        sub = t.act([t.observe(summary="motion to compel ready")], form="execution", summary="Submitted envelope 8841276")
+        rej = t.outcome(sub, summary="Envelope 8841276 REJECTED, code R-07: proposed order must be a separate lead doc")
+        note = t.remember([rej], summary=kept)
+        t.observe(session="s2", summary="new filing day")
+        r = t.recall([note], session="s3", summary="Dept 12 filing notes")
+        return t, t.act([r], session="s3", form="execution", summary="resubmitted with the proposed order as lead")
+    t, x = trace("Dept 12 requires the proposed order as its own lead doc (R-07)")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    t2, x2 = trace("Dept 12 filing bundle: motion, memo and exhibits in one envelope")  # the failure kept as a recipe
+    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]
+
+
+def test_s2_an_act_on_a_result_is_no_act_blind():
+    def trace(names_result: bool):
+        t = Trace("s4")
+        sent = t.act([t.observe(summary="notification list ready")], form="execution", summary="sent 606 notifications")
+        bounced = t.outcome(sent, session="s5", summary="604 delivered, 2 bounced (old university addresses)")
+        t.act([bounced] if names_result else [], session="s5", form="execution",
+              summary="resent the 2 bounced notifications to the alternate addresses")
+        return t
+    assert rules_of(trace(True), "HALO-S2") == set()
+    assert rules_of(trace(False), "HALO-S2")  # near miss: the same act naming nothing

@@ -225,7 +225,7 @@ RULES: dict[str, Rule] = {
         Rule(
             "HALO-S2", "acts-without-observation", "medium",
             "a session (a child session counts with its parent's turn) with acts and no observe event, counting "
-            "only acts that name no observation and rest on no rule the user made "
+            "only acts that name no observation or result (a failed one included) and rest on no rule the user made "
             "or approved, on no reviewed memory (one keeping an observation or outcome, as for HALO-A4) and on no "
             "result that reports no problem (a person's answer, what an import brought in), and that do not "
             "themselves take in the situation (import, fetch, pull, scan, read): a scheduled run acting on such a "
@@ -1446,7 +1446,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
     for e in ctx.scoped:
         if e.kind == "act":
             if not (g.up[e.id] & _GOVERNED_BIT or g.mem[e.id][1] or _answered(g, e.id)
-                    or reading.takes_in(e.summary) or any(by_id[s].kind == "observe" for s in g.sources[e.id])):
+                    or reading.takes_in(e.summary) or any(by_id[s].kind in ("observe", "outcome")
+                                                          for s in g.sources[e.id])):  # a result, good or bad, is a look
                 per_session.setdefault(e.session, []).append(e.id)  # no user rule, reviewed memory or answer
         elif e.kind == "observe":
             observed.add(e.session.split("/", 1)[0])
@@ -1612,7 +1613,8 @@ def _later_act_on(ctx: _Context, subject: str, after: str, *, form: str | None =
         if (e.fields["form"] != form) if form else e.fields["form"] == "silence":
             continue
         seen = ctx.rare(e.id).union(*(ctx.rare(s) for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe"))
-        if len(words & seen) >= 2 or ids & reading.identifiers(e.summary):  # (an identifier names one thing)
+        if len(words & seen) >= 2 or (ids & reading.identifiers(e.summary) and words & seen):  # (an identifier
+            # names one thing; with one more word in common it is the same fact about it)
             if other_session and _read_other_memory_on(ctx, e.id, words, ids):
                 continue  # it read a newer memory of the same subject: it did not go without
             return e.id
