@@ -1989,3 +1989,39 @@ def test_s2_an_act_on_a_result_is_no_act_blind():
         return t
     assert rules_of(trace(True), "HALO-S2") == set()
     assert rules_of(trace(False), "HALO-S2")  # near miss: the same act naming nothing
+
+
+def test_r7_a_loosening_relied_on_after_the_period_it_states():
+    def trace(restore_first: bool):
+        t = Trace("fri")
+        ok = t.observe(summary='Claire (ops mgr): "For tomorrow\'s race only, Chair 4 may run up to 55 km/h. Saturday '
+                               'only."', at="2025-02-14T08:00:00Z")  # a Friday
+        up = t.revise([ok], target="Chair 4 wind hold", governance="approved",
+                      summary="C4 wind hold 45 -> 55 km/h (race day, Claire's OK)", at="2025-02-14T08:05:00Z")
+        t.act([t.observe(session="sat", summary="anemometer 48 km/h", at="2025-02-15T08:00:00Z"), up], session="sat",
+              form="execution", summary="C4 open under the race-day hold", at="2025-02-15T08:01:00Z")
+        if restore_first:
+            t.revise([up], session="sat", target="Chair 4 wind hold", governance="approved",
+                     summary="C4 wind hold back to 45 km/h", at="2025-02-15T18:00:00Z")
+        x = t.act([t.observe(session="sun", summary="anemometer 50 km/h", at="2025-02-16T08:00:00Z"), up],
+                  session="sun", form="execution", summary="C4 open: 50 is under the 55 hold", at="2025-02-16T08:01:00Z")
+        t.revise([x], session="wed", target="Chair 4 wind hold", governance="approved",
+                 summary="C4 wind hold back to 45 km/h on Tomas's instruction", at="2025-02-19T10:00:00Z")
+        return t, up, x
+    t, up, x = trace(False)
+    assert ("HALO-R7", "high", (up, x)) in found(t.diagnose())  # put back only after it was relied on past its end
+    t2, *_ = trace(True)  # the next step: put it back when the period ends
+    assert rules_of(t2, "HALO-R7") == set()
+
+
+def test_reading_raised_limits_suppressions_and_what_today_scopes():
+    from datetime import datetime, timezone
+
+    from halo_git.diagnosis.reading import says_loosening, says_scoped, valid_until
+    assert says_loosening("C4 wind hold 45 -> 55 km/h") and not says_loosening("spend limit 6000 -> 4000")
+    assert says_loosening("Suppressed LM-IMPACKET-01 for 10.9.0.0/24 until Fri 11/08 18:00")
+    assert not says_scoped('Priya: "Board approved today: from 2025 the carry-over cap is 5 days."')
+    assert says_scoped("slow-mode off for the PvP tournament") and says_scoped("for today only")
+    assert not says_scoped("house rules: breakfast 07:00-10:00, quiet hours 23:00-07:00")
+    fri = datetime(2025, 2, 14, 8, tzinfo=timezone.utc)
+    assert valid_until("Saturday only", fri).day == 15 and valid_until("for tomorrow's race only", fri).day == 15

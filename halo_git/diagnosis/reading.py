@@ -192,7 +192,7 @@ def awaits_reply(summary: str) -> bool:
     return bool(_AWAITS_RE.search(summary))
 
 
-_QUOTED_RE = re.compile(r"^\s*[A-Z][\w .'-]{0,40}:\s")
+_QUOTED_RE = re.compile(r"^\s*[A-Z][\w .'()-]{0,50}:\s")
 
 
 def quotes_speaker(summary: str) -> bool:
@@ -291,7 +291,8 @@ _DECISION_RE = re.compile(
     r"go ahead|go-ahead|yes|fine|confirm(?:s|ed|ing)?|accept(?:s|ed|ing)?|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
     r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let|drop (?:it|that|this|the)|"
     r"remove|cancel|switch|turn (?:it )?(?:off|on)|ask|treat|follow|count|do not|don't|changes|changed|updated|"
-    r"effective (?:now|immediately|today|from)|starting (?:today|now|tomorrow|\w+day)|replaces|replaced)\b", re.I)
+    r"effective (?:now|immediately|today|from)|(?:starting|from) (?:today|now|tomorrow|\w+day)|replaces|replaced)\b",
+    re.I)
 # Words that only propose: a suggestion with reactions is not a decision.
 _PROPOSAL_RE = re.compile(r"\b(?:suggest\w*|propos\w*|recommend\w*|thumbs?-?up|reactions?|upvot\w*|idea|might|could)\b",
                           re.I)
@@ -302,10 +303,12 @@ _SPEAKER_RE = re.compile(r"^\s*[\w .'-]{1,40}:\s|\b(?:user|owner|lead|household|
 # A speaker's imperative ('Claire: "Pause the texts to Nurse Patel"', 'Brandt: "Decline, but offer 2-6 Jan"'),
 # a permission in the speaker's words ("rows 1-20 can go 5-high"), or a motion a body carried.
 _IMPERATIVE_RE = re.compile(
-    r"(?:^|[:\"\u201c'\u2018.!;\u2014-]\s*)(?:please\s+)?(?:pause|hold|turn|stop|start|send|put|move|cancel|keep|use|add|"
-    r"remove|skip|book|make|give|go|set|switch|bring|raise|lower|extend|close|open|drop|delete|order|pay|approve|"
-    r"reject|decline|offer|ship|publish|post|resume|restart|swap|replace|change|block|unblock|allow|let|leave|"
-    r"take|treat|count|file|run|mark|charge|refund|call|tell|notify)\b", re.I)
+    r"(?:^|[:,\"\u201c'\u2018.!;\u2014-]\s*)(?:please\s+|just\s+|then\s+)?(?:pause|hold|turn|stop|start|send|put|move|"
+    r"cancel|keep|use|add|remove|skip|book|make|give|go|set|switch|bring|raise|lower|extend|close|open|drop|delete|"
+    r"order|pay|approve|reject|decline|offer|ship|publish|post|resume|restart|swap|replace|change|block|unblock|"
+    r"allow|let|leave|take|treat|count|file|run|mark|charge|refund|call|tell|notify|waive|roll|flush|apply|release|"
+    r"return|revert|try|cut|increase|decrease|reduce|confirm|escalate|update|fix|retry|rerun|re-run|reorder|"
+    r"restock|print|archive|accept|hire|assign|route|schedule|reschedule|trial)\b", re.I)
 _PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|may)\b", re.I)
 _MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-\u2013]\s*\d+|voted|resolved that|"
                         r"unanimous\w*)\b", re.I)
@@ -343,25 +346,34 @@ _LOOSEN_RE = re.compile(
     r"unlimited|any (?:amount|size)|without (?:\S+ ){0,2}(?:asking|review|approval|check|sign-?off)|"
     r"accept\w* [\w ]{1,30}(?:in place of|instead of)|"
     r"rais\w*[^.;]{0,40}\b(?:alert|threshold|limit|cap|ceiling|quota|budget)|quiet\w*|silenc\w*|mut(?:e|ed) |"
+    r"suppress\w*|"
     r"(?:limit|cap|ceiling|threshold|quota|budget)\w*\s+(?:raised|increased|lifted|extended|relaxed|widened))\b", re.I)
 # a grant that ends by itself: no need to put it back
 _EXPIRES_RE = re.compile(r"\b(?:removes itself|expires?|expiring|self-?expir\w*|reverts? (?:itself|automatically)|"
                          r"auto-?revert\w*|ends (?:on|at|when|itself)|then (?:lock|restore|revert)\w*)\b", re.I)
 # "just for this install", "today only", "one-time": a grant scoped to one occasion
 _SCOPED_RE = re.compile(
-    r"\b(?:just|only) (?:for|this|today|once)\b|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|\btoday\b|"
+    r"\b(?:just|only) (?:for|this|today|once)\b|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|"
+    r"\b(?:for|until|till) today\b|\btoday only\b|"
     r"\btonight\b|\btemporar\w*|\bfor now\b|\buntil\b|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
-    r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install|festival|event|holiday|peak|weekend|drive)\b|\bput (?:it )?back\b|"
-    r"\bfor [\w ,/-]{1,30} only\b|\bthis \w+ only\b|\b(?:through|thru) (?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+    r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install|festival|event|holiday|peak|weekend|drive|"
+    r"tournament|match|game|race|launch|sale|demo|meeting|trip|job|outage|storm|audit|inspection)\b|"
+    r"\bput (?:it )?back\b|"
+    r"\bfor [\w ,/'\u2019-]{1,30} only\b|\bthis \w+ only\b|\b(?:through|thru) (?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
     r"nov|dec)\w*\.? \d)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days? only\b|"
     r"\b\d{1,2} ?[-–] ?\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b|\breverts? (?:to|on)\b|\b(?:it is |it's )?back to \d", re.I)
 _STANDING_RE = re.compile(r"\b(?:every|weekday|weekdays|daily|always|standing|permanent\w*|for good|from now on|"
                           r"recurring|each)\b", re.I)
 
 
+_RAISED_RE = re.compile(r"\b(?:hold|limit|cap|threshold|ceiling|max\w*|tolerance|quota|budget|allowance)\b[^.;]{0,20}?"
+                        r"(\d+(?:\.\d+)?)\s*(?:\u2192|->|to)\s*(\d+(?:\.\d+)?)", re.I)
+
+
 def says_loosening(summary: str) -> bool:
-    """A change that widens what the agent may do or removes a safeguard."""
-    return bool(_LOOSEN_RE.search(summary))
+    """A change that widens what the agent may do or removes a safeguard ("wind hold 45 -> 55 km/h" too)."""
+    return bool(_LOOSEN_RE.search(summary)) or any(float(m.group(2)) > float(m.group(1))
+                                                   for m in _RAISED_RE.finditer(summary))
 
 
 _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?instat\w*|put (?:it |them )?back|"
@@ -590,9 +602,11 @@ _NUMERIC_UNTIL_RE = re.compile(_UNTIL + r"(\d{1,2})[/-](\d{1,2})(?![/-]?\d)", re
 _ISO_UNTIL_RE = re.compile(_UNTIL + r"(\d{4})-(\d\d)-(\d\d)\b|\b\d{4}-\d\d-\d\d\s*(?:-|\u2013|to|through)\s*"
                            r"(\d{4})-(\d\d)-(\d\d)\b", re.I)
 _PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the weekend)|(this month|for the month)|"
-                        r"(today's|tonight's|for today|for tonight|for the day|this shift|for the shift))\b", re.I)
+                        r"(today's|tonight's|for today|for tonight|for the day|this shift|for the shift)|"
+                        r"(mon|tues|wednes|thurs|fri|satur|sun)day only|(tomorrow)(?:'s)? [\w -]{0,30}only)\b", re.I)
 _PERIOD_HINT_RE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|until|till|through|thru|valid|"
-                             r"expir|ends?\b|week|month|today|tonight|shift|for the day)|\d{4}-\d\d-\d\d", re.I)
+                             r"expir|ends?\b|week|month|today|tonight|tomorrow|shift|for the day|"
+                             r"(?:mon|tues|wednes|thurs|fri|satur|sun)day only)|\d{4}-\d\d-\d\d", re.I)
 _CLAUSE_RE = re.compile(r"[,;]\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
 
 
@@ -663,6 +677,11 @@ def _ends(clause: str, at: datetime, periods: bool) -> list[datetime]:
     if m.group(2):
         nxt = (at.replace(day=28) + timedelta(days=4)).replace(day=1)
         return [nxt.replace(hour=0, minute=0, second=0) - timedelta(seconds=1)]
+    if m.group(4):  # "Saturday only": to the end of the next such day
+        want = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun").index(m.group(4).lower())
+        return [day_end + timedelta(days=(want - at.weekday()) % 7)]
+    if m.group(5):
+        return [day_end + timedelta(days=1)]
     return [day_end + timedelta(hours=8)]  # the day, a night shift included
 
 

@@ -38,8 +38,10 @@ RULE_SPECS = (
      "a revise that loosens a limit (allows, unlocks, skips a check, raises a threshold) on a grant scoped to "
      "one occasion, that nothing later restores (no later revise of the target) while the trace goes on: made "
      "standing by its own wording, or still relied on two or more sessions later by an execution (or in a later "
-     "session for another occasion than the one it names: SO-7790 under a grant for SO-7781), or seen "
-     "still in force; high when the agent made it or an execution rests on it later. Also (medium) a user's "
+     "session for another occasion than the one it names: SO-7790 under a grant for SO-7781, or after the period "
+     "it states: \"Saturday only\", \"until Fri 18:00\", even when it is put back later), or seen "
+     "still in force; high when the agent made it or an execution (or a silence: an alert let through) rests "
+     "on it later. Also (medium) a user's "
      "loosening logged with governance=none that nothing later restores",
      "Restore the limit when the occasion ends (log the revise that puts it back), or have the user make the "
      "loosening standing on purpose."),
@@ -192,17 +194,31 @@ def _loosening(ctx, make):
         if not scoped and not ungoverned_user:
             continue
         key = " ".join(e.fields["target"].split()).casefold()
-        if any(pos[r] > pos[e.id] for r in revs_of.get(key, ())):
-            continue  # restored or changed again later
+        restore = next((pos[r] for r in revs_of.get(key, ()) if pos[r] > pos[e.id]), None)
+        if restore is not None:  # restored or changed again later: a finding only if relied on past its end
+            overdue = _past_its_end(ctx, e, basis, restore)
+            if overdue:
+                out.append(make(
+                    "HALO-R7", [e.id, *overdue[:3]],
+                    f"Loosens “{e.fields['target']}” for a stated period, and {overdue[0]} still relies on it after "
+                    "the period ended, before anything put the limit back.",
+                    "high" if any(by_id[u].fields["form"] == "execution" for u in overdue) else "medium", e,
+                    "The grant ended but the loosened limit stayed in force, so later work ran without the safeguard "
+                    "the person only lifted for that period.",
+                    f"Put “{e.fields['target']}” back when the period ends (a revise), not when someone notices.",
+                ))
+            continue
         here = order[e.session]
         if last_order - here < 1:
             continue
         standing = reading.says_standing(e.summary) and not reading.says_scoped(e.summary)
         occasion = reading.identifiers(e.summary)  # "for SO-7781 only": the occasion the grant names
         late = [u for u in _downstream(ctx, e.id, 3) if by_id[u].kind == "act" and by_id[u].fields["form"] in (
-                "execution", "preparation") and (order[by_id[u].session] - here >= 2 or (  # a report relies on nothing
+                "execution", "preparation", "silence") and (order[by_id[u].session] - here >= 2 or (  # (a report
+                # relies on nothing; a silence does: an alert let through)
                 order[by_id[u].session] > here and occasion and reading.identifiers(by_id[u].summary)
                 and not occasion & reading.identifiers(by_id[u].summary)))]  # or used for another occasion
+        late += [u for u in _past_its_end(ctx, e, basis) if u not in late]  # or after the period it states
         words = ctx.rare(e.id)
         seen_still = [x.id for x in ctx.events[pos[e.id] + 1:] if x.kind == "observe" and order[x.session] > here
                       and reading.says_again(x.summary) and len(words & ctx.rare(x.id)) >= 2]
@@ -219,7 +235,7 @@ def _loosening(ctx, make):
             continue
         if not (standing or late or seen_still):
             continue
-        exe = any(by_id[u].fields["form"] == "execution" for u in late)
+        exe = any(by_id[u].fields["form"] in ("execution", "silence") for u in late)  # (an alert let through)
         why_text = ("its own wording makes a one-off grant standing" if standing else
                     f"{late[0]} still relies on it {order[by_id[late[0]].session] - here} session"
                     f"{'s' if order[by_id[late[0]].session] - here != 1 else ''} later" if late else
@@ -234,6 +250,23 @@ def _loosening(ctx, make):
             "standing on purpose.",
         ))
     return out
+
+
+def _past_its_end(ctx, e, basis, restore: int | None = None) -> list[str]:
+    """The acts (execution, preparation, silence) resting on loosening ``e`` after the period it or its grant
+    states ended ("Saturday only", "until Fri 11/08 18:00") and before the restoration at position ``restore``."""
+    by_id = ctx.by_id
+    end = None
+    for x in (e, *basis):
+        at = reading.parse_time(x.time)
+        got = reading.valid_until(x.summary, at) if at else None
+        if got is not None and got >= at:
+            end = got if end is None else min(end, got)
+    if end is None:
+        return []
+    return [u for u in _downstream(ctx, e.id, 3) if by_id[u].kind == "act" and (restore is None or ctx.pos[u] < restore)
+            and by_id[u].fields["form"] in ("execution", "preparation", "silence")
+            and (reading.parse_time(by_id[u].time) or end) > end]
 
 
 def _unbounded(ctx, make):
