@@ -2025,3 +2025,9 @@ def test_reading_raised_limits_suppressions_and_what_today_scopes():
     assert not says_scoped("house rules: breakfast 07:00-10:00, quiet hours 23:00-07:00")
     fri = datetime(2025, 2, 14, 8, tzinfo=timezone.utc)
     assert valid_until("Saturday only", fri).day == 15 and valid_until("for tomorrow's race only", fri).day == 15
+
+
+def test_reading_a_few_minutes_lost_is_a_cost_not_a_failure():
+    from halo_git.diagnosis.reading import is_adverse
+    assert not is_adverse("Shutter fully open 02:14; queue resumed, 6 min lost.")
+    assert is_adverse("lost the booking") and is_adverse("3 bags lost")

@@ -116,6 +116,14 @@ def _receding(toks: list[str], i: int, n: int = 1) -> bool:
     return False
 
 
+_TIME_UNITS = frozenset("s sec secs second seconds min mins minute minutes h hr hrs hour hours".split())
+
+
+def _time_cost(toks: list[str], i: int) -> bool:
+    """"6 min lost": a little time spent on the way to a result, not a failure."""
+    return toks[i] == "lost" and i > 1 and toks[i - 1] in _TIME_UNITS and toks[i - 2][0].isdigit()
+
+
 @lru_cache(maxsize=1 << 18)
 def is_adverse(summary: str) -> bool:
     """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
@@ -132,7 +140,7 @@ def is_adverse(summary: str) -> bool:
         if not n and w in _PHRASES:
             n = next((len(p) for p in _PHRASES[w] if tuple(toks[i:i + len(p)]) == p), 0)
         if n and not (toks[i - 1] in _NEGATIONS if i else False) and not (i > 1 and toks[i - 2] in _NEGATIONS) \
-                and not _receding(toks, i, n):
+                and not _receding(toks, i, n) and not _time_cost(toks, i):
             return True
     return bool(_RESTATED_RE.search(summary))
 
