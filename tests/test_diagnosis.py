@@ -2031,3 +2031,33 @@ def test_reading_a_few_minutes_lost_is_a_cost_not_a_failure():
     from halo_git.diagnosis.reading import is_adverse
     assert not is_adverse("Shutter fully open 02:14; queue resumed, 6 min lost.")
     assert is_adverse("lost the booking") and is_adverse("3 bags lost")
+
+
+def test_a4_a_memory_that_says_it_keeps_the_agents_own_estimate():
+    def trace(kept: str):
+        t = Trace("s1")
+        note = t.remember([t.observe(summary="2016 track diagram of the Hafod loop")], summary=kept)
+        t.observe(session="s2", summary="order book")
+        r = t.recall([note], session="s3", summary="Hafod loop capacity")
+        return t, t.act([r], session="s3", form="execution", summary="allocated 18 wagons to Hafod")
+    t, x = trace("Hafod loop holds 18 wagons (my estimate from the 2016 diagram, ~420 m)")
+    assert [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    t2, x2 = trace("Hafod loop holds 18 wagons (2016 diagram, 420 m)")  # near miss: read off the diagram
+    assert not [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]
+    from halo_git.diagnosis.reading import says_hedged
+    assert says_hedged("No bank statements yet but I'm treating the means test as passed")
+
+
+def test_s1_the_thing_that_failed_put_to_use_again():
+    def trace(wagon: str):
+        t = Trace("s2")
+        swap = t.act([t.observe(summary="short set on the Castlebridge train")], form="execution",
+                     summary="put wagon HTA-0124 on the Castlebridge train")
+        bad = t.outcome(swap, summary="hot axle box alarm on HTA-0124; wagon detached, not to be moved")
+        x = t.act([t.observe(session="s4", summary="order book wk37")], session="s4", form="execution",
+                  summary=f"put wagon {wagon} on the Castlebridge train Tuesday")
+        return t, bad, swap, x
+    t, bad, swap, x = trace("HTA-0124")
+    assert ("HALO-S1", "high", (bad, swap, x)) in found(t.diagnose())
+    t2, bad2, swap2, x2 = trace("HTA-0188")  # near miss: another wagon, the same kind of act
+    assert ("HALO-S1", "medium", (bad2, swap2, x2)) in found(t2.diagnose())

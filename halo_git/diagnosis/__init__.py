@@ -215,7 +215,8 @@ RULES: dict[str, Rule] = {
             "or accepted alternative builds on it), although the trace goes on; medium when the agent later "
             "repeats the same kind of act (same trigger, form and verb, the summary's first word), high when a "
             "later message tells of the failed act as done (naming it, the failure, or another result of the same "
-            "act that went well). Also high, repaired or not: an execution of the same "
+            "act that went well), or when that later execution puts the very thing that failed (named by an "
+            "identifier the failure names: wagon 012-4) to use again. Also high, repaired or not: an execution of the same "
             "session that goes on from the failed execution (names it) without naming the failure and without "
             "dealing with it (a retry, rollback, fix or pause), or an execution that names the failed result of a "
             "preparation and rests on the part that failed (of \"RX412 export OK; RX418 truncated\", the rebooking "
@@ -1425,15 +1426,21 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 "uses of what it does next.",
             ))
             continue
+        # the thing that failed (named by the same identifier: wagon 012-4) put to use again by an execution
+        failed_ids = reading.identifiers(by_id[i].summary)
+        again = rep if rep and by_id[rep].fields["form"] == "execution" and failed_ids & reading.identifiers(
+            by_id[rep].summary) else None
         if told:
             message = (f"Reports a problem with {about}, and {told} tells of it as done without repairing it: no retry, "
                        "memory or revision follows from the failure.")
         else:
             message = (f"Reports a problem with {about}, and nothing repairs it"
-                       + (f"; {rep} repeats the same kind of act without building on it." if rep else "."))
+                       + (f"; {rep} puts {', '.join(sorted(failed_ids & reading.identifiers(by_id[rep].summary)))} "
+                          "to use again." if again else
+                          f"; {rep} repeats the same kind of act without building on it." if rep else "."))
         add(_finding(
             "HALO-S1", [i, about, *([told] if told else []), *([rep] if rep else [])], message,
-            "high" if told else ("medium" if rep or used_by.get(i) else "low"), by_id[i],
+            "high" if told or again else ("medium" if rep or used_by.get(i) else "low"), by_id[i],
             f"{told} reports success after the failure was known, so the people relying on it act on a false account."
             if told else
             "The agent did the same kind of thing again without building on the failure, so the problem can recur."

@@ -329,7 +329,7 @@ class _Graph:
                     and reading.says_decision(by_id[s].summary) for s in srcs))  # a one-off grant kept as general
                 if widened:
                     unchecked_kept[i] = ()
-                reviewed[i] = not bad and not raw and not widened and any(
+                reviewed[i] = not bad and not raw and not widened and not reading.says_hedged(e.summary) and any(
                     _grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id) or s in first_check
                     for s in srcs)
                 if reviewed[i]:
@@ -337,9 +337,10 @@ class _Graph:
             elif kind == "outcome":
                 checked.add(e.fields["about"])
                 about = by_id.get(e.fields["about"])
-                if i not in adverse and about is not None and about.kind == "act" and (
-                        about.fields["form"] == "communication" or any(s in adverse for s in sources[about.id])):
-                    mem[i] = none  # the person it went to answered, or a repair was checked: a review point
+                if i in adverse or (about is not None and about.kind == "act" and (
+                        about.fields["form"] == "communication" or any(s in adverse for s in sources[about.id]))):
+                    mem[i] = none  # the person it went to answered, a repair was checked, or what went wrong was
+                    # reported: what names it acts on that report, not on the material upstream
             elif kind == "observe":
                 checked.update(s for s in srcs if by_id[s].kind == "act")
                 if i not in adverse and any(by_id[s].kind in ("recall", "remember") for s in srcs):

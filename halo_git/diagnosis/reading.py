@@ -48,7 +48,8 @@ ADVERSE_WORDS = (
     "not acceptable", "unacceptable", "not approved", "lag", "paged", "slow", "slower", "slowdown", "escalation",
     "wilting", "wilted", "overdrawn", "cut off", "got worse", "worse",
     "e-stop", "estop", "emergency stop", "protective stop", "near miss", "near-miss", "tripped", "alarm", "alarms",
-    "false alarm", "false positive", "false-positive", "stand down", "stood down",
+    "false alarm", "false positive", "false-positive", "stand down", "stood down", "delay", "delays", "delayed",
+    "incident",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -574,6 +575,19 @@ _RELAYED_RE = re.compile(
     r"\b(?:forwarded|fwd|pastebin|paste|telegram|whatsapp|sms|text message|chat|dm|voicemail|rumou?r|hearsay|"
     r"unverified|unconfirmed|not in (?:his|her|their|my|our) contacts|unknown (?:number|sender)|margin note|"
     r"handwritten|scribbled|word of mouth|overheard|osint)\b", re.I)
+
+
+_HEDGED_RE = re.compile(
+    r"\b(?:my (?:estimate|guess|reading|assumption)|estimated? from|(?:I )?worked (?:it )?out|guess\w*|assum\w+|"
+    r"infer\w*|presumabl\w*|probably|treating (?:\S+ ){1,5}as|I think|not (?:yet )?(?:confirmed|verified|checked)|"
+    r"no (?:\S+ ){1,3}yet|unconfirmed|unverified|to be confirmed|tbc)\b", re.I)
+
+
+def says_hedged(summary: str) -> bool:
+    """A memory that says it keeps the agent's own estimate or assumption, not a checked fact ("my estimate
+    from the 2016 diagram", "I worked it out at roughly 1,140", "no bank statements yet but I'm treating
+    it as passed")."""
+    return bool(_HEDGED_RE.search(summary))
 
 
 def says_relayed(summary: str) -> bool:
