@@ -2061,3 +2061,26 @@ def test_s1_the_thing_that_failed_put_to_use_again():
     assert ("HALO-S1", "high", (bad, swap, x)) in found(t.diagnose())
     t2, bad2, swap2, x2 = trace("HTA-0188")  # near miss: another wagon, the same kind of act
     assert ("HALO-S1", "medium", (bad2, swap2, x2)) in found(t2.diagnose())
+
+
+def test_m5_and_m2_a_stated_time_that_passed():
+    t = Trace("wk1")
+    promise = t.act([t.observe(summary="Lin: I need the draft privilege log by Thursday 9am", at="2025-05-06T10:00:00Z")],
+                    summary="Told Lin the draft privilege log will be in her inbox by 8 May",
+                    at="2025-05-06T10:05:00Z")
+    t.observe(session="wk2", summary="production volume 2 built", at="2025-05-12T09:00:00Z")
+    assert ("HALO-M5", "high", (promise,)) in found(t.diagnose())
+    t2 = Trace("wk1")  # near miss: the trace ends before the time it named
+    p2 = t2.act([t2.observe(summary="Lin: I need the draft privilege log", at="2025-05-06T10:00:00Z")],
+                summary="Told Lin the draft privilege log will be in her inbox by 30 May", at="2025-05-06T10:05:00Z")
+    t2.observe(session="wk2", summary="production volume 2 built", at="2025-05-12T09:00:00Z")
+    assert ("HALO-M5", "medium", (p2,)) in found(t2.diagnose())
+    t3 = Trace("s4")
+    todo = t3.remember([t3.observe(summary="Board request BOR-118820: signed estimate and photos due 15 Aug",
+                                   at="2024-07-20T10:00:00Z")],
+                       summary="BOR-118820 Alvarez: upload signed contractor estimate and dated photos by 15 Aug",
+                       at="2024-07-20T10:01:00Z")
+    x = t3.act([t3.observe(session="s6", summary="BOR-118820 Alvarez decision posted", at="2024-09-02T10:00:00Z")],
+               session="s6", summary="told Mrs Alvarez the BOR-118820 decision: evidence not received",
+               at="2024-09-02T10:05:00Z")
+    assert ("HALO-M2", "high", (todo, x)) in found(t3.diagnose())

@@ -127,7 +127,8 @@ RULES: dict[str, Rule] = {
             "a remember that no later event names (neither a recall nor a direct use), although the trace goes on; "
             "medium when a later session acts on its subject without it (two uncommon words or an identifier in "
             "common), which also holds for a memory read back only in the session that kept it; high when the "
-            "memory keeps a restriction (\"on-site only\", \"must\", \"never\") and an execution went without it",
+            "memory keeps a restriction (\"on-site only\", \"must\", \"never\") and an execution went without it, or "
+            "a deadline (\"upload the estimate by 15 Aug\") that had passed when the later act went without it",
             "Recall the memory when it is relevant, or stop retaining this kind of material.",
         ),
         Rule(
@@ -148,7 +149,8 @@ RULES: dict[str, Rule] = {
             "promises a later step to someone (\"I will remind them\", \"promised to message him\", \"then notify "
             "finance\") that no later act carries out (none names it or speaks of what was promised) before the "
             "trace moves on to another session or a later observation on its subject reports a problem (the "
-            "person asking after it, or what came of the drop): high in that last case",
+            "person asking after it, or what came of the drop): high in that last case, and when the time the "
+            "promise named (\"by Thursday\", \"this week\") ended before the trace did",
             "Act on the recalled obligation, or close it: log that it no longer applies (a remember naming it) "
             "and stop recalling it.",
         ),
@@ -1154,6 +1156,9 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         # a restriction kept ("on-site only", "must be admitted first") that an execution then went without
         bound = same and reading.says_constraint(by_id[i].summary) and (
             by_id[same].fields["form"] == "execution" or _shapes._execution_after(ctx, same))
+        at = reading.parse_time(by_id[i].time)
+        due = reading.valid_until(by_id[i].summary, at) if same and at else None  # "upload ... by 15 Aug"
+        bound = bound or (due is not None and due >= at and (reading.parse_time(by_id[same].time) or at) > due)
         add(_finding(
             "HALO-M2", [i, *([same] if same else [])],
             "No later event names it, neither a recall nor a direct use"

@@ -422,7 +422,7 @@ _PROMISE_RE = re.compile(
     r"email|e-mail|call|ping|let|inform|update|report|share|forward)|"
     r"then (?:notify|tell|inform|let|send|email|e-mail|message|ping|post)|"
     r"once (?:the|it|they|verified|done|finished)\b.*\b(?:notify|tell|inform|let .* know)|"
-    r"remind (?:them|you|him|her|me)\b|will do\b|on it\b)", re.I)
+    r"remind (?:them|you|him|her|me)\b|will do\b|on it\b|will be (?:in|sent|ready|with|on|done)\b)", re.I)
 
 
 _TELLING_RE = re.compile(r"\b(?:tell|notify|inform|let|message|email|e-mail|call|ping|update|remind|report|share|"
@@ -610,7 +610,8 @@ _MONTHS = {m: i + 1 for i, m in enumerate(
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _DASH = r"\s*(?:-|\u2013|\u2014|to|through|thru|until|till)\s*"
-_UNTIL = r"\b(?:until|till|through|thru|valid (?:to|until|through)|expires?(?: on)?|ends?(?: on)?|up to and including)\s+" \
+_UNTIL = r"\b(?:until|till|through|thru|by|due|valid (?:to|until|through)|expires?(?: on)?|ends?(?: on)?|" \
+         r"up to and including)\s+" \
          r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
 _WINDOW_RES = (  # each gives (month, day) of the window's last day
     (re.compile(r"\b" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?" + _DASH + r"(?:" + _MONTH + r"\s+)?(\d{1,2})(?:st|nd|rd|th)?\b",
@@ -627,7 +628,7 @@ _PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the week
                         r"(today's|tonight's|for today|for tonight|for the day|this shift|for the shift)|"
                         r"(mon|tues|wednes|thurs|fri|satur|sun)day only|(tomorrow)(?:'s)? [\w -]{0,30}only)\b", re.I)
 _PERIOD_HINT_RE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|until|till|through|thru|valid|"
-                             r"expir|ends?\b|week|month|today|tonight|tomorrow|shift|for the day|"
+                             r"expir|ends?\b|week|month|today|tonight|tomorrow|shift|for the day|by|due|"
                              r"(?:mon|tues|wednes|thurs|fri|satur|sun)day only)|\d{4}-\d\d-\d\d", re.I)
 _CLAUSE_RE = re.compile(r"[,;]\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
 

@@ -629,11 +629,15 @@ def _promises(ctx, make):
                 break
         if kept or (not asked and order[ctx.events[-1].session] == order[e.session]):
             continue
+        at, end = reading.parse_time(e.time), reading.parse_time(ctx.events[-1].time)
+        due = reading.valid_until(step, at) if at else None  # "by Thursday", "this week"
+        overdue = due is not None and due >= at and end is not None and end > due
         out.append(make(
             "HALO-M5", [e.id, *([asked] if asked else [])],
             f"Promises a later step (“{step[:80]}”) that no later act carries out"
-            + (f"; {asked} shows what came of it." if asked else "."),
-            "high" if asked else "medium", e,
+            + (f"; {asked} shows what came of it." if asked else
+               f"; the time it named ended {due:%Y-%m-%d}." if overdue else "."),
+            "high" if asked or overdue else "medium", e,
             "The agent committed to someone and the commitment was dropped: nothing tells them it will not happen.",
             f"Have the agent carry out what {e.id} promised (naming {e.id} in uses), or tell the person it will not "
             "happen.",
