@@ -378,8 +378,8 @@ def _stale(ctx, make):
 
 def _same_subject(ctx, m: str, change: str, recall: str) -> bool:
     """The change speaks of what memory ``m`` keeps: two uncommon words in common with it, or one with it and
-    one more with the observation it was kept from, provided the recall or what uses it speaks of the change
-    too (a recall of "the stop-spacing rule" is not made outdated by news about ride times)."""
+    two with the observation it was kept from, provided the recall or what uses it speaks of the change too
+    (a recall of "the stop-spacing rule" is not made outdated by news about ride times)."""
     said = ctx.rare(change)
     own = ctx.rare(m) & said
     if len(own) >= 2:
@@ -389,7 +389,7 @@ def _same_subject(ctx, m: str, change: str, recall: str) -> bool:
     g, by_id = ctx.g, ctx.by_id
     kept_from = {w for s in g.sources[m] if by_id[s].kind == "observe" for w in ctx.rare(s)}
     read = ctx.rare(recall).union(*(ctx.rare(u) for u in ctx.used_by.get(recall, ())))
-    return len((ctx.rare(m) | kept_from) & said) >= 2 and bool(read & said)
+    return len(kept_from & said) >= 2 and bool(read & said)  # it speaks of the source the memory was kept from
 
 
 def _over(e, later) -> bool:
