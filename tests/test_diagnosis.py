@@ -2084,3 +2084,17 @@ def test_m5_and_m2_a_stated_time_that_passed():
                session="s6", summary="told Mrs Alvarez the BOR-118820 decision: evidence not received",
                at="2024-09-02T10:05:00Z")
     assert ("HALO-M2", "high", (todo, x)) in found(t3.diagnose())
+
+
+def test_a4_a_request_for_dates_kept_is_not_a_one_off_grant_made_general():
+    def trace(asked: str):
+        t = Trace("nov")
+        req = t.observe(summary=asked)
+        note = t.remember([req], summary="LR-3301 for E-0457 withdrawn; the booking note no longer holds")
+        t.observe(session="dec", summary="year-end scan")
+        r = t.recall([note], session="jan", summary="checked E-0457's leave")
+        return t, t.act([r], session="jan", form="execution", summary="booked 2-6 Jan for E-0457")
+    t, x = trace('E-0457 writes: "Plans changed, please cancel my 18-22 Nov leave."')
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    t2, x2 = trace('Brandt: "Just for 18-22 Nov, E-0457 may take leave over the cap."')  # a one-off grant
+    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]

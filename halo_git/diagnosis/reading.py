@@ -323,6 +323,12 @@ _MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-
                         r"unanimous\w*)\b", re.I)
 
 
+def grants(summary: str) -> bool:
+    """The summary lets something happen that otherwise would not: a loosening or a permission ("may",
+    "can", "allowed", "up to")."""
+    return says_loosening(summary) or says_limit(summary) or bool(_PERMISSION_RE.search(summary))
+
+
 def says_decision(summary: str) -> bool:
     """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes; a
     speaker's own words that grant, limit or instruct ("Manager: until Friday you may double-book chair 3",
