@@ -338,10 +338,9 @@ class _Graph:
             elif kind == "outcome":
                 checked.add(e.fields["about"])
                 about = by_id.get(e.fields["about"])
-                if i in adverse or (about is not None and about.kind == "act" and (
-                        about.fields["form"] == "communication" or any(s in adverse for s in sources[about.id]))):
-                    mem[i] = none  # the person it went to answered, a repair was checked, or what went wrong was
-                    # reported: what names it acts on that report, not on the material upstream
+                if i not in adverse and about is not None and about.kind == "act" and (
+                        about.fields["form"] == "communication" or any(s in adverse for s in sources[about.id])):
+                    mem[i] = none  # the person it went to answered, or a repair was checked: a review point
             elif kind == "observe":
                 checked.update(s for s in srcs if by_id[s].kind == "act")
                 if i not in adverse and any(by_id[s].kind in ("recall", "remember") for s in srcs):
