@@ -2098,3 +2098,10 @@ def test_a4_a_request_for_dates_kept_is_not_a_one_off_grant_made_general():
     assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
     t2, x2 = trace('Brandt: "Just for 18-22 Nov, E-0457 may take leave over the cap."')  # a one-off grant
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]
+
+
+def test_reading_raised_alarms_and_limits_with_units():
+    from halo_git.diagnosis.reading import says_loosening
+    assert says_loosening("R3 CO2 high alarm 1200 -> 2500 ppm (Marta, until pinning 14 Jul)")
+    assert says_loosening("W2W gangway transfer limit Hs 2.5 m -> 3.0 m (Bravo campaign 06 Feb)")
+    assert not says_loosening("gangway transfer limit Hs 3.0 m -> 2.5 m")  # tightened

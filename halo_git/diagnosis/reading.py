@@ -381,8 +381,9 @@ _STANDING_RE = re.compile(r"\b(?:every|weekday|weekdays|daily|always|standing|pe
                           r"recurring|each)\b", re.I)
 
 
-_RAISED_RE = re.compile(r"\b(?:hold|limit|cap|threshold|ceiling|max\w*|tolerance|quota|budget|allowance)\b[^.;]{0,20}?"
-                        r"(\d+(?:\.\d+)?)\s*(?:\u2192|->|to)\s*(\d+(?:\.\d+)?)", re.I)
+_RAISED_RE = re.compile(r"\b(?:hold|limit|cap|threshold|ceiling|max\w*|tolerance|quota|budget|allowance|alarm|alert|"
+                        r"trigger|setpoint)\b[^.;]{0,20}?(\d+(?:\.\d+)?)\s*(?:[a-z%/]{1,5}\s*)?(?:\u2192|->|to)\s*"
+                        r"(\d+(?:\.\d+)?)", re.I)
 
 
 def says_loosening(summary: str) -> bool:
