@@ -2105,3 +2105,27 @@ def test_reading_raised_alarms_and_limits_with_units():
     assert says_loosening("R3 CO2 high alarm 1200 -> 2500 ppm (Marta, until pinning 14 Jul)")
     assert says_loosening("W2W gangway transfer limit Hs 2.5 m -> 3.0 m (Bravo campaign 06 Feb)")
     assert not says_loosening("gangway transfer limit Hs 3.0 m -> 2.5 m")  # tightened
+
+
+def test_s1_a_later_session_builds_on_a_failed_act_without_naming_its_failure():
+    def trace(report: str, form: str = "preparation"):
+        t = Trace("s1")
+        run = t.act([t.observe(summary="36 blades imaged")], form="execution", summary="classifier v2.3 run: 4x Cat-4")
+        bad = t.outcome(run, summary="Blade engineer: v2.3 output invalid, severities inflated; rerun needed")
+        x = t.act([run], session="s3", form=form, summary=report)
+        return t, bad, run, x
+    t, bad, run, x = trace("Built the April severity table for the asset manager: 4x Cat-4")
+    assert ("HALO-S1", "high", (bad, run, x)) in found(t.diagnose())
+    t2, bad2, *_ = trace("Re-ran the classifier v2.4 on the 36 blades", "execution")  # the next step: a repair
+    assert not [f for f in rules_of(t2, "HALO-S1") if f[1] == "high"]
+
+
+def test_m10_a_retraction_that_names_the_case():
+    t = Trace("s1")
+    note = t.remember([t.observe(summary="M-40718 guidance evidence outstanding")],
+                      summary="M-40718: pay once guidance evidence arrives")
+    took_back = t.observe(session="s2", summary="Secure message from M-40718: 'I'm cancelling the transfer, please "
+                                                 "don't send anything.'")
+    r = t.recall([note], session="s3", summary="opened M-40718 notes")
+    x = t.act([r], session="s3", form="preparation", summary="moved M-40718 to the payment queue")
+    assert ("HALO-M10", "high", (r, note, took_back, x)) in found(t.diagnose())

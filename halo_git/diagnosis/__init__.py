@@ -218,7 +218,8 @@ RULES: dict[str, Rule] = {
             "repeats the same kind of act (same trigger, form and verb, the summary's first word), high when a "
             "later message tells of the failed act as done (naming it, the failure, or another result of the same "
             "act that went well), or when that later execution puts the very thing that failed (named by an "
-            "identifier the failure names: wagon 012-4) to use again. Also high, repaired or not: an execution of the same "
+            "identifier the failure names: wagon HTA-0124) to use again. Also high: an act of a later session that "
+            "builds on the failed act's output (names the act) without naming the failure or repairing it. Also high, repaired or not: an execution of the same "
             "session that goes on from the failed execution (names it) without naming the failure and without "
             "dealing with it (a retry, rollback, fix or pause), or an execution that names the failed result of a "
             "preparation and rests on the part that failed (of \"RX412 export OK; RX418 truncated\", the rebooking "
@@ -1385,8 +1386,11 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 or reading.says_transient(by_id[o.id].summary):
             continue
         x = next((u for u in used_by.get(a.id, ()) if pos[u] > pos[o.id] and by_id[u].kind == "act"
-                  and by_id[u].fields["form"] == "execution" and by_id[u].session == a.session
-                  and o.id not in g.sources[u] and not reading.says_remedy(by_id[u].summary)), None)
+                  and (by_id[u].fields["form"] == "execution" and by_id[u].session == a.session
+                       or by_id[u].fields["form"] in ("execution", "communication", "preparation")
+                       and g.order[by_id[u].session] > g.order[a.session])  # or later, from its output
+                  and o.id not in g.sources[u] and not reading.says_remedy(by_id[u].summary)
+                  and not reading.is_adverse(by_id[u].summary)), None)
         if x is not None:
             proceeded[o.id] = x
     consumed: set[str] = set()  # failed results an execution used as if they had worked

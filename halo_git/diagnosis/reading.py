@@ -479,7 +479,8 @@ _RETRACT_RE = re.compile(
     r"(?:send|text|call|email|e-mail|contact|messag|mail|schedul|book|assign)\w*|do not (?:contact|text|call|email)|"
     r"no longer (?:consent|wish|want|available|volunteer\w*|authori[sz]\w*|approv\w*)|stop \w+ing\b|"
     r"(?:do not|don't|never) (?:\S+ ){1,6}(?:any ?more|again)\b|consent (?:off|withdrawn|revoked)|"
-    r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off)", re.I)
+    r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|"
+    r"(?:do not|don't) (?:send|pay|transfer|process|proceed|book|charge|contact|ship)\b)", re.I)
 
 
 def says_retraction(summary: str) -> bool:
@@ -742,7 +743,7 @@ tell notify inform update updates know remind reminder message ping post email e
 """.split())
 
 
-_IDENT_RE = re.compile(r"\b(?=[A-Za-z-]*\d)(?=[\d-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b")
+_IDENT_RE = re.compile(r"\b(?=[A-Za-z.-]*\d)(?=[\d.-]*[A-Za-z])[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*\b")
 
 
 def identifiers(summary: str) -> frozenset[str]:

@@ -534,7 +534,9 @@ def _retracted(ctx, make):
             if by_id[m].kind != "remember":
                 continue
             lo, hi = bisect_right(said_pos, pos[m]), bisect_left(said_pos, pos[r.id])
-            o = next((o for o in said[max(lo, hi - 200):hi] if o.id not in near and _same_subject(ctx, m, o.id, r.id)
+            ids = reading.identifiers(by_id[m].summary)
+            o = next((o for o in said[max(lo, hi - 200):hi] if o.id not in near and (
+                      _same_subject(ctx, m, o.id, r.id) or ids & reading.identifiers(o.summary))  # (the case it names)
                       and not any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind in ("remember", "revise")
                                   for u in ctx.used_by.get(o.id, ()))), None)
             if o is None:
