@@ -2129,3 +2129,32 @@ def test_m10_a_retraction_that_names_the_case():
     r = t.recall([note], session="s3", summary="opened M-40718 notes")
     x = t.act([r], session="s3", form="preparation", summary="moved M-40718 to the payment queue")
     assert ("HALO-M10", "high", (r, note, took_back, x)) in found(t.diagnose())
+
+
+def test_reading_years_identifiers_and_probes():
+    from datetime import datetime, timezone
+
+    from halo_git.diagnosis.reading import identifiers, intended, valid_until
+    at = datetime(2025, 4, 22, 9, tzinfo=timezone.utc)
+    assert valid_until("conditions: start by 22 Apr 2027", at).year == 2027
+    assert valid_until("valid until Mar 14, 2026", at).year == 2026
+    assert identifiers("paid the P-0871 fee") & identifiers("P-0871 renewal") and \
+        not identifiers("P-0933 instruction now MAINTAIN") & identifiers("paid the P-0871 fee")
+    assert intended("Training terminal refused 9: 'max 8 per transaction', cap in force",
+                    "Test sale of 9 tickets on the training terminal to confirm the cap")
+    assert not intended("upload failed", "Test upload of the batch")
+
+
+def test_m2_a_memory_about_one_case_is_not_needed_by_an_act_on_another():
+    def trace(case: str):
+        t = Trace("s2")
+        note = t.remember([t.observe(summary="instruction letter countersigned")],
+                          summary="P-0933 instruction now MAINTAIN; pay the renewal fee")
+        t.observe(session="s3", summary="docket review")
+        x = t.act([t.observe(session="s4", summary="USPTO record checked")], session="s4", form="execution",
+                  summary=f"paid the {case} renewal fee at the undiscounted rate")
+        return t, note, x
+    t, note, x = trace("P-0871")
+    assert not [f for f in rules_of(t, "HALO-M2") if f[1] != "info"]
+    t2, note2, x2 = trace("P-0933")  # near miss: the same case
+    assert ("HALO-M2", "medium", (note2, x2)) in found(t2.diagnose())

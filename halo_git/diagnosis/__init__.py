@@ -1629,7 +1629,10 @@ def _later_act_on(ctx: _Context, subject: str, after: str, *, form: str | None =
         if (e.fields["form"] != form) if form else e.fields["form"] == "silence":
             continue
         seen = ctx.rare(e.id).union(*(ctx.rare(s) for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe"))
-        if len(words & seen) >= 2 or (ids & reading.identifiers(e.summary) and words & seen):  # (an identifier
+        theirs = reading.identifiers(e.summary)
+        if ids and theirs and not ids & theirs:
+            continue  # P-0871's fee is not P-0933's instruction
+        if len(words & seen) >= 2 or (ids & theirs and words & seen):  # (an identifier
             # names one thing; with one more word in common it is the same fact about it)
             if other_session and _read_other_memory_on(ctx, e.id, words, ids):
                 continue  # it read a newer memory of the same subject: it did not go without

@@ -86,11 +86,17 @@ for _w in ADVERSE_WORDS:
         _PHRASES[_p[0]] = _PHRASES.get(_p[0], ()) + (_p,)
 
 
+_PROBE_RE = re.compile(r"\b(?:test\w*|to (?:confirm|verify|check|prove)|probe|dry[- ]run|canary)\b", re.I)
+_AS_MEANT_RE = re.compile(r"\b(?:in force|as expected|as intended|as designed|works as|confirmed|holds)\b", re.I)
+
+
 def intended(outcome: str, act: str) -> bool:
     """Whether every word of failure in an outcome echoes what its act set out to do: "confirmed the
     backorder cancelled" about an act that cancelled it reports success, not a failure."""
     if _CLASS_RE.search(outcome) or _HTTP_RE.search(outcome) or _RESTATED_RE.search(outcome):
         return False
+    if _PROBE_RE.search(act) and _AS_MEANT_RE.search(outcome):
+        return True  # a test sale of 9 meant to be refused: "refused 9, cap in force" is the check passing
     toks = _TOKEN_RE.findall(outcome.lower())
     hits = {w[:5] for w in toks if w in _SINGLE_WORDS}
     if not hits or any(w in _PHRASES and any(tuple(toks[i:i + len(p)]) == p for p in _PHRASES[w])
@@ -621,13 +627,16 @@ _DASH = r"\s*(?:-|\u2013|\u2014|to|through|thru|until|till)\s*"
 _UNTIL = r"\b(?:until|till|through|thru|by|due|valid (?:to|until|through)|expires?(?: on)?|ends?(?: on)?|" \
          r"up to and including)\s+" \
          r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
-_WINDOW_RES = (  # each gives (month, day) of the window's last day
-    (re.compile(r"\b" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?" + _DASH + r"(?:" + _MONTH + r"\s+)?(\d{1,2})(?:st|nd|rd|th)?\b",
-                re.I), lambda m: (m.group(2) or m.group(1), m.group(3))),
-    (re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?(?:\s+" + _MONTH + r")?" + _DASH + r"(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b",
-                re.I), lambda m: (m.group(3), m.group(2))),
-    (re.compile(_UNTIL + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I), lambda m: (m.group(1), m.group(2))),
-    (re.compile(_UNTIL + r"(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b", re.I), lambda m: (m.group(2), m.group(1))),
+_YEAR = r"(?:,?\s+(\d{4})\b)?"
+_WINDOW_RES = (  # each gives (month, day, year or None) of the window's last day
+    (re.compile(r"\b" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?" + _DASH + r"(?:" + _MONTH + r"\s+)?(\d{1,2})(?:st|nd|rd|th)?\b"
+                + _YEAR, re.I), lambda m: (m.group(2) or m.group(1), m.group(3), m.group(4))),
+    (re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?(?:\s+" + _MONTH + r")?" + _DASH + r"(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b"
+                + _YEAR, re.I), lambda m: (m.group(3), m.group(2), m.group(4))),
+    (re.compile(_UNTIL + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b" + _YEAR, re.I),
+     lambda m: (m.group(1), m.group(2), m.group(3))),
+    (re.compile(_UNTIL + r"(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b" + _YEAR, re.I),
+     lambda m: (m.group(2), m.group(1), m.group(3))),
 )
 _NUMERIC_UNTIL_RE = re.compile(_UNTIL + r"(\d{1,2})[/-](\d{1,2})(?![/-]?\d)", re.I)  # "expires Tue 08-12 18:00"
 _ISO_UNTIL_RE = re.compile(_UNTIL + r"(\d{4})-(\d\d)-(\d\d)\b|\b\d{4}-\d\d-\d\d\s*(?:-|\u2013|to|through)\s*"
@@ -638,7 +647,7 @@ _PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the week
 _PERIOD_HINT_RE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|until|till|through|thru|valid|"
                              r"expir|ends?\b|week|month|today|tonight|tomorrow|shift|for the day|by|due|"
                              r"(?:mon|tues|wednes|thurs|fri|satur|sun)day only)|\d{4}-\d\d-\d\d", re.I)
-_CLAUSE_RE = re.compile(r"[,;]\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
+_CLAUSE_RE = re.compile(r"[,;](?!\s*\d{4}\b)\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
 
 
 def clauses(summary: str) -> list[str]:
@@ -670,12 +679,13 @@ def _ends(clause: str, at: datetime, periods: bool) -> list[datetime]:
     ends = []
     for rx, parts in _WINDOW_RES:
         for m in rx.finditer(clause):
-            mon, day = parts(m)
+            mon, day, year = parts(m)
             try:
-                end = at.replace(month=_MONTHS[mon[:3].lower()], day=int(day), hour=23, minute=59, second=59)
+                end = at.replace(year=int(year) if year else at.year, month=_MONTHS[mon[:3].lower()], day=int(day),
+                                 hour=23, minute=59, second=59)
             except ValueError:
                 continue
-            if end < at - timedelta(days=180):  # "Jan 3-9" written in December
+            if not year and end < at - timedelta(days=180):  # "Jan 3-9" written in December
                 end = end.replace(year=end.year + 1)
             ends.append(end)
     for m in _NUMERIC_UNTIL_RE.finditer(clause):  # month-day or day-month: the reading nearest after ``at``
