@@ -2158,3 +2158,24 @@ def test_m2_a_memory_about_one_case_is_not_needed_by_an_act_on_another():
     assert not [f for f in rules_of(t, "HALO-M2") if f[1] != "info"]
     t2, note2, x2 = trace("P-0933")  # near miss: the same case
     assert ("HALO-M2", "medium", (note2, x2)) in found(t2.diagnose())
+
+
+def test_r7_a_loosening_seen_in_force_after_its_period():
+    t = Trace("s1")
+    up = t.revise([t.observe(summary="Marta: raise the R3 CO2 alarm until pinning 14 Jul", at="2025-07-01T08:00:00Z")],
+                  target="R3 CO2 alarm", summary="R3 CO2 high alarm 1200 -> 2500 ppm (Marta, until pinning 14 Jul)",
+                  at="2025-07-01T08:05:00Z")
+    t.observe(session="s2", summary="pinning started in R3", at="2025-07-14T08:00:00Z")
+    seen = t.observe(session="s4", summary="R3 CO2 at 1,900 ppm for 6 h overnight, no alarm raised",
+                     at="2025-07-20T06:00:00Z")
+    assert ("HALO-R7", "high", (up, seen)) in found(t.diagnose())
+    t.revise([up], session="s2", target="R3 CO2 alarm", summary="R3 CO2 high alarm back to 1200 ppm",
+             at="2025-07-14T09:00:00Z")  # the next step (logged late here, but before the observation in time)
+    assert rules_of(t, "HALO-R7") == set()
+
+
+def test_reading_more_retractions_and_replacements():
+    from halo_git.diagnosis.reading import says_replacement, says_retraction
+    assert says_retraction("Dr Fenwick: 'Stop the single-check e-issue please, back to two-person checks.'")
+    assert says_replacement("Min stock v4: A-neg now 12, everything else as v3")
+    assert not says_replacement("A-neg count 12 this morning")

@@ -461,7 +461,7 @@ _WITHDRAW_RE = re.compile(
     r"not be cited|stop using)\b", re.I)
 _REPLACE_RE = re.compile(
     r"\b(?:replac\w*|in place of|supersed\w*|instead of|no longer|obsolete|outdated|revised|corrected|correction|"
-    r"changed|moved|now (?:is|are|on|at|in)|new (?:version|value|address|owner|slot|time|account|number)|"
+    r"changed|moved|now (?:is|are|on|at|in|\d+)|new (?:version|value|address|owner|slot|time|account|number)|"
     r"(?:is|was|has been|now) closed)\b", re.I)
 _CHANGE_RE = re.compile(
     r"\b(?:v\d+|version|updated?|updates|revised|revision|changed?|changes|moved|moves|clos(?:e|es|ed|ing) for|closure|"
@@ -485,7 +485,7 @@ _RETRACT_RE = re.compile(
     r"(?:send|text|call|email|e-mail|contact|messag|mail|schedul|book|assign)\w*|do not (?:contact|text|call|email)|"
     r"no longer (?:consent|wish|want|available|volunteer\w*|authori[sz]\w*|approv\w*)|stop \w+ing\b|"
     r"(?:do not|don't|never) (?:\S+ ){1,6}(?:any ?more|again)\b|consent (?:off|withdrawn|revoked)|"
-    r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|"
+    r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|stop (?:the|all|any)\b|"
     r"(?:do not|don't) (?:send|pay|transfer|process|proceed|book|charge|contact|ship)\b)", re.I)
 
 
@@ -624,8 +624,8 @@ _MONTHS = {m: i + 1 for i, m in enumerate(
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _DASH = r"\s*(?:-|\u2013|\u2014|to|through|thru|until|till)\s*"
-_UNTIL = r"\b(?:until|till|through|thru|by|due|valid (?:to|until|through)|expires?(?: on)?|ends?(?: on)?|" \
-         r"up to and including)\s+" \
+_UNTIL = r"\b(?:(?:until|till)(?: [a-z]+){0,2}|through|thru|by|due|valid (?:to|until|through)|expires?(?: on)?|" \
+         r"ends?(?: on)?|up to and including)\s+" \
          r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
 _YEAR = r"(?:,?\s+(\d{4})\b)?"
 _WINDOW_RES = (  # each gives (month, day, year or None) of the window's last day

@@ -40,7 +40,7 @@ RULE_SPECS = (
      "standing by its own wording, or still relied on two or more sessions later by an execution (or in a later "
      "session for another occasion than the one it names: SO-7790 under a grant for SO-7781, or after the period "
      "it states: \"Saturday only\", \"until Fri 18:00\", even when it is put back later), or seen "
-     "still in force; high when the agent made it or an execution (or a silence: an alert let through) rests "
+     "still in force (an observation on its subject saying so again, or made after its period); high when the agent made it or an execution (or a silence: an alert let through) rests "
      "on it later. Also (medium) a user's "
      "loosening logged with governance=none that nothing later restores",
      "Restore the limit when the occasion ends (log the revise that puts it back), or have the user make the "
@@ -220,8 +220,11 @@ def _loosening(ctx, make):
                 and not occasion & reading.identifiers(by_id[u].summary)))]  # or used for another occasion
         late += [u for u in _past_its_end(ctx, e, basis) if u not in late]  # or after the period it states
         words = ctx.rare(e.id)
-        seen_still = [x.id for x in ctx.events[pos[e.id] + 1:] if x.kind == "observe" and order[x.session] > here
-                      and reading.says_again(x.summary) and len(words & ctx.rare(x.id)) >= 2]
+        ended = _stated_end(e, basis)
+        seen_still = [x.id for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW] if x.kind == "observe"
+                      and order[x.session] > here and len(words & ctx.rare(x.id)) >= 2 and (
+                          reading.says_again(x.summary) or (ended is not None and (reading.parse_time(x.time)
+                                                                                   or ended) > ended))]
         if ungoverned_user and not scoped:
             out.append(make(
                 "HALO-R7", [e.id, *[u for u in ctx.used_by.get(e.id, ())][:3]],
@@ -252,16 +255,22 @@ def _loosening(ctx, make):
     return out
 
 
-def _past_its_end(ctx, e, basis, restore: int | None = None) -> list[str]:
-    """The acts (execution, preparation, silence) resting on loosening ``e`` after the period it or its grant
-    states ended ("Saturday only", "until Fri 11/08 18:00") and before the restoration at position ``restore``."""
-    by_id = ctx.by_id
+def _stated_end(e, basis):
+    """When the period a loosening or its grant states ends ("Saturday only", "until Fri 11/08 18:00"), or None."""
     end = None
     for x in (e, *basis):
         at = reading.parse_time(x.time)
         got = reading.valid_until(x.summary, at) if at else None
         if got is not None and got >= at:
             end = got if end is None else min(end, got)
+    return end
+
+
+def _past_its_end(ctx, e, basis, restore: int | None = None) -> list[str]:
+    """The acts (execution, preparation, silence) resting on loosening ``e`` after the period it or its grant
+    states ended and before the restoration at position ``restore``."""
+    by_id = ctx.by_id
+    end = _stated_end(e, basis)
     if end is None:
         return []
     return [u for u in _downstream(ctx, e.id, 3) if by_id[u].kind == "act" and (restore is None or ctx.pos[u] < restore)
