@@ -2179,3 +2179,27 @@ def test_reading_more_retractions_and_replacements():
     assert says_retraction("Dr Fenwick: 'Stop the single-check e-issue please, back to two-person checks.'")
     assert says_replacement("Min stock v4: A-neg now 12, everything else as v3")
     assert not says_replacement("A-neg count 12 this morning")
+
+
+def test_m5_an_obligation_kept_and_never_read_back():
+    def trace(later: str):
+        t = Trace("sat")
+        owed = t.remember([t.act([t.observe(summary="Tamsin files protest D-117")],
+                                 summary="told Tamsin I'll rule on D-117")],
+                          summary="Owe Glasshouse a ruling on the D-117 protest by Sun 12:00")
+        t.observe(session="sun", summary="playoffs day")
+        return t, owed, t.observe(session="mon", summary=later)
+    t, owed, asked = trace("Marguerite: Tamsin says she never got a D-117 ruling")
+    assert ("HALO-M5", "high", (owed, asked)) in found(t.diagnose())
+    from halo_git.diagnosis.reading import says_deadline, says_owed
+    assert says_owed("TO DO: phone Dr Osei as soon as the repeat is resulted") and not says_owed("Osei is on 7B")
+    assert says_deadline("Reminder: G-5519 payment due 22 Oct; call before releasing")
+
+
+def test_m9_a_date_by_which_something_is_owed_is_no_expiry():
+    t = Trace("s2")
+    note = t.remember([t.observe(summary="U3A group booking held", at="2025-10-08T15:40:00Z")],
+                      summary="Reminder: G-5519 payment due 22 Oct; call before releasing", at="2025-10-08T15:43:00Z")
+    r = t.recall([note], session="s5", summary="payment reminders due", at="2025-10-23T09:00:00Z")
+    t.act([r], session="s5", form="execution", summary="released G-5519 after the call", at="2025-10-23T09:30:00Z")
+    assert rules_of(t, "HALO-M9") == set()

@@ -150,7 +150,9 @@ RULES: dict[str, Rule] = {
             "finance\") that no later act carries out (none names it or speaks of what was promised) before the "
             "trace moves on to another session or a later observation on its subject reports a problem (the "
             "person asking after it, or what came of the drop): high in that last case, and when the time the "
-            "promise named (\"by Thursday\", \"this week\") ended before the trace did",
+            "promise named (\"by Thursday\", \"this week\") ended before the trace did. Also a memory that keeps "
+            "an obligation (\"Owe Glasshouse a ruling by Sun 12:00\", \"TO DO: phone …\") that nothing reads back "
+            "and no act carries out while the trace goes on to a later session (high on the same terms)",
             "Act on the recalled obligation, or close it: log that it no longer applies (a remember naming it) "
             "and stop recalling it.",
         ),

@@ -442,6 +442,26 @@ _TELLING_RE = re.compile(r"\b(?:tell|notify|inform|let|message|email|e-mail|call
                          r"forward|get back)\b", re.I)
 
 
+_OWED_RE = re.compile(r"^\W*(?:to ?do|todo|owe|reminder|remember to|follow[- ]up)\b|\b(?:owe|owes|owed|must (?:phone|call|"
+                      r"send|tell|chase|file|upload|pay|book|confirm|notify)|need to (?:phone|call|send|tell|chase|"
+                      r"file|upload|pay|book|confirm|notify)|as soon as|once (?:it|the \w+) (?:is|are) )", re.I)
+
+
+def says_owed(summary: str) -> bool:
+    """A memory that keeps something the agent owes someone ("TO DO: phone Dr Osei as soon as the repeat
+    is resulted", "Owe Glasshouse a ruling by Sun 12:00"): an obligation, not a fact."""
+    return bool(_OWED_RE.search(summary))
+
+
+_DEADLINE_RE = re.compile(r"\b(?:due|deadline|reminder|remind|overdue|payable)\b", re.I)
+
+
+def says_deadline(summary: str) -> bool:
+    """The summary names a date by which something is owed ("payment due 22 Oct", "reminder"), not a date until
+    which a fact holds."""
+    return bool(_DEADLINE_RE.search(summary))
+
+
 def promises_telling(step: str) -> bool:
     """A promised step that is telling someone something: only a later message keeps it."""
     return bool(_TELLING_RE.search(step[:60]))
@@ -770,7 +790,7 @@ def subject_words(summary: str) -> frozenset[str]:
     found = _WORD_RE.findall(summary)
     for w in list(found):
         if "-" in w or "/" in w:
-            found.extend(p for p in re.split(r"[-/]", w) if len(p) >= 3)
+            found.extend(p for p in re.split(r"[-/]", w) if len(p) >= 3 and not p.isdigit())  # (S-20977 is one word)
     for w in found:
         w = w.lower().strip(".-/")
         if len(w) < 3 or w in STOPWORDS:

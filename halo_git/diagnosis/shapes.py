@@ -83,7 +83,7 @@ _WINDOW = 2000  # events searched after one event for what follows from it: the 
 def findings(ctx: "_Context", make) -> list["Finding"]:
     """Every finding of this module's rules; ``make`` is ``diagnosis._finding``."""
     out: list = []
-    for rule in (_claimed, _external, _loosening, _unbounded, _stale, _withdrawn, _no_learning, _promises):
+    for rule in (_claimed, _external, _loosening, _unbounded, _stale, _withdrawn, _no_learning, _promises, _owed):
         out.extend(rule(ctx, make))
     return out
 
@@ -424,9 +424,10 @@ def _expired(ctx, make):
             at = reading.parse_time(mem.time)
             kept = ctx.rare(m) | {w for s in g.sources[m] if by_id[s].kind == "observe" for w in ctx.rare(s)}
             words = (read & kept) or ctx.rare(m)
-            if not at or reading.says_withdrawal(mem.summary) or reading.says_retraction(mem.summary):
-                ends[key] = (None, frozenset())  # a record that the thing was called off states no current fact
-                return ends[key]
+            if not at or reading.says_withdrawal(mem.summary) or reading.says_retraction(mem.summary) \
+                    or reading.says_owed(mem.summary) or reading.says_deadline(mem.summary):
+                ends[key] = (None, frozenset())  # a record that the thing was called off states no current fact,
+                return ends[key]  # and a date by which something is owed is when to act, not when a fact expires
             found = [(reading.valid_until(mem.summary, at, words if read & ctx.rare(m) else frozenset()), at,
                       ctx.rare(m))]
             for s in g.sources[m]:
@@ -652,5 +653,43 @@ def _promises(ctx, make):
             "The agent committed to someone and the commitment was dropped: nothing tells them it will not happen.",
             f"Have the agent carry out what {e.id} promised (naming {e.id} in uses), or tell the person it will not "
             "happen.",
+        ))
+    return out
+
+
+def _owed(ctx, make):
+    """Memories that keep an obligation ("Owe Glasshouse a ruling by Sun 12:00") that nothing reads back and no
+    later act carries out (none speaks of it), while the trace goes on to a later session: high when a later
+    observation on its subject reports a problem (someone asking after it) or the time it names passed."""
+    out = []
+    by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
+    order = g.order
+    last = ctx.events[-1] if ctx.events else None
+    for m in ctx.scoped:
+        if m.kind != "remember" or not reading.says_owed(m.summary) or ctx.used_by.get(m.id) \
+                or last is None or order[last.session] == order[m.session]:
+            continue
+        words, ids = ctx.rare(m.id), reading.identifiers(m.summary)
+        kept = next((x.id for x in ctx.events[pos[m.id] + 1:pos[m.id] + 1 + _WINDOW] if x.kind == "act"
+                     and (len(words & ctx.rare(x.id)) >= 2 and not reading.says_question(x.summary))
+                     and order[x.session] >= order[m.session]), None)
+        if kept:
+            continue  # done without reading the note back
+        asked = next((x.id for x in ctx.events[pos[m.id] + 1:pos[m.id] + 1 + _WINDOW] if x.kind == "observe"
+                      and reading.is_adverse(x.summary) and (len(words & ctx.rare(x.id)) >= 2
+                                                               or ids & reading.identifiers(x.summary))), None)
+        at, end = reading.parse_time(m.time), reading.parse_time(last.time)
+        due = reading.valid_until(m.summary, at) if at else None
+        overdue = due is not None and due >= at and end is not None and end > due
+        out.append(make(
+            "HALO-M5", [m.id, *([asked] if asked else [])],
+            "Keeps an obligation that nothing reads back and no later act carries out"
+            + (f"; {asked} shows what came of it." if asked else
+               f"; the time it named ended {due:%Y-%m-%d}." if overdue else "."),
+            "high" if asked or overdue else "medium", m,
+            "The agent wrote down what it owed someone and never acted on it: the commitment was dropped and "
+            "nobody was told.",
+            f"Have the agent recall {m.id} when it falls due and carry it out (naming {m.id}), or tell the person it "
+            "will not happen.",
         ))
     return out
