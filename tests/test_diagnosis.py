@@ -2203,3 +2203,23 @@ def test_m9_a_date_by_which_something_is_owed_is_no_expiry():
     r = t.recall([note], session="s5", summary="payment reminders due", at="2025-10-23T09:00:00Z")
     t.act([r], session="s5", form="execution", summary="released G-5519 after the call", at="2025-10-23T09:30:00Z")
     assert rules_of(t, "HALO-M9") == set()
+
+
+def test_a4_a_failure_kept_beside_the_repair_that_worked_is_no_failed_material():
+    def trace(kept: str):
+        t = Trace("s2")
+        run = t.act([t.observe(summary="nightly restores due")], form="execution", summary="nightly sample restores")
+        bad = t.outcome(run, summary="8/9 passed; Kestrel restore failed: CHAIN_GAP, incremental 14 missing")
+        fix = t.act([bad], form="execution", summary="verified the new Kestrel full by restoring it to scratch")
+        ok = t.outcome(fix, summary="full restore OK in 61 min; row counts match")
+        note = t.remember([bad, ok], summary=kept)
+        r = t.recall([note], session="s6", summary="this week's nightly results")
+        return t, t.act([r], session="s6", summary="weekly report: 1 failure, fixed and verified")
+    def failed_material(t, x):
+        return [f for f in t.diagnose().findings if f.rule == "HALO-A4" and f.ids[0] == x and "failed" in f.message]
+    t, x = trace("19 Nov: 8/9 first pass; Kestrel chain gap fixed by a new full, verified")
+    assert not failed_material(t, x)
+    t2, x2 = trace("19 Nov: 8/9 first pass; Kestrel chain gap, new full taken")  # near miss: no word of a fix
+    assert failed_material(t2, x2)
+    from halo_git.diagnosis.reading import says_fixed
+    assert says_fixed("chain gap fixed by a new full") and not says_fixed("8/9 passed; one failed")

@@ -93,6 +93,8 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
         return ""
     kept = set(srcs)
     worked = {by_id[s].fields["about"] for s in srcs if by_id[s].kind == "outcome" and s not in adverse}
+    if worked and reading.says_fixed(e.summary):
+        return ""  # "chain gap fixed by a new full, verified": the failure kept beside the repair that worked
     for s in srcs:
         x = by_id[s]
         if x.kind == "act" and s in failed_acts and failed_acts[s] not in kept:

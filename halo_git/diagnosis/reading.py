@@ -256,6 +256,15 @@ _REMEDY_RE = re.compile(r"\b(?:retr(?:y|ied|ies|ying)|re-?r[au]n\w*|re-?tr\w+|ag
                         r"halt\w*|stopp?\w*|abort\w*|hold|held)\b", re.I)
 
 
+_FIXED_RE = re.compile(r"\b(?:fixed|repaired|resolved|restored|recovered|corrected|replaced|re-?done|re-?run|"
+                       r"rerun)\b", re.I)
+
+
+def says_fixed(summary: str) -> bool:
+    """A memory that says the failure it keeps was put right ("chain gap fixed by a new full, verified")."""
+    return bool(_FIXED_RE.search(summary))
+
+
 def says_remedy(summary: str) -> bool:
     """An act that deals with a failure (a retry, a rollback, a fix, a pause), not one that moves on."""
     return bool(_REMEDY_RE.search(summary))
