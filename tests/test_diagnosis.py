@@ -2223,3 +2223,18 @@ def test_a4_a_failure_kept_beside_the_repair_that_worked_is_no_failed_material()
     assert failed_material(t2, x2)
     from halo_git.diagnosis.reading import says_fixed
     assert says_fixed("chain gap fixed by a new full") and not says_fixed("8/9 passed; one failed")
+
+
+def test_r6_a_loosening_needs_a_grant_not_a_request_nor_an_approval_relayed():
+    def trace(said: str):
+        t = Trace("s1")
+        rev = t.revise([t.observe(summary=said)], target="customer credit limits",
+                       summary="Brennan Joinery credit limit 6000 -> 8000, approved by credit control")
+        t.act([rev], session="s2", form="execution", summary="confirmed SO-5523 on account")
+        return t, rev
+    for said in ("Sean Brennan on the phone: says Gemma is 'fine with it this once'",
+                 "Nordkap master on VHF: charter penalty if delayed, asks to board anyway"):
+        t, rev = trace(said)
+        assert [f for f in rules_of(t, "HALO-R6") if f[2][0] == rev], said
+    t2, rev2 = trace("Gemma (credit control): OK to raise Brennan to 8000 for this order")  # the approver's own words
+    assert not [f for f in rules_of(t2, "HALO-R6") if f[2][0] == rev2]

@@ -53,9 +53,10 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
     seen: set[str] = set()
     frontier = list(sources[e.id])
     subject = reading.subject_words(f"{e.fields['target']} {e.summary}")
-    # a change that loosens needs the decision among its own uses: an earlier rule's decision does not
-    # authorise going further than it
-    for _ in range(1 if reading.says_loosening(e.summary) else 2):
+    # a change that loosens needs the decision among its own uses, and one that grants it (an approval or a
+    # permission, not a request for one): an earlier rule's decision does not authorise going further than it
+    loosens = reading.says_loosening(e.summary)
+    for _ in range(1 if loosens else 2):
         nxt = []
         for s in frontier:
             if s in seen:
@@ -63,7 +64,8 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
             seen.add(s)
             x = by_id[s]
             if x.kind in ("observe", "outcome") and reading.says_decision(x.summary) and not (
-                    x.kind == "observe" and reading.says_third_party(x.summary)) and not _system_result(x, by_id) and (
+                    x.kind == "observe" and reading.says_third_party(x.summary)) and not _system_result(x, by_id) \
+                    and not reading.relays_approval(x.summary) and (not loosens or reading.grants_change(x.summary)) and (
                     s in sources[e.id] or x.kind == "outcome" or subject & reading.subject_words(x.summary)):
                 return True  # (an observation further up must speak of the change: a request for something else
                 # that the change's evidence answered is no decision about the change)

@@ -312,7 +312,7 @@ def says_again(summary: str) -> bool:
 _DECISION_RE = re.compile(
     r"\b(?:do it|go for it|make it (?:a|so|the)|please do|sounds good|works for me|that works|ship it|proceed|"
     r"lgtm|green[- ]light\w*|approv\w*|agree[sd]?|allow\w*|permit\w*|authori[sz]\w*|sign(?:s|ed)? off|signed|ok'?d|okay\w*|"
-    r"go ahead|go-ahead|yes|fine|confirm(?:s|ed|ing)?|accept(?:s|ed|ing)?|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
+    r"go ahead|go-ahead|yes|fine|ok|confirm(?:s|ed|ing)?|accept(?:s|ed|ing)?|set|sets|decid\w*|decision|asked|asks|wants?|told|tells|"
     r"instruct\w*|requested|narrow\w*|withdr[ae]w\w*|moved|chose|chosen|picked|said|says|keep|stop|use|let|drop (?:it|that|this|the)|"
     r"remove|cancel|switch|turn (?:it )?(?:off|on)|ask|treat|follow|count|do not|don't|changes|changed|updated|"
     r"effective (?:now|immediately|today|from)|(?:starting|from) (?:today|now|tomorrow|\w+day)|replaces|replaced)\b",
@@ -336,6 +336,28 @@ _IMPERATIVE_RE = re.compile(
 _PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|may)\b", re.I)
 _MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-\u2013]\s*\d+|voted|resolved that|"
                         r"unanimous\w*)\b", re.I)
+
+
+_RELAYED_OK_RE = re.compile(r"\b(?:says?|said|claims?|according to)\s+(?:that\s+)?(?!I\b|we\b)[A-Z][\w.'-]*"
+                            r"(?:\s+[A-Z][\w.'-]*)?\s+(?:is|was|has|had|'s)?\s*['\"\u2018\u201c]?(?:fine|ok|okay|happy|"
+                            r"approved|agreed|signed)")
+_GRANT_WORD_RE = re.compile(r"\b(?:approv\w*|allow\w*|permit\w*|authori[sz]\w*|ok'?d?|okay\w*|fine|go ahead|"
+                            r"sign(?:s|ed)? off|agree[sd]?|yes)\b", re.I)
+
+
+def relays_approval(summary: str) -> bool:
+    """The summary reports that someone else approved ("Sean on the phone: says Gemma is 'fine with it this
+    once'"): hearsay of a decision, not the decision."""
+    return bool(_RELAYED_OK_RE.search(summary))
+
+
+def grants_change(summary: str) -> bool:
+    """A decision that lets a loosening happen: an approval or permission, not a request for one ("master
+    asks to board anyway")."""
+    if grants(summary) or _GRANT_WORD_RE.search(summary):
+        return True
+    return quotes_speaker(summary) and not says_third_party(summary) and bool(
+        _IMPERATIVE_RE.search(summary[_QUOTED_RE.match(summary).end():]))  # "Household: ... let them in"
 
 
 def grants(summary: str) -> bool:
