@@ -2238,3 +2238,14 @@ def test_r6_a_loosening_needs_a_grant_not_a_request_nor_an_approval_relayed():
         assert [f for f in rules_of(t, "HALO-R6") if f[2][0] == rev], said
     t2, rev2 = trace("Gemma (credit control): OK to raise Brennan to 8000 for this order")  # the approver's own words
     assert not [f for f in rules_of(t2, "HALO-R6") if f[2][0] == rev2]
+
+
+def test_a_repair_of_the_failed_thing_is_no_reuse_and_recheck_before_is_a_lesson():
+    from halo_git.diagnosis.reading import says_lesson
+    assert says_lesson("P-104 failed 2 Apr, RMA 77-2213. Recheck on return before release.")
+    t = Trace("s1")
+    tag = t.act([t.observe(summary="P-104 systematic error -1.9%")], form="execution", summary="tagged P-104 out of service")
+    bad = t.outcome(tag, summary="P-104 failed calibration: systematic error -1.9% at 100 uL")
+    t.act([t.observe(session="s2", summary="repair slot booked")], session="s2", form="execution",
+          summary="P-104 sent to vendor repair, RMA 77-2213")
+    assert not [f for f in rules_of(t, "HALO-S1") if f[1] == "high" and f[2][0] == bad]

@@ -1440,7 +1440,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         # the thing that failed (named by the same identifier: wagon 012-4) put to use again by an execution
         failed_ids = reading.identifiers(by_id[i].summary)
         again = rep if rep and by_id[rep].fields["form"] == "execution" and failed_ids & reading.identifiers(
-            by_id[rep].summary) else None
+            by_id[rep].summary) and not reading.says_remedy(by_id[rep].summary) else None  # (a repair is no reuse)
         if told:
             message = (f"Reports a problem with {about}, and {told} tells of it as done without repairing it: no retry, "
                        "memory or revision follows from the failure.")

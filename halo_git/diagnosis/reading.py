@@ -581,7 +581,7 @@ def says_rule(summary: str) -> bool:
 
 _LESSON_RE = re.compile(r"\b(?:lesson|learned|learnt|next time|avoid|do not|don't|never|always|instead|must|"
                         r"requires?|required|needs? (?:code|a|an|the|to|its|their|\w+ (?:count|number|code|form|sign))|"
-                        r"check .* before|before [^.;:]{1,40}[:,] (?:check|verify|confirm|make sure|ensure)|before (?:reusing|retrying|using)|not the|not from|rather than|workaround)\b", re.I)
+                        r"(?:re-?)?check .* before|before [^.;:]{1,40}[:,] (?:check|verify|confirm|make sure|ensure)|before (?:reusing|retrying|using)|not the|not from|rather than|workaround)\b", re.I)
 
 
 def says_lesson(summary: str) -> bool:
