@@ -1602,21 +1602,20 @@ def test_m9_a_fact_stated_for_a_period_read_back_after_it_ended():
 
 
 def test_m9_a_change_stated_for_a_period_is_over_once_it_ends():
-    t = Trace("sep29")
-    rules = t.remember([t.observe(summary="Director's routing rules: max ride 50 min, stops 0.2 mi apart")],
-                       summary="Routing rules: 50-min max ride, 0.2 mi stop spacing", at="2025-09-29T09:00:00Z")
-    t.observe(summary="Director: ride limit raised to 60 min on routes 7 and 12 until Fri Oct 10",
-              at="2025-09-29T09:10:00Z")
-    r = t.recall([rules], session="oct14", summary="pulled the routing rules and ride limit", at="2025-10-14T08:00:00Z")
-    t.act([r], session="oct14", form="execution", summary="set route 7 max ride to 50 min", at="2025-10-14T08:05:00Z")
+    def trace(read_on: str):
+        t = Trace("sep29")
+        rules = t.remember([t.observe(summary="Director's routing rules: max ride 50 min, stops 0.2 mi apart")],
+                           summary="Routing rules: 50-min max ride, 0.2 mi stop spacing", at="2025-09-29T09:00:00Z")
+        t.observe(summary="Director: ride limit raised to 60 min on routes 7 and 12 until Fri Oct 10",
+                  at="2025-09-29T09:10:00Z")
+        r = t.recall([rules], session=read_on, summary="pulled the routing rules and ride limit",
+                     at=f"2025-10-{read_on[3:]}T08:00:00Z")
+        t.act([r], session=read_on, form="execution", summary="set route 7 max ride to 50 min",
+              at=f"2025-10-{read_on[3:]}T08:05:00Z")
+        return t, r
+    t, _ = trace("oct14")
     assert rules_of(t, "HALO-M9") == set()
-    t2 = Trace("sep29")  # the same change read back while it holds is a stale read
-    rules2 = t2.remember([t2.observe(summary="Director's routing rules: max ride 50 min, stops 0.2 mi apart")],
-                         summary="Routing rules: 50-min max ride, 0.2 mi stop spacing", at="2025-09-29T09:00:00Z")
-    t2.observe(summary="Director: ride limit raised to 60 min on routes 7 and 12 until Fri Oct 10",
-               at="2025-09-29T09:10:00Z")
-    r2 = t2.recall([rules2], session="oct01", summary="pulled the routing rules and ride limit", at="2025-10-01T08:00:00Z")
-    t2.act([r2], session="oct01", form="execution", summary="set route 7 max ride to 50 min", at="2025-10-01T08:05:00Z")
+    t2, r2 = trace("oct01")  # the same change read back while it holds is a stale read
     assert {f[2][0] for f in rules_of(t2, "HALO-M9")} == {r2}
 
 

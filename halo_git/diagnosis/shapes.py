@@ -107,6 +107,13 @@ def _execution_after(ctx, start: str) -> str | None:
                  and ctx.by_id[u].fields["form"] == "execution"), None)
 
 
+def _acts_on(ctx, recall: str) -> list[str]:
+    """The acts that name ``recall``, an execution first (what a stale or withdrawn read ends up driving)."""
+    by_id = ctx.by_id
+    return sorted((u for u in ctx.used_by.get(recall, ()) if by_id[u].kind == "act"),
+                  key=lambda u: by_id[u].fields["form"] != "execution")
+
+
 def _claimed(ctx, make):
     out = []
     for i in sorted(ctx.g.claimed, key=ctx.pos.__getitem__):
@@ -370,8 +377,7 @@ def _stale(ctx, make):
             if o is None or any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind == "remember"
                                 for u in ctx.used_by.get(o.id, ())):
                 continue
-            acts = sorted((u for u in ctx.used_by.get(r.id, ()) if by_id[u].kind == "act"),
-                          key=lambda u: by_id[u].fields["form"] != "execution")  # an execution first
+            acts = _acts_on(ctx, r.id)
             execution = bool(acts) and by_id[acts[0]].fields["form"] == "execution"
             out.append(make(
                 "HALO-M9", [r.id, m, o.id, *acts[:1]],
@@ -457,8 +463,7 @@ def _expired(ctx, make):
             if any(by_id[x].kind == "observe" and (reading.parse_time(by_id[x].time) or end) > end
                    and len(fact & ctx.rare(x)) >= min(2, len(fact)) for x in named):
                 continue  # the fact was checked again after the period
-            acts = sorted((u for u in users if by_id[u].kind == "act"),
-                          key=lambda u: by_id[u].fields["form"] != "execution")
+            acts = _acts_on(ctx, r.id)
             if not acts:
                 continue  # read back to see when it ended, or for the record
             execution = by_id[acts[0]].fields["form"] == "execution"
@@ -535,8 +540,7 @@ def _retracted(ctx, make):
         if r.kind != "recall":
             continue
         users = ctx.used_by.get(r.id, ())
-        acts = sorted((u for u in users if by_id[u].kind == "act"),
-                      key=lambda u: by_id[u].fields["form"] != "execution")
+        acts = _acts_on(ctx, r.id)
         if not acts:
             continue
         near = set(g.sources[r.id]) | {x for u in users for x in g.sources[u]}
