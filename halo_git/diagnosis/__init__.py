@@ -1412,7 +1412,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         add(_finding(
             "HALO-S1", [i, about, x],
             f"Reports that {about} failed, and {x} " + (
-                f"acts on that result as if it had worked." if i in consumed else
+                "acts on that result as if it had worked." if i in consumed else
                 f"goes on from {about} without naming the failure."),
             "high", by_id[i],
             f"{x} builds on a step already known to have failed, so the failure spreads to what follows.",

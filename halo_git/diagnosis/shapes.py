@@ -666,7 +666,7 @@ def _owed(ctx, make):
     later act carries out (none speaks of it), while the trace goes on to a later session: high when a later
     observation on its subject reports a problem (someone asking after it) or the time it names passed."""
     out = []
-    by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
+    g, pos = ctx.g, ctx.pos
     order = g.order
     last = ctx.events[-1] if ctx.events else None
     for m in ctx.scoped:
