@@ -2248,3 +2248,28 @@ def test_a_repair_of_the_failed_thing_is_no_reuse_and_recheck_before_is_a_lesson
     t.act([t.observe(session="s2", summary="repair slot booked")], session="s2", form="execution",
           summary="P-104 sent to vendor repair, RMA 77-2213")
     assert not [f for f in rules_of(t, "HALO-S1") if f[1] == "high" and f[2][0] == bad]
+
+
+def test_a4_a_thing_declared_unfit_after_it_was_kept():
+    def trace(verdict: str):
+        t = Trace("s2")
+        slurry = t.remember([t.observe(summary="cropped 40 L off FV3")], summary="B-2 = WLP001 gen 6, 40 L, cold room")
+        qc = t.act([t.observe(summary="plated B-2")], form="execution", summary="sent B-2 to QC")
+        t.outcome(qc, summary=verdict)
+        r = t.recall([slurry], session="s3", summary="yeast on hand: B-2")
+        return t, t.act([r], session="s3", form="execution", summary="pitched 28 L from B-2 into FV5")
+    t, x = trace("QC: B-2 plate positive for Lactobacillus. Not fit to repitch.")
+    assert [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] == "high"]
+    t2, x2 = trace("QC: B-2 plate clean, viability 91%")  # near miss: a clean plate
+    assert not [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
+
+
+def test_s1_an_all_clear_on_the_same_subject_after_a_failure():
+    t = Trace("s3")
+    diet = t.act([t.observe(summary="HF pellets issued to Bibi")], form="execution", summary="moved Bibi to HF pellets")
+    bad = t.outcome(diet, summary="Keeper sign-off: Bibi refused HF pellets, ate browse only")
+    told = t.act([t.observe(session="s4", summary="week 19 ends")], session="s4",
+                 summary="Week 19 summary to the curator: all herbivores on plan, Bibi's HF pellets intake normal")
+    assert ("HALO-S1", "high", (bad, diet, told)) in found(t.diagnose())
+    from halo_git.diagnosis.reading import says_all_clear
+    assert says_all_clear("all lifts running normally") and not says_all_clear("all pellets refused")

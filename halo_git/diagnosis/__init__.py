@@ -1607,6 +1607,14 @@ def _told_as_fine(ctx: _Context, outcome: str, act: str) -> str | None:
         if (e.kind == "act" and e.fields["form"] == "communication" and ctx.pos[u] > ctx.pos[outcome]
                 and not reading.is_adverse(e.summary) and not reading.says_pending(e.summary)):
             return u
+    # or a report that all is well on the same subject, naming nothing ("all herbivores on plan, intake normal")
+    # (an all-clear is a strong sign of its own: the trace's common words count here)
+    words = reading.subject_words(ctx.by_id[outcome].summary) | reading.subject_words(ctx.by_id[act].summary)
+    start = ctx.pos[outcome] + 1
+    for e in ctx.events[start:start + _SUBJECT_WINDOW]:
+        if (e.kind == "act" and e.fields["form"] == "communication" and reading.says_all_clear(e.summary)
+                and not reading.is_adverse(e.summary) and len(words & reading.subject_words(e.summary)) >= 2):
+            return e.id
     return None
 
 

@@ -230,6 +230,18 @@ class _Graph:
                                 o = failed_acts[e.id]
                                 if m not in failed_after or pos[o] < failed_after[m][0]:
                                     failed_after[m] = (pos[o], o)
+        # A result that declares a named thing unfit ("B-2 plate positive for Lactobacillus, not fit to repitch")
+        # makes the earlier memories naming that thing failed material for what reads them afterwards.
+        kept_ids: dict[str, list[str]] = {}
+        for e in events:
+            if e.kind == "remember":
+                for x in reading.identifiers(e.summary):
+                    kept_ids.setdefault(x, []).append(e.id)
+            elif e.kind in ("outcome", "observe") and reading.says_unfit(e.summary) and not reading.says_fixed(e.summary):
+                for x in reading.identifiers(e.summary):
+                    for m in kept_ids.get(x, ())[-20:]:
+                        if m not in failed_after or pos[e.id] < failed_after[m][0]:
+                            failed_after[m] = (pos[e.id], e.id)
         self.failed_after = failed_after
         self.claimed = {e.id for e in events if e.kind == "revise" and is_user_rule(e) and not _decided(e, sources, by_id)}
         failed_mem: dict[str, str] = {}  # memory -> the failed act, adverse outcome or failed memory it keeps

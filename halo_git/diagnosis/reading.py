@@ -49,7 +49,7 @@ ADVERSE_WORDS = (
     "wilting", "wilted", "overdrawn", "cut off", "got worse", "worse",
     "e-stop", "estop", "emergency stop", "protective stop", "near miss", "near-miss", "tripped", "alarm", "alarms",
     "false alarm", "false positive", "false-positive", "stand down", "stood down", "delay", "delays", "delayed",
-    "incident",
+    "incident", "not fit", "unfit", "unusable", "contaminated", "contamination",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -263,6 +263,25 @@ _FIXED_RE = re.compile(r"\b(?:fixed|repaired|resolved|restored|recovered|correct
 def says_fixed(summary: str) -> bool:
     """A memory that says the failure it keeps was put right ("chain gap fixed by a new full, verified")."""
     return bool(_FIXED_RE.search(summary))
+
+
+_ALL_CLEAR_RE = re.compile(r"\b(?:all (?:[\w-]+ ){0,2}(?:fine|normal|ok|okay|good|well|on plan|on track|green|running "
+                           r"normally)|no (?:issues|problems|concerns|incidents)|(?:intake|running|operating) normal\w*|"
+                           r"on plan|nothing to report)\b", re.I)
+
+
+def says_all_clear(summary: str) -> bool:
+    """A report that all is well ("all herbivores on plan, intake normal", "all lifts running normally")."""
+    return bool(_ALL_CLEAR_RE.search(summary))
+
+
+_UNFIT_RE = re.compile(r"\b(?:not fit|unfit|unusable|not usable|contaminat\w*|quarantin\w*|positive for|do not use|"
+                       r"don't use|must not be used|condemn\w*|written off|scrap(?:ped)?|out of service)\b", re.I)
+
+
+def says_unfit(summary: str) -> bool:
+    """A result that declares a thing unfit for use ("plate positive for Lactobacillus, not fit to repitch")."""
+    return bool(_UNFIT_RE.search(summary))
 
 
 def says_remedy(summary: str) -> bool:
