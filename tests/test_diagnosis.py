@@ -2273,3 +2273,20 @@ def test_s1_an_all_clear_on_the_same_subject_after_a_failure():
     assert ("HALO-S1", "high", (bad, diet, told)) in found(t.diagnose())
     from halo_git.diagnosis.reading import says_all_clear
     assert says_all_clear("all lifts running normally") and not says_all_clear("all pellets refused")
+
+
+def test_a1_a_look_on_its_own_changes_nothing_and_a_log_of_a_period_is_a_record():
+    t = Trace("s5")
+    q = t.act([t.observe(summary="repeater alarm light seen")], trigger="self", form="execution",
+              summary="Remote query of the controller alarm log")
+    x = t.act([t.observe(summary="alarm log shows a PA fault")], trigger="self", form="execution",
+              summary="Switched the repeater to low power")
+    got = {f[2][0] for f in rules_of(t, "HALO-A1")}
+    assert q not in got and x in got
+    t2 = Trace("s3")
+    log = t2.remember([t2.observe(summary="deferrals handled", at="2024-09-23T08:00:00Z")],
+                      summary="Deferral log 23-26 Sep: employer letter not accepted", at="2024-09-23T08:31:00Z")
+    r = t2.recall([log], session="s4", summary="deferral log entries from 16 Sep on", at="2024-09-30T08:27:00Z")
+    t2.act([r], session="s4", form="execution", summary="posted letters to the jurors still on the panel",
+           at="2024-09-30T08:40:00Z")
+    assert rules_of(t2, "HALO-M9") == set()

@@ -506,6 +506,16 @@ def says_owed(summary: str) -> bool:
 _DEADLINE_RE = re.compile(r"\b(?:due|deadline|reminder|remind|overdue|payable)\b", re.I)
 
 
+_RECORD_RE = re.compile(r"\b(?:log|logs|record|records|roll-?up|summary|minutes|diary|journal|history|tally|"
+                        r"report)\b", re.I)
+
+
+def says_record(summary: str) -> bool:
+    """A memory that keeps a record of what happened in a period ("Deferral log 23-26 Sep: ..."), not a fact
+    that holds for it."""
+    return bool(_RECORD_RE.search(summary))
+
+
 def says_deadline(summary: str) -> bool:
     """The summary names a date by which something is owed ("payment due 22 Oct", "reminder"), not a date until
     which a fact holds."""

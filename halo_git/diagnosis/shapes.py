@@ -431,7 +431,8 @@ def _expired(ctx, make):
             kept = ctx.rare(m) | {w for s in g.sources[m] if by_id[s].kind == "observe" for w in ctx.rare(s)}
             words = (read & kept) or ctx.rare(m)
             if not at or reading.says_withdrawal(mem.summary) or reading.says_retraction(mem.summary) \
-                    or reading.says_owed(mem.summary) or reading.says_deadline(mem.summary):
+                    or reading.says_owed(mem.summary) or reading.says_deadline(mem.summary) \
+                    or reading.says_record(mem.summary):
                 ends[key] = (None, frozenset())  # a record that the thing was called off states no current fact,
                 return ends[key]  # and a date by which something is owed is when to act, not when a fact expires
             found = [(reading.valid_until(mem.summary, at, words if read & ctx.rare(m) else frozenset()), at,
