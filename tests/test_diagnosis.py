@@ -2290,3 +2290,10 @@ def test_a1_a_look_on_its_own_changes_nothing_and_a_log_of_a_period_is_a_record(
     t2.act([r], session="s4", form="execution", summary="posted letters to the jurors still on the panel",
            at="2024-09-30T08:40:00Z")
     assert rules_of(t2, "HALO-M9") == set()
+
+
+def test_reading_a_speaker_with_a_role_and_what_on_it_promises():
+    from halo_git.diagnosis.reading import promised_step, says_speech
+    assert says_speech("Gareth (aquatics coordinator): for the intensive week Stage 2 can go to 10 kids")
+    assert promised_step("To Helen: on it, vouchers out by 20:00") and promised_step("I'm on it")
+    assert not promised_step("Sent Rhiannon the 41 names (Max not on it).")

@@ -340,7 +340,7 @@ _DECISION_RE = re.compile(
 _PROPOSAL_RE = re.compile(r"\b(?:suggest\w*|propos\w*|recommend\w*|thumbs?-?up|reactions?|upvot\w*|idea|might|could)\b",
                           re.I)
 # "Name: ..." or "the lead said": someone speaking in the summary
-_SPEAKER_RE = re.compile(r"^\s*[\w .'-]{1,40}:\s|\b(?:user|owner|lead|household|manager|maintainer|PI|AE|team)\b", re.I)
+_SPEAKER_RE = re.compile(r"^\s*[\w .'()-]{1,50}:\s|\b(?:user|owner|lead|household|manager|maintainer|PI|AE|team)\b", re.I)
 
 
 # A speaker's imperative ('Claire: "Pause the texts to Nurse Patel"', 'Brandt: "Decline, but offer 2-6 Jan"'),
@@ -485,7 +485,8 @@ _PROMISE_RE = re.compile(
     r"email|e-mail|call|ping|let|inform|update|report|share|forward)|"
     r"then (?:notify|tell|inform|let|send|email|e-mail|message|ping|post)|"
     r"once (?:the|it|they|verified|done|finished)\b.*\b(?:notify|tell|inform|let .* know)|"
-    r"remind (?:them|you|him|her|me)\b|will do\b|on it\b|will be (?:in|sent|ready|with|on|done)\b)", re.I)
+    r"remind (?:them|you|him|her|me)\b|will do\b|will be (?:in|sent|ready|with|on|done)\b)|"
+    r"(?:^|[:;,.!\u2014\u2013-]\s*|\b(?:I'm|I am|we're|we are)\s+)on it\b", re.I)
 
 
 _TELLING_RE = re.compile(r"\b(?:tell|notify|inform|let|message|email|e-mail|call|ping|update|remind|report|share|"
