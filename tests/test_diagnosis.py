@@ -1855,6 +1855,7 @@ def test_s1_a_safety_stop_then_a_message_from_the_other_result_of_the_same_act()
                 summary="CONFIG push: zone C cap 1.6 m/s to 14 AMR")
     f2 = t2.outcome(p2, summary="CONFIG applied 14/14; zone C rate now 560 lines/h")
     s2 = t2.outcome(p2, summary="SAFETY PLC evt 7731: R-07 protective stop aisle C4, 0.4 m from a picker")
+    t2.revise([s2], target="zone C speed cap", summary="zone C cap back to 1.2 m/s after the protective stop")
     t2.act([f2, s2], summary="Msg K.Mensah: wave 3 on time, but a protective stop near a picker; cap back to 1.2")
     assert not [f for f in rules_of(t2, "HALO-S1") if f[1] == "high"]
 
@@ -2052,7 +2053,7 @@ def test_s1_the_thing_that_failed_put_to_use_again():
         t = Trace("s2")
         swap = t.act([t.observe(summary="short set on the Castlebridge train")], form="execution",
                      summary="put wagon HTA-0124 on the Castlebridge train")
-        bad = t.outcome(swap, summary="hot axle box alarm on HTA-0124; wagon detached, not to be moved")
+        bad = t.outcome(swap, summary="HTA-0124 failed the wheel-profile check at Doncaster; wagon detached")
         x = t.act([t.observe(session="s4", summary="order book wk37")], session="s4", form="execution",
                   summary=f"put wagon {wagon} on the Castlebridge train Tuesday")
         return t, bad, swap, x
@@ -2297,3 +2298,14 @@ def test_reading_a_speaker_with_a_role_and_what_on_it_promises():
     assert says_speech("Gareth (aquatics coordinator): for the intensive week Stage 2 can go to 10 kids")
     assert promised_step("To Helen: on it, vouchers out by 20:00") and promised_step("I'm on it")
     assert not promised_step("Sent Rhiannon the 41 names (Max not on it).")
+
+
+def test_s1_an_alarm_nothing_deals_with_is_high():
+    t = Trace("s2")
+    check = t.act([t.observe(summary="incubator 3 loaded with four hoglets")], form="execution",
+                  summary="set incubator 3 to 30 C")
+    alarm = t.outcome(check, summary="Incubator 3 alarm: 25.4 C after 60 min, heater element fault code F2")
+    t.act([t.observe(summary="weekend coming")], form="preparation", summary="drafted the weekend feeding rota")
+    assert ("HALO-S1", "high", (alarm, check)) in found(t.diagnose())
+    t.act([alarm], form="execution", summary="moved the hoglets to incubator 1 and called the technician")
+    assert not rules_of(t, "HALO-S1")  # the next step: deal with it

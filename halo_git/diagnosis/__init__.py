@@ -220,9 +220,10 @@ RULES: dict[str, Rule] = {
             "or accepted alternative builds on it), although the trace goes on; medium when the agent later "
             "repeats the same kind of act (same trigger, form and verb, the summary's first word), high when a "
             "later message tells of the failed act as done (naming it, the failure, or another result of the same "
-            "act that went well), or when that later execution puts the very thing that failed (named by an "
-            "identifier the failure names: wagon HTA-0124) to use again. Also high: an act of a later session that "
-            "builds on the failed act's output (names the act) without naming the failure or repairing it. Also high, repaired or not: an execution of the same "
+            "act that went well), when a later execution puts the very thing that failed (named by an identifier "
+            "the failure names: crane STS-4) to use again without naming the failure, or when the failure is about "
+            "safety (an alarm, a stop, a near miss, a brake). Also high: an act of a later session that builds on "
+            "the failed act's output (names the act) without naming the failure or repairing it. Also high, repaired or not: an execution of the same "
             "session that goes on from the failed execution (names it) without naming the failure and without "
             "dealing with it (a retry, rollback, fix or pause), or an execution that names the failed result of a "
             "preparation and rests on the part that failed (of \"RX412 export OK; RX418 truncated\", the rebooking "
@@ -1438,21 +1439,28 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 "uses of what it does next.",
             ))
             continue
-        # the thing that failed (named by the same identifier: wagon 012-4) put to use again by an execution
-        failed_ids = reading.identifiers(by_id[i].summary)
-        again = rep if rep and by_id[rep].fields["form"] == "execution" and failed_ids & reading.identifiers(
-            by_id[rep].summary) and not reading.says_remedy(by_id[rep].summary) else None  # (a repair is no reuse)
+        # the thing that failed (named by the same identifier: crane STS-4) put to use again by a later execution
+        # that does not name the failure (a repair is no reuse)
+        failed_ids = reading.identifiers(by_id[i].summary) - reading.identifiers(by_id[about].summary) or \
+            reading.identifiers(by_id[i].summary)
+        again = next((x.id for x in ctx.events[pos[i] + 1:pos[i] + 1 + _SUBJECT_WINDOW] if x.kind == "act"
+                      and x.fields["form"] == "execution" and failed_ids & reading.identifiers(x.summary)
+                      and i not in g.sources[x.id] and not reading.says_remedy(x.summary)
+                      and not reading.is_adverse(x.summary)), None) if failed_ids else None
+        if again and not rep:
+            rep = again
         if told:
             message = (f"Reports a problem with {about}, and {told} tells of it as done without repairing it: no retry, "
                        "memory or revision follows from the failure.")
         else:
             message = (f"Reports a problem with {about}, and nothing repairs it"
-                       + (f"; {rep} puts {', '.join(sorted(failed_ids & reading.identifiers(by_id[rep].summary)))} "
+                       + (f"; {again} puts {', '.join(sorted(failed_ids & reading.identifiers(by_id[again].summary)))} "
                           "to use again." if again else
                           f"; {rep} repeats the same kind of act without building on it." if rep else "."))
         add(_finding(
-            "HALO-S1", [i, about, *([told] if told else []), *([rep] if rep else [])], message,
-            "high" if told or again else ("medium" if rep or used_by.get(i) else "low"), by_id[i],
+            "HALO-S1", [i, about, *([told] if told else []), *([again or rep] if again or rep else [])], message,
+            "high" if told or again or reading.says_alarm(by_id[i].summary) else (
+                "medium" if rep or used_by.get(i) else "low"), by_id[i],
             f"{told} reports success after the failure was known, so the people relying on it act on a false account."
             if told else
             "The agent did the same kind of thing again without building on the failure, so the problem can recur."

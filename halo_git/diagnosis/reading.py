@@ -270,6 +270,15 @@ _ALL_CLEAR_RE = re.compile(r"\b(?:all (?:[\w-]+ ){0,2}(?:fine|normal|ok|okay|goo
                            r"on plan|nothing to report)\b", re.I)
 
 
+_ALARM_RE = re.compile(r"\b(?:alarm|e-stop|emergency stop|protective stop|near[- ]miss|injur\w*|fire|smoke|overheat\w*|"
+                       r"overran|gas leak|evacuat\w*|brake|collision|fall|fell from)\b", re.I)
+
+
+def says_alarm(summary: str) -> bool:
+    """A failure about safety (an alarm, a stop, a near miss, an injury, a brake): left alone, it is serious."""
+    return bool(_ALARM_RE.search(summary))
+
+
 def says_all_clear(summary: str) -> bool:
     """A report that all is well ("all herbivores on plan, intake normal", "all lifts running normally")."""
     return bool(_ALL_CLEAR_RE.search(summary))
@@ -567,7 +576,9 @@ _RETRACT_RE = re.compile(
     r"no longer (?:consent|wish|want|available|volunteer\w*|authori[sz]\w*|approv\w*)|stop \w+ing\b|"
     r"(?:do not|don't|never) (?:\S+ ){1,6}(?:any ?more|again)\b|consent (?:off|withdrawn|revoked)|"
     r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|stop (?:the|all|any)\b|"
-    r"(?:do not|don't) (?:send|pay|transfer|process|proceed|book|charge|contact|ship)\b)", re.I)
+    r"(?:do not|don't) (?:send|pay|transfer|process|proceed|book|charge|contact|ship)\b|"
+    r"remove (?:[\w.]+ ){1,2}as (?:a |an |the )?(?:collector|contact|signatory|driver|user|member|approver|delegate))",
+    re.I)
 
 
 def says_retraction(summary: str) -> bool:
