@@ -2309,3 +2309,10 @@ def test_s1_an_alarm_nothing_deals_with_is_high():
     assert ("HALO-S1", "high", (alarm, check)) in found(t.diagnose())
     t.act([alarm], form="execution", summary="moved the hoglets to incubator 1 and called the technician")
     assert not rules_of(t, "HALO-S1")  # the next step: deal with it
+
+
+def test_reading_a_measure_past_its_limit_is_adverse():
+    from halo_git.diagnosis.reading import is_adverse
+    assert is_adverse("STS-4 trolley brake test: stopping distance 1.9 m at rated speed, limit 1.5 m")
+    assert is_adverse("slurry viability 84%, minimum 90%")
+    assert not is_adverse("H-4 load 62%, limit 80%") and not is_adverse("speed 45 km/h, max 50")

@@ -131,6 +131,19 @@ def _time_cost(toks: list[str], i: int) -> bool:
     return toks[i] == "lost" and i > 1 and toks[i - 1] in _TIME_UNITS and toks[i - 2][0].isdigit()
 
 
+# A reading past the limit it is held to: "stopping distance 1.9 m ... limit 1.5 m", "viability 84%, minimum 90%".
+_OVER_RE = re.compile(r"(\d+(?:\.\d+)?)\s*[a-z%/]{0,4}[^.;\d]{0,40}?\b(limit|max(?:imum)?|threshold|cap|min(?:imum)?)"
+                      r"\b\s*(?:of\s+|is\s+|=\s*)?(\d+(?:\.\d+)?)", re.I)
+
+
+def _out_of_limit(summary: str) -> bool:
+    for m in _OVER_RE.finditer(summary):
+        value, bound = float(m.group(1)), float(m.group(3))
+        if (value < bound) if m.group(2).lower().startswith("min") else (value > bound):
+            return True
+    return False
+
+
 @lru_cache(maxsize=1 << 18)
 def is_adverse(summary: str) -> bool:
     """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
@@ -139,7 +152,8 @@ def is_adverse(summary: str) -> bool:
     between) is not one: "no errors", "without a failure"."""
     if _REPORTS_RE.match(summary):
         return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found
-    if _CLASS_RE.search(summary) or _HTTP_RE.search(summary) or _REGRESSION_RE.search(summary):
+    if _CLASS_RE.search(summary) or _HTTP_RE.search(summary) or _REGRESSION_RE.search(summary) \
+            or _out_of_limit(summary):
         return True
     toks = _TOKEN_RE.findall(summary.lower())
     for i, w in enumerate(toks):
