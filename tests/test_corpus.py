@@ -86,7 +86,7 @@ def test_eleven_sets_written_apart_this_round():
     led to."""
     hit, total, alarms, notes = score(LATE)
     assert total == 274
-    assert hit >= 200 and alarms <= 18, notes  # 206/274 and 18 when recorded in docs/report.md
+    assert hit >= 203 and alarms <= 18, notes  # 209/274 and 18 when recorded in docs/report.md
 
 
 def test_seed_analyses_modelled_apart():
