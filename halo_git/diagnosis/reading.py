@@ -22,6 +22,17 @@ import re
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 
+def _finder(doc: str, *pattern: str):
+    """A reader that answers one question of a summary by one pattern (case ignored): the vocabulary is the
+    pattern, the question is the docstring."""
+    rx = re.compile("".join(pattern), re.I)
+
+    def read(summary: str) -> bool:
+        return bool(rx.search(summary))
+    read.__doc__ = doc
+    return read
+
+
 # -- adverse: a failure, an interruption, a complaint ---------------------------------------
 
 # Whole words or phrases; case ignored. "no error" and "without errors" are not adverse.
@@ -265,46 +276,34 @@ def says_transient(summary: str) -> bool:
     return bool(_TRANSIENT_RE.search(summary))
 
 
+says_fixed = _finder(
+    """A memory that says the failure it keeps was put right ("chain gap fixed by a new full, verified").""",
+    r"\b(?:fixed|repaired|resolved|restored|recovered|corrected|replaced|re-?done|re-?run|"
+    r"rerun)\b")
+
+
+says_alarm = _finder(
+    """A failure about safety (an alarm, a stop, a near miss, an injury, a brake): left alone, it is serious.""",
+    r"\b(?:alarm|e-stop|emergency stop|protective stop|near[- ]miss|injur\w*|fire|smoke|overheat\w*|"
+    r"overran|gas leak|evacuat\w*|brake|collision|fall|fell from)\b")
+
+
+says_all_clear = _finder(
+    """A report that all is well ("all herbivores on plan, intake normal", "all lifts running normally").""",
+    r"\b(?:all (?:[\w-]+ ){0,2}(?:fine|normal|ok|okay|good|well|on plan|on track|green|running "
+    r"normally)|no (?:issues|problems|concerns|incidents)|(?:intake|running|operating) normal\w*|"
+    r"on plan|nothing to report)\b")
+
+
+says_unfit = _finder(
+    """A result that declares a thing unfit for use ("plate positive for Lactobacillus, not fit to repitch").""",
+    r"\b(?:not fit|unfit|unusable|not usable|contaminat\w*|quarantin\w*|positive for|do not use|"
+    r"don't use|must not be used|condemn\w*|written off|scrap(?:ped)?|out of service)\b")
+
+
 _REMEDY_RE = re.compile(r"\b(?:retr(?:y|ied|ies|ying)|re-?r[au]n\w*|re-?tr\w+|again|roll(?:ed|s|ing)? back|rollback|"
                         r"revert\w*|undo\w*|undid|restor\w*|repair\w*|fix\w*|investigat\w*|diagnos\w*|paused?|"
                         r"halt\w*|stopp?\w*|abort\w*|hold|held)\b", re.I)
-
-
-_FIXED_RE = re.compile(r"\b(?:fixed|repaired|resolved|restored|recovered|corrected|replaced|re-?done|re-?run|"
-                       r"rerun)\b", re.I)
-
-
-def says_fixed(summary: str) -> bool:
-    """A memory that says the failure it keeps was put right ("chain gap fixed by a new full, verified")."""
-    return bool(_FIXED_RE.search(summary))
-
-
-_ALL_CLEAR_RE = re.compile(r"\b(?:all (?:[\w-]+ ){0,2}(?:fine|normal|ok|okay|good|well|on plan|on track|green|running "
-                           r"normally)|no (?:issues|problems|concerns|incidents)|(?:intake|running|operating) normal\w*|"
-                           r"on plan|nothing to report)\b", re.I)
-
-
-_ALARM_RE = re.compile(r"\b(?:alarm|e-stop|emergency stop|protective stop|near[- ]miss|injur\w*|fire|smoke|overheat\w*|"
-                       r"overran|gas leak|evacuat\w*|brake|collision|fall|fell from)\b", re.I)
-
-
-def says_alarm(summary: str) -> bool:
-    """A failure about safety (an alarm, a stop, a near miss, an injury, a brake): left alone, it is serious."""
-    return bool(_ALARM_RE.search(summary))
-
-
-def says_all_clear(summary: str) -> bool:
-    """A report that all is well ("all herbivores on plan, intake normal", "all lifts running normally")."""
-    return bool(_ALL_CLEAR_RE.search(summary))
-
-
-_UNFIT_RE = re.compile(r"\b(?:not fit|unfit|unusable|not usable|contaminat\w*|quarantin\w*|positive for|do not use|"
-                       r"don't use|must not be used|condemn\w*|written off|scrap(?:ped)?|out of service)\b", re.I)
-
-
-def says_unfit(summary: str) -> bool:
-    """A result that declares a thing unfit for use ("plate positive for Lactobacillus, not fit to repitch")."""
-    return bool(_UNFIT_RE.search(summary))
 
 
 def says_remedy(summary: str) -> bool:
@@ -516,34 +515,25 @@ _TELLING_RE = re.compile(r"\b(?:tell|notify|inform|let|message|email|e-mail|call
                          r"forward|get back)\b", re.I)
 
 
-_OWED_RE = re.compile(r"^\W*(?:to ?do|todo|owe|reminder|remember to|follow[- ]up)\b|\b(?:owe|owes|owed|must (?:phone|call|"
-                      r"send|tell|chase|file|upload|pay|book|confirm|notify)|need to (?:phone|call|send|tell|chase|"
-                      r"file|upload|pay|book|confirm|notify)|as soon as|once (?:it|the \w+) (?:is|are) )", re.I)
-
-
-def says_owed(summary: str) -> bool:
+says_owed = _finder(
     """A memory that keeps something the agent owes someone ("TO DO: phone Dr Osei as soon as the repeat
-    is resulted", "Owe Glasshouse a ruling by Sun 12:00"): an obligation, not a fact."""
-    return bool(_OWED_RE.search(summary))
+    is resulted", "Owe Glasshouse a ruling by Sun 12:00"): an obligation, not a fact.""",
+    r"^\W*(?:to ?do|todo|owe|reminder|remember to|follow[- ]up)\b|\b(?:owe|owes|owed|must (?:phone|call|"
+    r"send|tell|chase|file|upload|pay|book|confirm|notify)|need to (?:phone|call|send|tell|chase|"
+    r"file|upload|pay|book|confirm|notify)|as soon as|once (?:it|the \w+) (?:is|are) )")
 
 
-_DEADLINE_RE = re.compile(r"\b(?:due|deadline|reminder|remind|overdue|payable)\b", re.I)
-
-
-_RECORD_RE = re.compile(r"\b(?:log|logs|record|records|roll-?up|summary|minutes|diary|journal|history|tally|"
-                        r"report)\b", re.I)
-
-
-def says_record(summary: str) -> bool:
+says_record = _finder(
     """A memory that keeps a record of what happened in a period ("Deferral log 23-26 Sep: ..."), not a fact
-    that holds for it."""
-    return bool(_RECORD_RE.search(summary))
+    that holds for it.""",
+    r"\b(?:log|logs|record|records|roll-?up|summary|minutes|diary|journal|history|tally|"
+    r"report)\b")
 
 
-def says_deadline(summary: str) -> bool:
+says_deadline = _finder(
     """The summary names a date by which something is owed ("payment due 22 Oct", "reminder"), not a date until
-    which a fact holds."""
-    return bool(_DEADLINE_RE.search(summary))
+    which a fact holds.""",
+    r"\b(?:due|deadline|reminder|remind|overdue|payable)\b")
 
 
 def promises_telling(step: str) -> bool:
@@ -583,7 +573,9 @@ def says_withdrawal(summary: str) -> bool:
     return bool(_WITHDRAW_RE.search(summary))
 
 
-_RETRACT_RE = re.compile(
+says_retraction = _finder(
+    """Someone takes back what they gave earlier: a consent, a waiver, an offer, an availability
+    ("withdraws consent", "take me off extra trips", "stop sending texts", "opted out").""",
     r"\b(?:withdr[ae]w\w*|revok\w*|retract\w*|rescind\w*|opt(?:s|ed)? out|unsubscrib\w*|"
     r"take (?:me|us|them|him|her) off|remove (?:me|us|them|him|her) from|(?:stop|no more|not to) "
     r"(?:send|text|call|email|e-mail|contact|messag|mail|schedul|book|assign)\w*|do not (?:contact|text|call|email)|"
@@ -591,14 +583,7 @@ _RETRACT_RE = re.compile(
     r"(?:do not|don't|never) (?:\S+ ){1,6}(?:any ?more|again)\b|consent (?:off|withdrawn|revoked)|"
     r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|stop (?:the|all|any)\b|"
     r"(?:do not|don't) (?:send|pay|transfer|process|proceed|book|charge|contact|ship)\b|"
-    r"remove (?:[\w.]+ ){1,2}as (?:a |an |the )?(?:collector|contact|signatory|driver|user|member|approver|delegate))",
-    re.I)
-
-
-def says_retraction(summary: str) -> bool:
-    """Someone takes back what they gave earlier: a consent, a waiver, an offer, an availability
-    ("withdraws consent", "take me off extra trips", "stop sending texts", "opted out")."""
-    return bool(_RETRACT_RE.search(summary))
+    r"remove (?:[\w.]+ ){1,2}as (?:a |an |the )?(?:collector|contact|signatory|driver|user|member|approver|delegate))")
 
 
 def says_replacement(summary: str) -> bool:
@@ -697,17 +682,13 @@ _RELAYED_RE = re.compile(
     r"handwritten|scribbled|word of mouth|overheard|osint)\b", re.I)
 
 
-_HEDGED_RE = re.compile(
-    r"\b(?:my (?:estimate|guess|reading|assumption)|estimated? from|(?:I )?worked (?:it )?out|guess\w*|assum\w+|"
-    r"infer\w*|presumabl\w*|probably|treating (?:\S+ ){1,5}as|I think|not (?:yet )?(?:confirmed|verified|checked)|"
-    r"no (?:\S+ ){1,3}yet|unconfirmed|unverified|to be confirmed|tbc)\b", re.I)
-
-
-def says_hedged(summary: str) -> bool:
+says_hedged = _finder(
     """A memory that says it keeps the agent's own estimate or assumption, not a checked fact ("my estimate
     from the 2016 diagram", "I worked it out at roughly 1,140", "no bank statements yet but I'm treating
-    it as passed")."""
-    return bool(_HEDGED_RE.search(summary))
+    it as passed").""",
+    r"\b(?:my (?:estimate|guess|reading|assumption)|estimated? from|(?:I )?worked (?:it )?out|guess\w*|assum\w+|"
+    r"infer\w*|presumabl\w*|probably|treating (?:\S+ ){1,5}as|I think|not (?:yet )?(?:confirmed|verified|checked)|"
+    r"no (?:\S+ ){1,3}yet|unconfirmed|unverified|to be confirmed|tbc)\b")
 
 
 def says_relayed(summary: str) -> bool:
