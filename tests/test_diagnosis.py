@@ -1196,6 +1196,18 @@ def test_m2_a_memory_read_only_in_its_own_session_that_a_later_session_needed():
     t3.outcome(t3.act([t3.observe(session="fri", summary="user asked for the weather")], session="fri",
                       summary="told the user the forecast"))
     assert "HALO-M2" not in {f.rule for f in t3.diagnose().findings}
+    # near miss: a record that served its session (where a found item is shelved) owes nothing to a later
+    # step on the same item; a rule kept the same way does
+    for kept, needed in (("FI-3381 black cabin bag, gate 14, on shelf C4", False),
+                         ("FI-3381 owner is away 8-12 Jul: must call him before any delivery is booked", True)):
+        t4 = Trace("s1")
+        o4 = t4.observe(summary="cleaner handed in FI-3381, a black cabin bag from gate 14")
+        m4 = t4.remember([o4], summary=kept)
+        t4.act([t4.recall([m4], summary="found-log search: FI-3381 matches the claim")],
+               summary="told the claimant we think we have his bag")
+        x4 = t4.act([t4.observe(session="s2", summary="claimant paid the courier fee")], session="s2",
+                    form="execution", summary="booked the courier for FI-3381, delivery 5-9 Jul")
+        assert (("HALO-M2", "medium", (m4, x4)) in found(t4.diagnose())) is needed, kept
 
 
 def test_a4_a_result_of_another_act_does_not_make_up_for_a_failure_kept_beside_it():
@@ -2316,3 +2328,18 @@ def test_reading_a_measure_past_its_limit_is_adverse():
     assert is_adverse("STS-4 trolley brake test: stopping distance 1.9 m at rated speed, limit 1.5 m")
     assert is_adverse("slurry viability 84%, minimum 90%")
     assert not is_adverse("H-4 load 62%, limit 80%") and not is_adverse("speed 45 km/h, max 50")
+
+
+def test_a4_failed_material_told_to_someone_as_if_it_had_worked():
+    """A memory that keeps a failure as a success, passed on in a message in the same session, misinforms
+    the person it reaches: HALO-A4 medium. Kept as the failure it was, it is not failed material."""
+    for kept, flagged in (("chip registration done for APP-612 (registry reply 9 Mar)", True),
+                          ("chip registration failed the checksum; check the chip number against the vet record "
+                           "before resubmitting", False)):
+        t = Trace("s1")
+        x = t.act([t.observe(summary="adopters APP-612 completed the adoption")], form="execution",
+                  summary="submitted the microchip number to the national registry")
+        o = t.outcome(x, summary='registry response: "ERR 22 - chip number fails checksum". No registration created.')
+        m = t.remember([o], summary=kept)
+        c = t.act([m], summary="sent APP-612 their packet: microchip registered to you, nothing to do")
+        assert (("HALO-A4", "medium", (c, m)) in found(t.diagnose())) is flagged, kept

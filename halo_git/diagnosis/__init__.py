@@ -1184,6 +1184,9 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         readers = (*m.recalled_by, *m.used_by)
         if not readers or any(order[by_id[r].session] != order[by_id[m.id].session] for r in readers):
             continue
+        if not (reading.says_terms(by_id[m.id].summary) or any(s in g.adverse for s in g.sources[m.id])):
+            continue  # a record that served its session ("bag on shelf C4") owes nothing to later steps; terms
+            # or a known problem ("wrong account picked") are what a later step on the subject needs
         same = _later_act_on(ctx, m.id, max(readers, key=pos.__getitem__), other_session=True)
         if same is None or m.id in g.sources[same] or any(m.id in g.sources[s] for s in g.sources[same]):
             continue
@@ -1335,6 +1338,9 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
                 cross = (reused, True)  # material whose last use failed, reused unchanged
             elif g.mem[a.id][0]:
                 cross = (g.mem[a.id][0][0], True)  # the agent's own unreviewed material, in this session too
+        elif a.form == "communication" and cross is None:
+            # failed material told to someone as if it had worked ("registered — nothing to do")
+            cross = next(((m, True) for m in g.mem[a.id][0] if m in g.failed_mem), None)
         if cross is not None and cross[0] not in g.failed_mem and _repairs(g, a, cross[0]):
             cross = None  # repairing what the material got wrong, not carrying it further
         if cross is not None and a.form != "silence":

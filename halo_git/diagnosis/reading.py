@@ -617,6 +617,12 @@ def says_rule(summary: str) -> bool:
     return bool(_RULE_RE.search(summary))
 
 
+def says_terms(summary: str) -> bool:
+    """A memory that keeps terms for later steps (a rule, a restriction, something owed or due, a promise),
+    not only a record of how things stood."""
+    return says_constraint(summary) or says_owed(summary) or says_deadline(summary) or bool(_PROMISE_RE.search(summary))
+
+
 # -- lessons ----------------------------------------------------------------------------------
 
 _LESSON_RE = re.compile(r"\b(?:lesson|learned|learnt|next time|avoid|do not|don't|never|always|instead|must|"
