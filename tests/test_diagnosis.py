@@ -2155,6 +2155,10 @@ def test_reading_years_identifiers_and_probes():
     assert intended("Training terminal refused 9: 'max 8 per transaction', cap in force",
                     "Test sale of 9 tickets on the training terminal to confirm the cap")
     assert not intended("upload failed", "Test upload of the batch")
+    # an act that takes something out of use: the result saying so is the act working
+    assert intended("Booking system shows P-104 unavailable.", "P-104 tagged out of service in the booking system")
+    assert intended("card shows blocked", "disabled the lost card")
+    assert not intended("Booking system shows P-104 unavailable.", "Booked P-104 for the Nakamura lab")
 
 
 def test_m2_a_memory_about_one_case_is_not_needed_by_an_act_on_another():

@@ -113,7 +113,17 @@ def intended(outcome: str, act: str) -> bool:
     if not hits or any(w in _PHRASES and any(tuple(toks[i:i + len(p)]) == p for p in _PHRASES[w])
                        for i, w in enumerate(toks)):
         return False
+    if _OUT_OF_USE_RE.search(act):
+        hits -= _OUT_OF_USE  # "tagged out of service" -> "booking system shows it unavailable"
     return hits <= {w[:5] for w in _TOKEN_RE.findall(act.lower())}
+
+
+# An act that sets out to take something out of use, and the words of a result that then echo it.
+_OUT_OF_USE_RE = re.compile(
+    r"\b(?:out of (?:service|use|action|order)|tag(?:ged)? out|lock(?:ed)? out|(?:take|took|taken|put) \w+ offline|"
+    r"disabl\w*|deactivat\w*|suspend\w*|quarantin\w*|block\w*|decommission\w*|withdr[ae]w\w* from|"
+    r"pull(?:ed)? from (?:service|use|sale|the)|cancel\w*)\b", re.I)
+_OUT_OF_USE = frozenset(w[:5] for w in ("unavailable", "unusable", "blocked", "blocks", "cancelled", "canceled"))
 
 
 # The failure named is going away: "errors fell to zero", "timeouts stopped", "the 5xx cleared".
