@@ -2222,11 +2222,12 @@ def test_m9_a_date_by_which_something_is_owed_is_no_expiry():
 
 
 def test_a4_a_failure_kept_beside_the_repair_that_worked_is_no_failed_material():
-    def trace(kept: str):
+    def trace(kept: str, names_failure: bool = False):
         t = Trace("s2")
         run = t.act([t.observe(summary="nightly restores due")], form="execution", summary="nightly sample restores")
         bad = t.outcome(run, summary="8/9 passed; Kestrel restore failed: CHAIN_GAP, incremental 14 missing")
-        fix = t.act([bad], form="execution", summary="verified the new Kestrel full by restoring it to scratch")
+        fix = t.act([bad] if names_failure else [run], form="execution",
+                    summary="verified the new Kestrel full by restoring it to scratch")
         ok = t.outcome(fix, summary="full restore OK in 61 min; row counts match")
         note = t.remember([bad, ok], summary=kept)
         r = t.recall([note], session="s6", summary="this week's nightly results")
@@ -2237,6 +2238,8 @@ def test_a4_a_failure_kept_beside_the_repair_that_worked_is_no_failed_material()
     assert not failed_material(t, x)
     t2, x2 = trace("19 Nov: 8/9 first pass; Kestrel chain gap, new full taken")  # near miss: no word of a fix
     assert failed_material(t2, x2)
+    t3, x3 = trace("19 Nov: 8/9 first pass; Kestrel chain gap, new full taken", names_failure=True)
+    assert not failed_material(t3, x3)  # the kept success is of the act that repaired this failure
     from halo_git.diagnosis.reading import says_fixed
     assert says_fixed("chain gap fixed by a new full") and not says_fixed("8/9 passed; one failed")
 
@@ -2347,3 +2350,21 @@ def test_a4_failed_material_told_to_someone_as_if_it_had_worked():
         m = t.remember([o], summary=kept)
         c = t.act([m], summary="sent APP-612 their packet: microchip registered to you, nothing to do")
         assert (("HALO-A4", "medium", (c, m)) in found(t.diagnose())) is flagged, kept
+
+
+def test_a_failure_kept_beside_the_repair_that_worked_is_not_failed_material():
+    """A memory that keeps a failed send and the resend that fixed it keeps a workaround, not failed
+    material: the next session's execution resting on it draws no HALO-A4. Beside the success of an act
+    that did not repair it, the failure still counts."""
+    for repaired in (True, False):
+        t = Trace("s1")
+        x = t.act([t.observe(summary="16 offers to send")], form="execution", summary="sent the offers by app push")
+        bad = t.outcome(x, summary="15 accepted; push failed for 2 families (expired app tokens)")
+        fix = t.act([bad] if repaired else [t.observe(summary="pool rota due")], form="execution",
+                    summary="re-sent the 2 failed offers by SMS" if repaired else "published the pool rota")
+        ok = t.outcome(fix, summary="both SMS delivered" if repaired else "rota published")
+        m = t.remember([bad, ok], summary="two families have expired app tokens: send them reminders by SMS")
+        a = t.act([t.recall([m], session="s2", summary="SMS list for the two families")], session="s2",
+                  form="execution", summary="sent reminders: app push to 208 families, SMS to the 2")
+        flagged = {f for f in rules_of(t, "HALO-A4") if f[2][0] == a and f[1] != "info"}
+        assert bool(flagged) is not repaired, flagged

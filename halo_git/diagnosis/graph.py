@@ -86,6 +86,16 @@ def _system_result(x: Event, by_id: dict[str, Event]) -> bool:
     return about is not None and about.kind == "act" and about.fields["form"] in ("execution", "preparation")
 
 
+def _redoes(act: Event, failure: Event, by_id: dict[str, Event]) -> bool:
+    """Whether ``act`` rests on ``failure`` and is about the same thing as the failed act ("re-sent the 2
+    failed offers by SMS" after the app offers failed), not a next step that merely follows it."""
+    if failure.id not in act.uses:
+        return False
+    failed = by_id.get(failure.fields["about"])
+    about = reading.subject_words(failure.summary) | (reading.subject_words(failed.summary) if failed else frozenset())
+    return bool((reading.subject_words(act.summary) & about) - reading.ADVERSE_SET)
+
+
 def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adverse: set[str],
                    failed_acts: dict[str, str], failed_mem: dict[str, str]) -> str:
     """What makes a memory failed material, or "": it keeps an act that failed without keeping the
@@ -101,8 +111,9 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
         x = by_id[s]
         if x.kind == "act" and s in failed_acts and failed_acts[s] not in kept:
             return s
-        if x.kind == "outcome" and s in adverse and x.fields["about"] not in worked:  # a result of another act
-            # that worked does not make up for this one
+        if x.kind == "outcome" and s in adverse and x.fields["about"] not in worked and not any(
+                _redoes(by_id[w], x, by_id) for w in worked if w in by_id):  # a result of another act that
+            # worked does not make up for this one, unless that act redid what failed (kept beside it)
             about = by_id.get(x.fields["about"])
             if about is not None and about.kind == "act" and about.fields["form"] != "communication":
                 return s

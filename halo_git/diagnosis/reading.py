@@ -90,6 +90,7 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
 _TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?")  # no quote or dash at either end
 _SINGLE_WORDS = frozenset(w for w in ADVERSE_WORDS if " " not in w)
+ADVERSE_SET = _SINGLE_WORDS  # single words of failure, for callers comparing subjects
 _PHRASES: dict[str, tuple[tuple[str, ...], ...]] = {}
 for _w in ADVERSE_WORDS:
     if " " in _w:
