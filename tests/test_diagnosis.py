@@ -2368,3 +2368,21 @@ def test_a_failure_kept_beside_the_repair_that_worked_is_not_failed_material():
                   form="execution", summary="sent reminders: app push to 208 families, SMS to the 2")
         flagged = {f for f in rules_of(t, "HALO-A4") if f[2][0] == a and f[1] != "info"}
         assert bool(flagged) is not repaired, flagged
+
+
+def test_a4_a_message_the_agent_noted_it_owed_is_not_carried_authority():
+    """A reminder the agent kept for itself, looked up alone and acted on with the message it owed, draws no
+    HALO-A4; the same note loaded among other threads into an unrelated answer still does."""
+    def trace(alone: bool):
+        t = Trace("s1")
+        ask = t.act([t.observe(summary="client wants the 1897 baptism")], summary="sent an enquiry to the Cork archives")
+        note = t.remember([ask], summary="Follow up the Cork archives enquiry if no reply by 16 Jun")
+        other = t.remember([t.observe(summary="Okafor twins, bursary")], summary="Thread: Okafor twins, bursary")
+        t.observe(session="s2", summary="new citation style from today")
+        r = t.recall([note] if alone else [note, other], session="s3",
+                     summary="Cork archives follow-up due today" if alone else "loaded every saved thread")
+        x = t.act([r], session="s3", summary="sent a follow-up to the Cork archives quoting the 2 Jun enquiry")
+        return t, x
+    for alone in (True, False):
+        t, x = trace(alone)
+        assert bool([f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]) is not alone

@@ -1730,8 +1730,11 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     if unreviewed and _reviewed_before(ctx, a.id, m):
         return None  # an observation or answer naming the material confirmed it before the act
     if unreviewed:
-        if not execution and (reading.says_question(e.summary) or (far < 2 and not failed)):
-            return None  # a question to the user, or material one session old, is not an authority problem
+        if not execution and (reading.says_question(e.summary) or (far < 2 and not failed) or (
+                not failed and reading.says_owed(mem.summary) and _looked_up_alone(ctx, e, m))):
+            return None  # a question to the user, material one session old, or a message the agent noted it
+            # owed ("follow up the archives if no reply by 16 Jun"), looked up for itself, is not an
+            # authority problem (one owed note among a bulk load of threads is)
         # failed material that produced another failure is high whatever the act
         severity = "high" if execution or (failed and any(o in g.adverse for o in a.outcomes)) else "medium"
     elif execution:
@@ -1781,6 +1784,12 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     else:
         step = f"Confirm that {m} still holds before executing on it (an observation naming it), and name that in {a.id}'s uses."
     return _finding("HALO-A4", [a.id, *chain[:-1]], message, severity, e, why, step)
+
+
+def _looked_up_alone(ctx: _Context, e: Event, m: str) -> bool:
+    """Whether act ``e`` names ``m`` directly or through a recall that read ``m`` alone."""
+    return m in e.uses or any(ctx.by_id[r].kind == "recall" and ctx.by_id[r].uses == (m,) for r in e.uses
+                              if r in ctx.by_id)
 
 
 def _repairs(g: _Graph, a: Act, m: str, depth: int = 6) -> bool:
