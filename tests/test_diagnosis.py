@@ -2386,3 +2386,18 @@ def test_a4_a_message_the_agent_noted_it_owed_is_not_carried_authority():
     for alone in (True, False):
         t, x = trace(alone)
         assert bool([f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]) is not alone
+
+
+def test_a4_a_preparation_that_checks_the_material_is_the_review():
+    """An unverified lead kept two sessions back and set against new evidence in a preparation is being
+    checked, not relied on: no HALO-A4. Drafting from it unchecked is still medium."""
+    for step, flagged in (("compared the family story (1898) with the baptism (1897): father and trade match", False),
+                          ("drafted the client report: Patrick Doyle born 1898 in Cork", True)):
+        t = Trace("s1")
+        lead = t.remember([t.observe(summary="family story: Patrick Doyle born 1898 in Cork")],
+                          summary="lead (family story, unverified): Patrick Doyle b. 1898, Cork")
+        t.observe(session="s2", summary="citation style changed")
+        r = t.recall([lead], session="s3", summary="the 1898 Cork lead")
+        x = t.act([r, t.observe(session="s3", summary="archivist: baptised 14 Mar 1897, father Michael, carter")],
+                  session="s3", form="preparation", summary=step)
+        assert bool([f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]) is flagged, step

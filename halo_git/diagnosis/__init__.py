@@ -1729,6 +1729,8 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         failed = g.failed_after[m][1]
     if unreviewed and _reviewed_before(ctx, a.id, m):
         return None  # an observation or answer naming the material confirmed it before the act
+    if unreviewed and a.form == "preparation" and reading.says_comparison(e.summary):
+        return None  # the act checks the material against other evidence: it is the review, not reliance
     if unreviewed:
         if not execution and (reading.says_question(e.summary) or (far < 2 and not failed) or (
                 not failed and reading.says_owed(mem.summary) and _looked_up_alone(ctx, e, m))):

@@ -264,6 +264,12 @@ _CONFIRM_RE = re.compile(r"\b(?:check\w*|confirm\w*|verif\w*|still (?:holds|vali
                          r"looked (?:at|up)|yes)\b", re.I)
 
 
+says_comparison = _finder(
+    """An act that sets what it holds against other evidence ("compared the family story with the baptism",
+    "cross-checked the totals against the bank file", "reconciled"): a check, not reliance.""",
+    r"\b(?:compar(?:ed|ing|es)|cross-?check\w*|reconcil\w*|(?:check|verifi|test)\w* (?:\S+ ){0,4}against)\b")
+
+
 def says_confirmation(summary: str) -> bool:
     """An observation or answer that says retained material was checked, confirmed or approved."""
     return bool(_CONFIRM_RE.search(summary))
