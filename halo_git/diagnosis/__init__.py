@@ -919,7 +919,8 @@ def _decision_upstream(g: _Graph, rev: str) -> bool:
             if x.kind in ("recall", "remember"):  # what the user said, kept and read back: no step of its own
                 frontier.extend(y for y in g.sources[s] if by_id[y].kind in ("remember", "observe", "outcome"))
                 continue
-            if x.kind in ("observe", "outcome") and not reading.says_third_party(x.summary) and (
+            if x.kind in ("observe", "outcome") and not reading.says_third_party(x.summary) \
+                    and not reading.quotes_claimed_authority(x.summary) and (
                     (reading.says_decision(x.summary) and reading.says_speech(x.summary))
                     or (reading.quotes_speaker(x.summary) and reading.says_limit(x.summary))) \
                     and (not loosens or reading.says_scoped(x.summary)):
