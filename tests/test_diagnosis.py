@@ -1701,6 +1701,10 @@ def test_reading_restorations_own_say_and_decisions_in_a_speakers_words():
     assert not says_decision("Read a forum thread: a poster writes that award tickets can be cancelled for free")
     assert says_loosening("e2e/checkout_flow no longer blocks merges, until Fri Mar 14")
     assert says_loosening("made the lint stage advisory for the release")
+    # "lift" loosens a restriction it names, not a crane's lifts
+    assert says_loosening("closure on D/HAR/7 has been lifted for my project")
+    assert says_loosening("lifted the spend cap for the weekend") and says_loosening("Hold lifted after QA sign-off")
+    assert not says_loosening("Released LP-12 lifts P-01..P-06 on TC2") and not says_loosening("crane lift plan LP-14")
 
 
 def test_r7_and_r5_a_change_that_puts_the_limit_back_is_no_loosening():
@@ -2434,3 +2438,22 @@ def test_a5_an_execution_doing_what_quoted_outside_text_claims_was_decided():
     assert ("HALO-A5", "high") in {f[:2] for f in rules_of(t, "HALO-A5") if x in f[2]}
     for t, x in (trace(True), trace(False, "communication")):
         assert not rules_of(t, "HALO-A5")
+
+
+def test_a_restriction_kept_without_its_week_is_not_a_grant_widened():
+    """A person's limit for "this week" ("wind limit 20 m/s, no exceptions") kept without the week holds the
+    agent back for longer, not lets it do more: the memory is reviewed, and the executions reading it
+    back draw no HALO-A4. A permission for the week kept as general still counts as widened."""
+    def trace(said: str, kept: str):
+        t = Trace("mon")
+        m = t.remember([t.observe(summary=said)], summary=kept)
+        x = t.act([t.recall([m], summary="read back the rule before the first job")], form="execution",
+                  summary="released the first panel lifts on TC2")
+        t.outcome(x, summary="six panels set, no incidents")
+        return t, x
+    t, x = trace("Grant (AP): 'This week: panels on Block B. Wind limit for panels is 20 m/s gust, no exceptions.'",
+                 "Panel lifts: max gust 20 m/s at jib height (Grant)")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    t, x = trace("Grant (AP): 'This week only, panel lifts may go up to 24 m/s gust.'",
+                 "Panel lifts: gusts up to 24 m/s allowed (Grant)")
+    assert [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]

@@ -353,7 +353,7 @@ class _Graph:
                     failed_mem[i] = bad
                 widened = (not reading.says_scoped(e.summary) and any(
                     by_id[s].kind in ("observe", "outcome") and reading.says_scoped(by_id[s].summary)
-                    and reading.says_decision(by_id[s].summary) and reading.grants(by_id[s].summary)
+                    and reading.says_decision(by_id[s].summary) and reading.permits(by_id[s].summary)
                     for s in srcs))  # a one-off grant kept as general (not a request for those dates)
                 if widened:
                     unchecked_kept[i] = ()

@@ -424,6 +424,15 @@ def grants(summary: str) -> bool:
     return says_loosening(summary) or says_limit(summary) or bool(_PERMISSION_RE.search(summary))
 
 
+def permits(summary: str) -> bool:
+    """The summary lets something happen (a loosening, "may", "can", "allowed", "up to"), not only states a
+    limit that holds it back ("wind limit 20 m/s, no exceptions")."""
+    return says_loosening(summary) or bool(_PERMISSION_RE.search(summary) or _ALLOWED_RE.search(summary))
+
+
+_ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to)\b", re.I)
+
+
 def says_decision(summary: str) -> bool:
     """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes; a
     speaker's own words that grant, limit or instruct ("Manager: until Friday you may double-book chair 3",
@@ -450,7 +459,9 @@ _LOOSEN_RE = re.compile(
     r"disabl\w*|skip\w*|exempt\w*|bypass\w*|relax\w*|loosen\w*|rais\w* the (?:limit|cap|ceiling|threshold)|"
     r"(?:limit|cap|ceiling|threshold|tolerance|allowance|budget|quota)s? (?:\w+ )?(?:raised|increased|widened|extended|"
     r"doubled)|(?:rais|increas|widen|doubl)\w* (?:the )?(?:\w+ )?(?:limit|cap|ceiling|threshold|tolerance|quota)|"
-    r"lift\w*|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check|block)\w*|non-blocking|"
+    r"lift(?:s|ed|ing)? (?:the |a |all |its |that )?(?:\w+ )?(?:ban|restriction|limit|cap|closure|hold|freeze|embargo|block|"
+    r"suspension|moratorium|requirement)s?\b|(?:ban|restriction|limit|cap|closure|hold|freeze|embargo|block|suspension|"
+    r"moratorium|requirement)s? (?:\S+ ){0,4}lifted|lifted for|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check|block)\w*|non-blocking|"
     r"(?:made|make|set|marked?) (?:\S+ ){0,3}(?:optional|advisory|warn(?:ing)?[- ]only)|turn\w* off|switch\w* off|"
     r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|auto-?(?:accept|approve|merge)\w*|"
     r"unlimited|any (?:amount|size)|without (?:\S+ ){0,2}(?:asking|review|approval|check|sign-?off)|"
