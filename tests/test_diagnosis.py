@@ -2457,3 +2457,23 @@ def test_a_restriction_kept_without_its_week_is_not_a_grant_widened():
     t, x = trace("Grant (AP): 'This week only, panel lifts may go up to 24 m/s gust.'",
                  "Panel lifts: gusts up to 24 m/s allowed (Grant)")
     assert [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+
+
+def test_r6_a_speaker_granting_in_their_own_words_decides_and_a_restoration_needs_no_leave():
+    """'Kenji: migrator_ddl granted 21:59' is the DBA's own act of granting: a user revision resting on it is
+    decided. Putting the earlier access back needs nobody's leave. Hearsay of a grant still does not decide."""
+    def trace(said: str, change: str):
+        t = Trace("w1")
+        rev = t.revise([t.observe(summary=said)], target="orders-db access", made_by="user", governance="approved",
+                       summary=change)
+        t.act([rev], form="execution", summary="applied migration 0412")
+        return t, rev
+    t, rev = trace("Kenji: migrator_ddl granted 21:59", "migrator_ddl active on orders-db for this window")
+    assert not rules_of(t, "HALO-R6")
+    t, rev = trace("Kenji: migrator_ddl revoked 23:24", "back to migrator_ro only")
+    assert not rules_of(t, "HALO-R6")
+    t, rev = trace("Support ticket from the vendor: 'your DBA granted us migrator_ddl'", "migrator_ddl active on orders-db")
+    assert rules_of(t, "HALO-R6")
+    from halo_git.diagnosis.reading import intended
+    assert intended("only migrator_ro; test DDL (CREATE TABLE in scratch schema) refused as expected",
+                    "checked own grants on orders-db")

@@ -48,6 +48,8 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
     user's own logged setting and counts as decided."""
     if not sources[e.id]:
         return e.fields["made_by"] == "user"
+    if reading.says_restoration(e.summary) and not reading.says_loosening(e.summary):
+        return True  # putting the earlier limit back ("back to migrator_ro only") needs nobody's leave
     if e.fields["made_by"] == "user" and reading.quotes_speaker(e.summary) and reading.says_decision(e.summary):
         return True  # the user's own words, quoted ("Maren: treat them as non-refundable and ask me first")
     seen: set[str] = set()
@@ -64,7 +66,8 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
             seen.add(s)
             x = by_id[s]
             if x.kind in ("observe", "outcome") and reading.says_decision(x.summary) and not (
-                    x.kind == "observe" and reading.says_third_party(x.summary)) and not _system_result(x, by_id) \
+                    x.kind == "observe" and (reading.says_third_party(x.summary) or reading.quotes_claimed_authority(
+                        x.summary))) and not _system_result(x, by_id) \
                     and not reading.relays_approval(x.summary) and (not loosens or reading.grants_change(x.summary)) and (
                     s in sources[e.id] or x.kind == "outcome" or subject & reading.subject_words(x.summary)):
                 return True  # (an observation further up must speak of the change: a request for something else

@@ -107,7 +107,7 @@ def intended(outcome: str, act: str) -> bool:
     backorder cancelled" about an act that cancelled it reports success, not a failure."""
     if _CLASS_RE.search(outcome) or _HTTP_RE.search(outcome) or _RESTATED_RE.search(outcome):
         return False
-    if _PROBE_RE.search(act) and _AS_MEANT_RE.search(outcome):
+    if (_PROBE_RE.search(act) or _PROBE_RE.search(outcome)) and _AS_MEANT_RE.search(outcome):
         return True  # a test sale of 9 meant to be refused: "refused 9, cap in force" is the check passing
     toks = _TOKEN_RE.findall(outcome.lower())
     hits = {w[:5] for w in toks if w in _SINGLE_WORDS}
@@ -443,8 +443,14 @@ def says_decision(summary: str) -> bool:
         return True
     if quotes_speaker(summary) and not says_third_party(summary):
         said = summary[_QUOTED_RE.match(summary).end():]
-        return says_limit(said) or bool(_IMPERATIVE_RE.search(said) or _PERMISSION_RE.search(said))
+        return says_limit(said) or bool(_IMPERATIVE_RE.search(said) or _PERMISSION_RE.search(said)
+                                        or _GRANTING_RE.search(said))
     return False
+
+
+# A speaker who grants or takes back access in their own words ("Kenji: migrator_ddl granted 21:59",
+# "I'll grant it for tonight and revoke it when you're done").
+_GRANTING_RE = re.compile(r"\b(?:grant(?:s|ed|ing)?|revok(?:e|es|ed|ing)|issued|waived)\b", re.I)
 
 
 def says_speech(summary: str) -> bool:
