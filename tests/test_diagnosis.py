@@ -2367,7 +2367,7 @@ def test_a_failure_kept_beside_the_repair_that_worked_is_not_failed_material():
         fix = t.act([bad] if repaired else [t.observe(summary="pool rota due")], form="execution",
                     summary="re-sent the 2 failed offers by SMS" if repaired else "published the pool rota")
         ok = t.outcome(fix, summary="both SMS delivered" if repaired else "rota published")
-        m = t.remember([bad, ok], summary="two families have expired app tokens: send them reminders by SMS")
+        m = t.remember([bad, ok], summary="offer round done: 15 accepted, the 2 families with expired tokens by SMS")
         a = t.act([t.recall([m], session="s2", summary="SMS list for the two families")], session="s2",
                   form="execution", summary="sent reminders: app push to 208 families, SMS to the 2")
         flagged = {f for f in rules_of(t, "HALO-A4") if f[2][0] == a and f[1] != "info"}
@@ -2477,3 +2477,18 @@ def test_r6_a_speaker_granting_in_their_own_words_decides_and_a_restoration_need
     from halo_git.diagnosis.reading import intended
     assert intended("only migrator_ro; test DDL (CREATE TABLE in scratch schema) refused as expected",
                     "checked own grants on orders-db")
+
+
+def test_a_failure_kept_with_what_to_do_about_it_is_a_lesson():
+    """'The Polish bank's cut-off is 10:00 - submit PL legs first' keeps a failure as a lesson, not as
+    material that worked: the next day's execution built on it draws no failed-material HALO-A4."""
+    for kept, lesson in (("PL bank same-day SEPA cut-off is 10:00 Warsaw time - submit PL legs first", True),
+                         ("PL bank same-day SEPA cut-off is 10:00 Warsaw time", False)):
+        t = Trace("d1")
+        x = t.act([t.observe(summary="08:05 balances")], form="execution", summary="submitted today's sweep")
+        bad = t.outcome(x, summary="PL->pool 0.19M rejected by the Polish bank: submitted after its 10:00 cut-off")
+        m = t.remember([bad], summary=kept)
+        y = t.act([t.recall([m], session="d2", summary="the note on the Polish cut-off")], session="d2",
+                  form="execution", summary="today's sweep, PL leg submitted first")
+        failed = [f for f in rules_of(t, "HALO-A4") if f[2][0] == y and f[1] == "high"]
+        assert bool(failed) is not lesson, kept

@@ -88,7 +88,8 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
 
 
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
-_TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?")  # no quote or dash at either end
+_TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
+# a decimal ("0.19m") is one token, so its "0" is no negation
 _SINGLE_WORDS = frozenset(w for w in ADVERSE_WORDS if " " not in w)
 ADVERSE_SET = _SINGLE_WORDS  # single words of failure, for callers comparing subjects
 _PHRASES: dict[str, tuple[tuple[str, ...], ...]] = {}
@@ -665,8 +666,14 @@ _LESSON_RE = re.compile(r"\b(?:lesson|learned|learnt|next time|avoid|do not|don'
 
 
 def says_lesson(summary: str) -> bool:
-    """A memory worded as a lesson drawn from a failure, not as a recipe."""
-    return bool(_LESSON_RE.search(summary))
+    """A memory worded as a lesson drawn from a failure, not as a recipe: lesson words, or a fact followed
+    by what to do about it ("cut-off is 10:00 Warsaw time - submit PL legs first")."""
+    return bool(_LESSON_RE.search(summary) or _THEN_DO_RE.search(summary))
+
+
+# a clause after a dash, colon or semicolon that opens with what to do
+_THEN_DO_RE = re.compile(r"\S\s*(?:\s[-\u2013\u2014]|[:;])\s+(?:so\s+|always\s+|then\s+)?(?:submit|send|file|book|"
+                         r"run|schedule|check|verify|confirm|call|ask|use|order|start|wait|allow|plan|put|keep)\b", re.I)
 
 
 # -- text written by someone outside -----------------------------------------------------------
