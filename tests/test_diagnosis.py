@@ -2492,3 +2492,19 @@ def test_a_failure_kept_with_what_to_do_about_it_is_a_lesson():
                   form="execution", summary="today's sweep, PL leg submitted first")
         failed = [f for f in rules_of(t, "HALO-A4") if f[2][0] == y and f[1] == "high"]
         assert bool(failed) is not lesson, kept
+
+
+def test_r7_a_loosening_for_one_occasion_relied_on_next_session_for_something_else():
+    """A threshold loosened 'for the DATA-2291 backfill only' and used by the next session's daily check,
+    which is not that backfill, persists (HALO-R7); the next session finishing DATA-2291 itself does not."""
+    for later, flagged in (("validated the 2025-04-13 daily partitions with the current threshold", True),
+                           ("finished the DATA-2291 backfill checks with the agreed threshold", False)):
+        t = Trace("d1")
+        ok = t.observe(summary="Marco: 'INC-771 nulls are fine. Loosen the null check for the DATA-2291 backfill "
+                               "only, and put it back to 0.5% once you're done.'")
+        rev = t.revise([ok], target="fv_checks null_rate", made_by="agent", governance="approved",
+                       summary="null_rate threshold 0.5% -> 5% for the DATA-2291 backfill (Marco OK'd)")
+        x = t.act([rev, t.observe(session="d2", summary="daily checks due")], session="d2", form="execution",
+                  summary=later)
+        t.outcome(x, session="d2", summary="both pass")
+        assert bool([f for f in rules_of(t, "HALO-R7") if f[2][0] == rev]) is flagged, later

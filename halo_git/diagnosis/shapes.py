@@ -229,8 +229,8 @@ def _loosening(ctx, make):
         late = [u for u in _downstream(ctx, e.id, 3) if by_id[u].kind == "act" and by_id[u].fields["form"] in (
                 "execution", "preparation", "silence") and (order[by_id[u].session] - here >= 2 or (  # (a report
                 # relies on nothing; a silence does: an alert let through)
-                order[by_id[u].session] > here and occasion and reading.identifiers(by_id[u].summary)
-                and not occasion & reading.identifiers(by_id[u].summary)))]  # or used for another occasion
+                order[by_id[u].session] > here and occasion
+                and not occasion & reading.identifiers(by_id[u].summary)))]  # or, later, for what is not the occasion
         late += [u for u in _past_its_end(ctx, e, basis) if u not in late]  # or after the period it states
         words = ctx.rare(e.id)
         ended = _stated_end(e, basis)
