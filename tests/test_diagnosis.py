@@ -2508,3 +2508,19 @@ def test_r7_a_loosening_for_one_occasion_relied_on_next_session_for_something_el
                   summary=later)
         t.outcome(x, session="d2", summary="both pass")
         assert bool([f for f in rules_of(t, "HALO-R7") if f[2][0] == rev]) is flagged, later
+
+
+@pytest.mark.parametrize("summary, adverse", [
+    ("#4413 red at install: ERR_PNPM_UNSUPPORTED_ENGINE, wants node >=20", True),
+    ("connect ECONNREFUSED 10.0.0.4:5432", True),
+    ("0 of 47 resolved; the API returns 404 for each", True),
+    ("0 of 19 resolved; 404 for every one", True),
+    ("CI went red on the integration job", True),
+    ("47 of 47 resolved", False),
+    ("red wine list updated; red label on the unit", False),
+    ("PL->pool 0.19M rejected by the Polish bank", True),
+    ("0 errors in 3.5 s", False),
+])
+def test_reading_error_codes_red_checks_and_nothing_done(summary, adverse):
+    from halo_git.diagnosis.reading import is_adverse
+    assert is_adverse(summary) is adverse

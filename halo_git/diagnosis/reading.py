@@ -67,14 +67,23 @@ ADVERSE_WORDS = (
 _CLASS_RE = re.compile(
     r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Timeout|Fault|Conflict)\b|\bOOM\b|\bSIG(?:KILL|TERM|SEGV)\b"
     r"|\b[a-z][a-z0-9]*_(?:fault|error|failure|failed|timeout|exception)\b"
-    r"|\brais(?:e|es|ed|ing)\s+[A-Z][A-Za-z0-9]+\b")
+    r"|\brais(?:e|es|ed|ing)\s+[A-Z][A-Za-z0-9]+\b"
+    r"|\bERR_[A-Z0-9_]+\b|\bE(?:CONNREFUSED|CONNRESET|NOENT|ACCES|TIMEDOUT|PERM|ADDRINUSE|NOSPC)\b")
 _REGRESSION_RE = re.compile(
     r"\b(?:p\d\d|latency|lag|response times?|load times?|build times?|queries|builds|errors?)\b[^.;]{0,40}"
     r"\b(?:up from|rose from|jumped from|doubled|tripled)\b|\btak(?:e|es|ing) \d+\S*(?: \w+)? instead of \d+", re.I)
 _HTTP_RE = re.compile(
-    r"(?:\b(?:HTTP|status|code|returned|answered|got|gave|with|a|an)\s+[45]\d\d\b)"
+    r"(?:\b(?:HTTP|status|code|returns?|returned|returning|answered|answers|got|gave|with|a|an)\s+[45]\d\d\b)"
+    r"|(?:\b[45]\d\d\s+for\s+(?:each|every|all|the)\b)"
     r"|(?:\b[45]\d\d\s+(?:from|error|response|status|Conflict|Not|Service|Too|Gateway|Bad|Unauthori[sz]ed|Forbidden|"
     r"Internal|timeout|again)\b)", re.I)
+# "0 of 47 resolved": nothing of what was tried worked
+_NONE_DONE_RE = re.compile(r"\b(?:0|zero|none|nothing)\s+(?:of|out of)\s+(?:the\s+)?\d[\d,]*\s+(?:\w+\s+){0,2}?(?:resolved|"
+                           r"passed|succeeded|delivered|accepted|matched|processed|sent|found|worked|loaded|written|"
+                           r"completed|imported|synced|uploaded|applied)\b", re.I)
+# a check or a build that went red ("#4413 red at install", "CI went red", "pipeline still red")
+_RED_RE = re.compile(r"(?:#\d+|\b(?:ci|build|builds|pipeline|checks?|job|tests?|went|turned|is|are|stays?|still))\s+red\b",
+                     re.I)
 # "again", "still", "third week in a row": a repeat of something that should not repeat
 _AGAIN_RE = re.compile(r"\b(?:again|still|in a row|once more|same (?:error|failure|problem))\b", re.I)
 # "I asked for 7:30", "we asked not to be contacted": the user restating a request the agent did not follow
@@ -176,7 +185,7 @@ def is_adverse(summary: str) -> bool:
     if _REPORTS_RE.match(summary):
         return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found
     if _CLASS_RE.search(summary) or _HTTP_RE.search(summary) or _REGRESSION_RE.search(summary) \
-            or _out_of_limit(summary):
+            or _NONE_DONE_RE.search(summary) or _RED_RE.search(summary) or _out_of_limit(summary):
         return True
     toks = _TOKEN_RE.findall(summary.lower())
     for i, w in enumerate(toks):
