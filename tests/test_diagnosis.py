@@ -2520,6 +2520,8 @@ def test_r7_a_loosening_for_one_occasion_relied_on_next_session_for_something_el
     ("red wine list updated; red label on the unit", False),
     ("PL->pool 0.19M rejected by the Polish bank", True),
     ("0 errors in 3.5 s", False),
+    ("Table extraction finished with warnings: values in Table 3 are not reliable", True),
+    ("backup archive corrupted; restore unreadable", True),
 ])
 def test_reading_error_codes_red_checks_and_nothing_done(summary, adverse):
     from halo_git.diagnosis.reading import is_adverse

@@ -61,6 +61,7 @@ ADVERSE_WORDS = (
     "e-stop", "estop", "emergency stop", "protective stop", "near miss", "near-miss", "tripped", "alarm", "alarms",
     "false alarm", "false positive", "false-positive", "stand down", "stood down", "delay", "delays", "delayed",
     "incident", "not fit", "unfit", "unusable", "contaminated", "contamination",
+    "unreliable", "not reliable", "with warnings", "corrupt", "corrupted", "garbled", "unreadable",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
