@@ -358,9 +358,13 @@ class _Graph:
                     by_id[s].kind in ("observe", "outcome") and reading.says_scoped(by_id[s].summary)
                     and reading.says_decision(by_id[s].summary) and reading.permits(by_id[s].summary)
                     for s in srcs))  # a one-off grant kept as general (not a request for those dates)
-                if widened:
+                own_rule = reading.permits(e.summary) and reading.says_rule(e.summary) and not any(
+                    by_id[s].kind in ("observe", "outcome", "revise") and reading.says_decision(by_id[s].summary)
+                    for s in srcs)  # "never sends a GRN; their invoices can go out on the PO match alone": a
+                # permission the agent drew for itself from what it saw, which nobody decided
+                if widened or own_rule:
                     unchecked_kept[i] = ()
-                reviewed[i] = not bad and not raw and not widened and not reading.says_hedged(e.summary) and any(
+                reviewed[i] = not bad and not own_rule and not raw and not widened and not reading.says_hedged(e.summary) and any(
                     _grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id) or s in first_check
                     for s in srcs)
                 if reviewed[i]:

@@ -402,7 +402,8 @@ _IMPERATIVE_RE = re.compile(
     r"allow|let|leave|take|treat|count|file|run|mark|charge|refund|call|tell|notify|waive|roll|flush|apply|release|"
     r"return|revert|try|cut|increase|decrease|reduce|confirm|escalate|update|fix|retry|rerun|re-run|reorder|"
     r"restock|print|archive|accept|hire|assign|route|schedule|reschedule|trial)\b", re.I)
-_PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|may)\b", re.I)
+_PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|(?-i:may))\b|(?:^|(?<=[.!?:;\"'\u201c]\s)|(?<=[.!?:;\"'\u201c]))"
+                            r"(?-i:May)\b(?!\s*\d)", re.I)  # ("may", or "May" opening a sentence: not "May receipts")
 _MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-\u2013]\s*\d+|voted|resolved that|"
                         r"unanimous\w*)\b", re.I)
 
