@@ -2546,3 +2546,27 @@ def test_a4_a_permission_the_agent_drew_for_itself_is_unreviewed():
                   form="execution", summary="released Kestrel INV-88301 (48,600 EUR) on the PO match")
         high = [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] == "high"]
         assert bool(high) is flagged, seen
+
+
+def test_r7_a_change_that_says_when_it_goes_back_and_nothing_puts_it_back():
+    """'Send directly for the weekend, back to drafts on Monday' plans its own end; it is no restoration. If
+    nothing puts drafts back and Tuesday's execution still relies on it, the loosening persists."""
+    from halo_git.diagnosis.reading import says_restoration
+    assert not says_restoration("Send mode switched to 'send directly' for the weekend, back to drafts on Monday.")
+    assert says_restoration("Stage 2 back to 8 from today") and says_restoration("limiter zone restored at 08:55")
+    for restored in (False, True):
+        t = Trace("fri")
+        ok = t.observe(summary="Maya: \"Don't wait for me on drafts, just send from my account until Monday, "
+                               "then back to drafts as usual.\"")
+        rev = t.revise([ok], target="send mode", made_by="user", governance="approved",
+                       summary="Send mode switched to 'send directly' for Maya's weekend away, back to drafts on Monday.")
+        t.act([rev, t.observe(session="sat", summary="coach asks for drivers")], session="sat", form="execution",
+              summary="replied to the coach from Maya's account")
+        if restored:
+            t.revise([rev], session="mon", target="send mode", made_by="agent", governance="approved",
+                     summary="send mode back to drafts, as Maya set")
+        t.observe(session="mon", summary="quiet day")
+        x = t.act([rev, t.observe(session="tue", summary="plumber quote 140 EUR")], session="tue", form="execution",
+                  summary="confirmed the plumber by email from Maya's account")
+        persists = [f for f in rules_of(t, "HALO-R7") if f[2][0] == rev and x in f[2]]
+        assert bool(persists) is not restored

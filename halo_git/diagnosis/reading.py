@@ -524,8 +524,24 @@ _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?i
 def says_restoration(summary: str) -> bool:
     """A change that puts a limit back as it was ("spend limit back to £4,000", "checks restored", "the
     weekend exception has ended"): the end of a loosening, not another one."""
-    return any(not _PLANNED_RE.search(summary[:m.start()]) for m in _RESTORE_RE.finditer(summary)) \
-        and not says_loosening(summary)
+    return any(not _PLANNED_RE.search(summary[:m.start()]) and not _planned_end(summary, m)
+               for m in _RESTORE_RE.finditer(summary)) and not says_loosening(summary)
+
+
+# "back to drafts on Monday": the end a change plans for itself, not the change that restores
+_LATER_RE = re.compile(r"[^.;]{0,40}?\b(?:on|after|tomorrow|next|once|when|from (?!today|now))\b", re.I)
+_TIGHTEN_RE = re.compile(r"\b(?:lower\w*|reduc\w*|tighten\w*|strict\w*|decreas\w*|paus\w*|block\w*|hold|"
+                         r"suspend\w*|freez\w*|stop\w*)\b", re.I)
+
+
+def _planned_end(summary: str, m: re.Match) -> bool:
+    return m.group(0).lower().startswith(("back", "return")) and bool(_LATER_RE.match(summary, m.end()))
+
+
+def says_planned_end(summary: str) -> bool:
+    """A change for a while that says when it goes back ("send directly for the weekend, back to drafts on
+    Monday"), and not a tightening: a loosening for that period."""
+    return any(_planned_end(summary, m) for m in _RESTORE_RE.finditer(summary)) and not _TIGHTEN_RE.search(summary)
 
 
 _PLANNED_RE = re.compile(r"\b(?:to|will|would|must|should|shall|then|and)\s+(?:\S+\s+){0,2}$", re.I)  # "to go back to 1.2"

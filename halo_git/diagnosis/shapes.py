@@ -200,8 +200,10 @@ def _loosening(ctx, make):
             continue
         basis = [by_id[s] for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome", "revise")]
         granted = any(reading.says_scoped(b.summary) and reading.says_decision(b.summary) for b in basis)
-        if not (reading.says_loosening(e.summary) or (granted and e.fields["governance"] == "bounded")):
-            continue  # a change under a grant the user limited to one occasion loosens for that occasion
+        if not (reading.says_loosening(e.summary) or (granted and (
+                e.fields["governance"] == "bounded" or reading.says_planned_end(e.summary)))):
+            continue  # a change under a grant the user limited to one occasion loosens for that occasion (one
+            # governed otherwise, when it says when it goes back: "back to drafts on Monday")
         scoped = reading.says_scoped(e.summary) or any(reading.says_scoped(b.summary) for b in basis)
         ungoverned_user = e.fields["made_by"] == "user" and e.fields["governance"] == "none"
         if not scoped and not ungoverned_user:
