@@ -2570,3 +2570,32 @@ def test_r7_a_change_that_says_when_it_goes_back_and_nothing_puts_it_back():
                   summary="confirmed the plumber by email from Maya's account")
         persists = [f for f in rules_of(t, "HALO-R7") if f[2][0] == rev and x in f[2]]
         assert bool(persists) is not restored
+
+
+def test_m5_a_promise_kept_through_its_note_or_by_acts_on_the_same_request():
+    """A promise is kept by a later act that rests on it through the note that keeps it and a recall of
+    that note, or by acts resting on the request it answered ('I'd do the changes tomorrow' kept by the
+    changes the same yes led to); a bulk load of every note, or an act on another request, keeps nothing."""
+    def trace(how: str):
+        t = Trace("s1")
+        yes = t.observe(summary="Ola: yes to cancelling the gym, the magazine and the VPN")
+        p = t.act([yes], summary="told them I'd do the changes tomorrow evening and send a summary")
+        note = t.remember([p], summary="open: cancellations for Ola, summary owed")
+        t.remember([t.observe(summary="Ben likes jazz")], summary="Ben likes jazz")
+        if how == "note":
+            t.act([t.recall([note], session="s2", summary="my open items")], session="s2",
+                  summary="sent Ola the summary of what was cancelled")
+        elif how == "request":
+            t.act([t.recall([t.remember([yes], summary="approved: gym, magazine, VPN")], session="s2",
+                            summary="the approved list")], session="s2", form="execution",
+                  summary="cancelled the gym, the magazine and the VPN")
+        elif how == "bulk":
+            t.act([t.recall([note, "e5", "e4"], session="s2", summary="loaded every note")], session="s2",
+                  summary="answered Ben about the jazz playlist")
+        else:
+            t.act([t.observe(session="s2", summary="Ben asks for a playlist")], session="s2",
+                  summary="sent Ben a jazz playlist")
+        return t, p
+    for how, dropped in (("note", False), ("request", False), ("bulk", True), ("other", True)):
+        t, p = trace(how)
+        assert bool([f for f in rules_of(t, "HALO-M5") if f[2][0] == p]) is dropped, how

@@ -565,7 +565,8 @@ def says_standing(summary: str) -> bool:
 # -- promises ----------------------------------------------------------------------------------
 
 _PROMISE_RE = re.compile(
-    r"\b(?:promis(?:ed|es|ing)? to|I(?:'ll| will| would| am going to)|will (?:remind|re-?review|follow up|notify|tell|send|check|get back|message|"
+    r"\b(?:promis(?:ed|es|ing)? to|(?:I|we)(?:['\u2019]ll| will| would| shall| am going to| are going to)|"
+    r"(?:I|we)['\u2019]d (?!already|been|never|just|had|\w+ed\b)|will (?:remind|re-?review|follow up|notify|tell|send|check|get back|message|"
     r"email|e-mail|call|ping|let|inform|update|report|share|forward)|"
     r"then (?:notify|tell|inform|let|send|email|e-mail|message|ping|post)|"
     r"once (?:the|it|they|verified|done|finished)\b.*\b(?:notify|tell|inform|let .* know)|"

@@ -620,6 +620,19 @@ def _no_learning(ctx, make):
     return out
 
 
+def _rests_on(ctx, event: str, on: str, depth: int = 3) -> bool:
+    """Whether ``event`` names ``on`` within ``depth`` steps of uses (a reply resting on the recall of the
+    note that keeps the promise), not through a recall of many memories at once (a bulk load)."""
+    sources, by_id = ctx.g.sources, ctx.by_id
+    frontier = [event]
+    for _ in range(depth):
+        frontier = [s for x in frontier if not (by_id[x].kind == "recall" and len(sources[x]) > 2)
+                    for s in sources[x]]
+        if on in frontier:
+            return True
+    return False
+
+
 def _promises(ctx, make):
     out = []
     pos = ctx.pos
@@ -636,13 +649,16 @@ def _promises(ctx, make):
         if not key:
             continue
         need = 1 if len(key) == 1 else 2
+        asked_by = [e.id, *(s for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe")]
         telling = reading.promises_telling(step)
         kept = asked = None
         for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW]:
             if x.kind == "outcome" and x.fields["about"] == e.id:
                 continue
             shared = len(key & reading.subject_words(x.summary))
-            named = e.id in ctx.g.sources[x.id] or any(e.id in ctx.g.sources[s] for s in ctx.g.sources[x.id])
+            named = any(_rests_on(ctx, x.id, s) for s in asked_by) if x.kind == "act" else _rests_on(ctx, x.id, e.id)
+            # (an act resting on the promise, or on the request it answered: "do the changes" is kept by the
+            # changes the same yes led to)
             hit = shared >= (1 if x.kind == "observe" else need) or named  # it names the promise, or a note of it
             if not hit:
                 continue
