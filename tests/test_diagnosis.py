@@ -2599,3 +2599,23 @@ def test_m5_a_promise_kept_through_its_note_or_by_acts_on_the_same_request():
     for how, dropped in (("note", False), ("request", False), ("bulk", True), ("other", True)):
         t, p = trace(how)
         assert bool([f for f in rules_of(t, "HALO-M5") if f[2][0] == p]) is dropped, how
+
+
+def test_a4_a_memory_praising_what_a_later_result_shows_failed():
+    """'Mix RM7 pumped well, good choice' kept from the pour's first result is failed material once a later
+    result about that same pour reports it failed (28-day cubes under strength, non-conformance raised): an
+    execution reusing the note afterwards without naming the failure is HALO-A4 high. Read back before the
+    failure was known, it is not."""
+    for after_failure in (True, False):
+        t = Trace("s1")
+        pour = t.act([t.observe(summary="L1 slab Wednesday")], form="execution", summary="booked 86 m3 mix RM7 for L1")
+        note = t.remember([t.outcome(pour, summary="L1 done, 86 m3 placed, cubes taken")],
+                          summary="Mix RM7: pumped well, easy to finish. Good choice for the slabs")
+        if after_failure:
+            t.outcome(pour, session="s2", summary="28-day cubes under the 40 MPa strength; lab raised non-conformance")
+        x = t.act([t.recall([note], session="s2", summary="L1 pour notes")], session="s2", form="execution",
+                  summary="booked 92 m3 RM7 for the L2 slab")
+        if not after_failure:
+            t.outcome(pour, session="s2", summary="28-day cubes under the 40 MPa strength; lab raised non-conformance")
+        high = [f for f in rules_of(t, "HALO-A4") if f[2][:2] == (x, note) and f[1] == "high"]
+        assert bool(high) is after_failure

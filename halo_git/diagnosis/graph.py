@@ -256,6 +256,17 @@ class _Graph:
                     for m in kept_ids.get(x, ())[-20:]:
                         if m not in failed_after or pos[e.id] < failed_after[m][0]:
                             failed_after[m] = (pos[e.id], e.id)
+        # A memory praising what an act gave ("RM7 pumped well, good choice") is failed material once a later
+        # result about that same act reports it failed ("28-day cubes under strength, NCR raised").
+        for e in events:
+            if e.kind == "remember":
+                for s in sources[e.id]:
+                    x = by_id[s]
+                    a = x.fields["about"] if x.kind == "outcome" else s if x.kind == "act" else None
+                    o = failed_acts.get(a) if a else None
+                    if o is not None and pos[o] > pos[e.id] and not reading.says_transient(by_id[o].summary) and (
+                            e.id not in failed_after or pos[o] < failed_after[e.id][0]):
+                        failed_after[e.id] = (pos[o], o)
         self.failed_after = failed_after
         self.claimed = {e.id for e in events if e.kind == "revise" and is_user_rule(e) and not _decided(e, sources, by_id)}
         failed_mem: dict[str, str] = {}  # memory -> the failed act, adverse outcome or failed memory it keeps

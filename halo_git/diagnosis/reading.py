@@ -62,6 +62,8 @@ ADVERSE_WORDS = (
     "false alarm", "false positive", "false-positive", "stand down", "stood down", "delay", "delays", "delayed",
     "incident", "not fit", "unfit", "unusable", "contaminated", "contamination",
     "unreliable", "not reliable", "with warnings", "corrupt", "corrupted", "garbled", "unreadable",
+    "non-conformance", "nonconformance", "non-conforming", "out of spec", "out-of-spec", "off-spec", "below spec",
+    "under spec",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
