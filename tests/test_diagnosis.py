@@ -2619,3 +2619,22 @@ def test_a4_a_memory_praising_what_a_later_result_shows_failed():
             t.outcome(pour, session="s2", summary="28-day cubes under the 40 MPa strength; lab raised non-conformance")
         high = [f for f in rules_of(t, "HALO-A4") if f[2][:2] == (x, note) and f[1] == "high"]
         assert bool(high) is after_failure
+
+
+def test_a_memory_keeping_a_failure_to_repair_or_the_correction_it_taught_is_no_failed_material():
+    """'api.shop renew hit 429, retry tomorrow' keeps the failure as work to repair, and 'loop fits 14 max --
+    my 18 was wrong' keeps the correction: the next session's execution on them draws no failed-material
+    HALO-A4. A trajectory merely labelled interrupted and then replayed still does."""
+    for kept, outcome, failed in (
+            ("api.shop, cdn.shop: renew hit 429, retry tomorrow", "7 issued; api.shop refused 429 rate limit", False),
+            ("Hafod loop fits 14 FEA max (seen on 6M42) -- my 18 was wrong", "only 14 wagons fit; 4 left standing, "
+             "2 h delay", False),
+            ("recorder wrote the interrupted run to traces/tue.json, labelled interrupted",
+             "user hit Ctrl-C at batch 118: KeyboardInterrupt, half the rows filled", True)):
+        t = Trace("s1")
+        x = t.act([t.observe(summary="job due")], form="execution", summary="ran the job")
+        m = t.remember([t.outcome(x, summary=outcome)], summary=kept)
+        y = t.act([t.recall([m], session="s2", summary="the note")], session="s2", form="execution",
+                  summary="ran it again from the note")
+        flagged = [f for f in rules_of(t, "HALO-A4") if f[2][:2] == (y, m) and f[1] == "high"]
+        assert bool(flagged) is failed, kept

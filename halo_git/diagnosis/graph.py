@@ -118,7 +118,8 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
                 _redoes(by_id[w], x, by_id) for w in worked if w in by_id):  # a result of another act that
             # worked does not make up for this one, unless that act redid what failed (kept beside it)
             about = by_id.get(x.fields["about"])
-            if about is not None and about.kind == "act" and about.fields["form"] != "communication":
+            if about is not None and about.kind == "act" and about.fields["form"] != "communication" \
+                    and not reading.acknowledges(e.summary, x.summary):
                 return s
         if x.kind == "remember" and s in failed_mem:
             return s

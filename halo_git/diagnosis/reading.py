@@ -218,6 +218,21 @@ _DONE_COUNT_RE = re.compile(r"\b\d+\s+(?:of\s+\d+\s+)?(?:\w+\s+)?(?:accepted|boo
                             r"processed|completed|bookings|succeeded)\b", re.I)
 
 
+_RETRY_RE = re.compile(r"\b(?:retry\w*|re-?try\w*|try again|to be redone|redo|rerun|re-run)\b", re.I)
+_CODE_RE = re.compile(r"\b(?:[45]\d\d|[A-Z][A-Z0-9_]{3,})\b")
+
+
+def acknowledges(kept: str, failure: str) -> bool:
+    """Whether a memory keeps a failure as something to repair ("renew hit 429, retry tomorrow") or as the
+    correction it taught ("loop fits 14 max -- my 18 was wrong"), rather than passing the result on as if it
+    had worked. Labelling material failed is not enough: replaying it still reuses it."""
+    codes = set(_CODE_RE.findall(failure)) & set(_CODE_RE.findall(kept))
+    return bool(_RETRY_RE.search(kept)) and bool(codes or is_adverse(kept)) or bool(_CORRECTED_RE.search(kept))
+
+
+_CORRECTED_RE = re.compile(r"\b(?:was wrong|were wrong|is wrong|corrected|correction)\b", re.I)
+
+
 def says_pending(summary: str) -> bool:
     """An act or result that says the result is still to come ("202 accepted, settlement pending"),
     not that nothing is left pending ("no further emails queued") nor that it settled after all
