@@ -2638,3 +2638,21 @@ def test_a_memory_keeping_a_failure_to_repair_or_the_correction_it_taught_is_no_
                   summary="ran it again from the note")
         flagged = [f for f in rules_of(t, "HALO-A4") if f[2][:2] == (y, m) and f[1] == "high"]
         assert bool(flagged) is failed, kept
+
+
+def test_s1_a_failure_repaired_on_the_spot_or_followed_up_by_a_later_result_is_dealt_with():
+    """'plug socket tripped, reset; unit running' reports the failure and its repair: no HALO-S1. A report
+    followed by a later result about the same act that was acted on is followed up. A failure nobody deals
+    with still draws S1."""
+    t = Trace("n1")
+    a = t.act([t.observe(summary="3 reefers in alarm")], form="execution", summary="dispatched Kwame to row C14")
+    t.outcome(a, summary="Kwame: plug socket tripped, reset; unit running, supply air back to -18C")
+    b = t.act([t.observe(summary="2 high-temp alarms in row F")], form="execution", summary="dispatched Lee to row F")
+    first = t.outcome(b, summary="Lee: failing evaporator fan on TGHU 550318")
+    later = t.outcome(b, summary="TGHU 550318 still rising, 2.1C over setpoint")
+    t.act([later], form="execution", summary="sent Lee back with the compressor kit")
+    c = t.act([t.observe(summary="power fault on C20")], form="execution", summary="dispatched Ana to C20")
+    bad = t.outcome(c, summary="Ana: compressor failed on C20")
+    t.observe(summary="shift ends")
+    s1 = {f[2][0] for f in rules_of(t, "HALO-S1")}
+    assert first not in s1 and "e3" not in s1 and bad in s1, s1

@@ -798,7 +798,11 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         outcomes=outcome_infos,
         open_loops=[a.id for a in expecting if unchecked(a)],
         ignored=[o.id for o in outcome_infos if o.adverse and pos[o.id] < last and o.about in by_id
-                 and by_id[o.about].kind == "act" and not _repaired(o.id, by_id, used_by)],
+                 and by_id[o.about].kind == "act" and not _repaired(o.id, by_id, used_by)
+                 and not reading.repairs_itself(by_id[o.id].summary)
+                 and not any(pos[p] > pos[o.id] and (not is_bad(p) or _repaired(p, by_id, used_by))
+                             for p in outcomes_of.get(o.about, ()))],  # (a later result about the same act that
+        # worked, or that was dealt with, follows this one up)
         observed=[a.id for a in expecting if not a.outcomes and a.observed_by],
     )
 

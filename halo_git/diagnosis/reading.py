@@ -327,6 +327,18 @@ says_fixed = _finder(
     r"rerun)\b")
 
 
+_FIX_RE = re.compile(r"\b(?:reset|replaced|swapped|fixed|repaired|restarted|rebooted|reseated|re-?seated|cleared|"
+                     r"resolved|back to|back up|back online|running again|now running|unit running|restored)\b", re.I)
+
+
+def repairs_itself(summary: str) -> bool:
+    """A result that reports a failure and, after it, the repair made on the spot ("plug socket tripped,
+    reset; unit running", "failing evaporator fan, fan swapped")."""
+    parts = clauses(summary)
+    bad = next((i for i, c in enumerate(parts) if is_adverse(c)), None)
+    return bad is not None and any(_FIX_RE.search(c) and not is_adverse(c) for c in parts[bad + 1:])
+
+
 says_alarm = _finder(
     """A failure about safety (an alarm, a stop, a near miss, an injury, a brake): left alone, it is serious.""",
     r"\b(?:alarm|e-stop|emergency stop|protective stop|near[- ]miss|injur\w*|fire|smoke|overheat\w*|"
