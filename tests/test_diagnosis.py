@@ -2656,3 +2656,18 @@ def test_s1_a_failure_repaired_on_the_spot_or_followed_up_by_a_later_result_is_d
     t.observe(summary="shift ends")
     s1 = {f[2][0] for f in rules_of(t, "HALO-S1")}
     assert first not in s1 and "e3" not in s1 and bad in s1, s1
+
+
+def test_s3_a_kept_failure_that_comes_back_was_not_learned():
+    """A memory naming the first AttributeError (diligent logging) does not make it learned when the same
+    error comes back in later sessions: HALO-S3. Kept, and not seen again, it was learned."""
+    for recurs in (True, False):
+        t = Trace("wed")
+        a = t.act([t.observe(summary="build the EU report")], form="execution", summary="built it with DataFrame.append")
+        o = t.outcome(a, summary="AttributeError: DataFrame has no attribute 'append'; switched to pd.concat")
+        t.remember([a, o], summary="EU report run: append failed, pd.concat worked")
+        for day in ("thu", "fri"):
+            b = t.act([t.observe(session=day, summary="build the report")], session=day, form="execution",
+                      summary="built the report")
+            t.outcome(b, session=day, summary="Same AttributeError; fixed with pd.concat" if recurs else "report built")
+        assert bool(rules_of(t, "HALO-S3")) is recurs

@@ -603,8 +603,10 @@ def _no_learning(ctx, make):
         first = ctx.pos[evs[0].id]
         if any(ctx.pos[m.id] > first and (ids & set(g.sources[m.id]) or (
                 names & reading.error_names(m.summary) if names else len(words & ctx.rare(m.id)) >= 2))
+               and not (names and any(ctx.pos[e.id] > ctx.pos[m.id] and g.order[e.session] > g.order[m.session]
+                                      and names & reading.error_names(e.summary) for e in evs))
                for m in learners):
-            continue
+            continue  # something kept the failure, and the same named error did not come back in a later session
         last = evs[-1]
         if ctx.session and last.session != ctx.session:
             continue
