@@ -2671,3 +2671,16 @@ def test_s3_a_kept_failure_that_comes_back_was_not_learned():
                       summary="built the report")
             t.outcome(b, session=day, summary="Same AttributeError; fixed with pd.concat" if recurs else "report built")
         assert bool(rules_of(t, "HALO-S3")) is recurs
+
+
+def test_r5_a_change_for_a_stated_window_that_ends_by_itself_carries_its_own_bound():
+    """'muted for the repair window 00:40-01:20 only; unmutes automatically at 01:20' is bounded by its own
+    window: no HALO-R5. Claimed bounded with neither a window nor an end, it still draws R5."""
+    for summary, flagged in (("alarm on TGHU 550318 muted for the repair window 00:40-01:20 only; unmutes "
+                              "automatically at 01:20", False),
+                             ("alarm on TGHU 550318 muted while the tech works", True)):
+        t = Trace("n1")
+        rev = t.revise([t.observe(summary="Lee: 'replacing the contactor, can you mute it for that?'")],
+                       target="TGHU 550318 alarm", made_by="agent", governance="bounded", summary=summary)
+        t.act([rev], form="execution", summary="told the night desk the alarm is muted")
+        assert bool(rules_of(t, "HALO-R5")) is flagged, summary

@@ -518,6 +518,7 @@ _LOOSEN_RE = re.compile(
     r"(?:limit|cap|ceiling|threshold|quota|budget)\w*\s+(?:raised|increased|lifted|extended|relaxed|widened))\b", re.I)
 # a grant that ends by itself: no need to put it back
 _EXPIRES_RE = re.compile(r"\b(?:removes itself|expires?|expiring|self-?expir\w*|reverts? (?:itself|automatically)|"
+                         r"(?:un|re)\w+s (?:itself|automatically)|automatically (?:un|re)\w+s?|"
                          r"auto-?revert\w*|ends (?:on|at|when|itself)|then (?:lock|restore|revert)\w*)\b", re.I)
 # "just for this install", "today only", "one-time": a grant scoped to one occasion
 _SCOPED_RE = re.compile(
