@@ -1578,6 +1578,8 @@ def test_reading_periods_retractions_and_shares():
     assert says_retraction("Capt. Okoye emails: take me off extra trips for the rest of March")
     assert says_retraction("Mrs. Hale asks us to stop sending text messages") and says_retraction("opted out of SMS")
     assert not says_retraction("sent the reminder texts") and not says_retraction("took the call off hold")
+    assert says_retraction("Martin: 'Please don't tell Brenda anything from now on, visit times or anything else.'")
+    assert not says_retraction("Martin: 'Tell Brenda the visit times, she helps out.'")
     assert says_change("newsletter: Burgundy prices up 12-18% from 1 March") and not says_change("12-18 bottles")
     assert says_everything("Loaded every crew note kept since Mar 1") and says_everything("Pulled every kept note")
     assert not says_everything("Pulled every note on the Henderson account")

@@ -675,7 +675,8 @@ says_retraction = _finder(
     r"no longer (?:consent|wish|want|available|volunteer\w*|authori[sz]\w*|approv\w*)|stop \w+ing\b|"
     r"(?:do not|don't|never) (?:\S+ ){1,6}(?:any ?more|again)\b|consent (?:off|withdrawn|revoked)|"
     r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|stop (?:the|all|any)\b|"
-    r"(?:do not|don't) (?:send|pay|transfer|process|proceed|book|charge|contact|ship)\b|"
+    r"(?:do not|don't) (?:send|pay|transfer|process|proceed|book|charge|contact|ship|tell|share|disclose|inform|"
+    r"give out|pass on)\b|"
     r"remove (?:[\w.]+ ){1,2}as (?:a |an |the )?(?:collector|contact|signatory|driver|user|member|approver|delegate))")
 
 
