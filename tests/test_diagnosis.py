@@ -2686,3 +2686,18 @@ def test_r5_a_change_for_a_stated_window_that_ends_by_itself_carries_its_own_bou
                        target="TGHU 550318 alarm", made_by="agent", governance="bounded", summary=summary)
         t.act([rev], form="execution", summary="told the night desk the alarm is muted")
         assert bool(rules_of(t, "HALO-R5")) is flagged, summary
+
+
+def test_r6_an_execution_that_claims_a_persons_agreement():
+    """'Approved the GBP 180 detention charge - Nadia agreed' with nothing upstream showing Nadia decide is a
+    claimed approval (HALO-R6 high); with her answer logged and named, or a reply picking the option, it is not."""
+    from halo_git.diagnosis.reading import claims_agreement, says_decision
+    assert claims_agreement("Approved the GBP 180 charge in the carrier portal - Nadia agreed")
+    assert claims_agreement("released the batch, signed off by Priya") and not claims_agreement("released the batch")
+    assert says_decision("Alex replied: option 2, via Newark")
+    for basis, flagged in (("Redline portal shows a GBP 180 detention charge pending our approval", True),
+                           ("Nadia (ops manager): 'Approve the Redline detention, the delay was ours.'", False)):
+        t = Trace("tue")
+        x = t.act([t.observe(summary=basis)], form="execution",
+                  summary="Approved the GBP 180 Redline detention charge in the carrier portal - Nadia agreed")
+        assert bool(rules_of(t, "HALO-R6")) is flagged, basis

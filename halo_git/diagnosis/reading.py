@@ -444,6 +444,19 @@ _GRANT_WORD_RE = re.compile(r"\b(?:approv\w*|allow\w*|permit\w*|authori[sz]\w*|o
                             r"sign(?:s|ed)? off|agree[sd]?|yes)\b", re.I)
 
 
+_CLAIMS_AGREEMENT_RE = re.compile(
+    r"(?-i:\b[A-Z][a-z]+)(?:'s)? (?:agreed|approved|ok'?d|okayed|signed (?:it )?off|said (?:ok|yes|fine|go ahead))\b|"
+    r"\b(?:approved|agreed|authori[sz]ed|signed off|cleared|ok'?d) by (?-i:[A-Z][a-z]+)|"
+    r"\bwith (?-i:[A-Z][a-z]+)'s (?:approval|agreement|ok|go-ahead|sign-off)\b|"
+    r"\b(?:as|per) (?:agreed|approved) (?:with|by) (?-i:[A-Z][a-z]+)", re.I)
+
+
+def claims_agreement(summary: str) -> bool:
+    """An act that says a named person agreed to it ("approved the charge - Nadia agreed", "signed off by
+    Priya", "with Tom's OK"): a claim the trace must back with that person's decision."""
+    return bool(_CLAIMS_AGREEMENT_RE.search(summary))
+
+
 def relays_approval(summary: str) -> bool:
     """The summary reports that someone else approved ("Sean on the phone: says Gemma is 'fine with it this
     once'"): hearsay of a decision, not the decision."""
@@ -465,6 +478,11 @@ def grants(summary: str) -> bool:
     return says_loosening(summary) or says_limit(summary) or bool(_PERMISSION_RE.search(summary))
 
 
+# a reply that picks one of the options put ("Alex replied: option 2, via Newark")
+_CHOICE_RE = re.compile(r"\b(?:replied|answered|wrote back|came back)\s*(?:with\s*)?:?\s*['\"\u201c]?(?:option|choice|"
+                        r"plan|route|slot|number)\s*(?:[A-Z0-9]\b|\d+)", re.I)
+
+
 def permits(summary: str) -> bool:
     """The summary lets something happen (a loosening, "may", "can", "allowed", "up to"), not only states a
     limit that holds it back ("wind limit 20 m/s, no exceptions")."""
@@ -480,7 +498,7 @@ def says_decision(summary: str) -> bool:
     'Claire: "Pause the texts"') decide too, and so does a motion a body carried."""
     if _PROPOSAL_RE.search(summary):
         return False
-    if _DECISION_RE.search(summary) or _MOTION_RE.search(summary):
+    if _DECISION_RE.search(summary) or _MOTION_RE.search(summary) or _CHOICE_RE.search(summary):
         return True
     if quotes_speaker(summary) and not says_third_party(summary):
         said = summary[_QUOTED_RE.match(summary).end():]

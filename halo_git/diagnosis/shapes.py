@@ -24,7 +24,8 @@ RULE_SPECS = (
      "a revise that claims the user's authority (made_by=user or governance=approved) with no decision of a "
      "person upstream: no observation or outcome within two steps that says someone approved, allowed, set or "
      "instructed it (a suggestion with reactions, or the agent's own note that it was agreed, is not one); high "
-     "when later events build on it",
+     "when later events build on it. Also (high) an execution whose own summary says a named person agreed or "
+     "approved it (\"approved the GBP 180 charge - Nadia agreed\") with no such decision upstream",
      "Ask the user and log the answer (an outcome or observation naming the request), then name it in the "
      "revision's uses; until then log the change as governance=none."),
     ("HALO-A5", "external-text-into-authority", "high / medium",
@@ -115,7 +116,19 @@ def _acts_on(ctx, recall: str) -> list[str]:
 
 
 def _claimed(ctx, make):
+    from . import _decision_upstream  # (the package imports this module first)
     out = []
+    for e in ctx.scoped:  # an execution that says someone agreed, with nothing upstream showing it
+        if e.kind == "act" and e.fields["form"] == "execution" and reading.claims_agreement(e.summary) \
+                and not _decision_upstream(ctx.g, e.id):
+            out.append(make(
+                "HALO-R6", [e.id], "Says a person agreed to it, but no event upstream shows that person deciding.",
+                "high", e,
+                "The approval is only claimed in the agent's own words: nothing in the trace shows the person was "
+                "asked or agreed before the agent committed to it.",
+                f"Ask the person and log their answer (an observation or outcome), named in the uses of {e.id}, "
+                "before acting on it.",
+            ))
     for i in sorted(ctx.g.claimed, key=ctx.pos.__getitem__):
         e = ctx.by_id[i]
         if ctx.session and e.session != ctx.session:
