@@ -448,6 +448,10 @@ _CLAIMS_AGREEMENT_RE = re.compile(
     r"(?-i:\b[A-Z][a-z]+)(?:'s)? (?:agreed|approved|ok'?d|okayed|signed (?:it )?off|said (?:ok|yes|fine|go ahead))\b|"
     r"\b(?:approved|agreed|authori[sz]ed|signed off|cleared|ok'?d) by (?-i:[A-Z][a-z]+)|"
     r"\bwith (?-i:[A-Z][a-z]+)'s (?:approval|agreement|ok|go-ahead|sign-off)\b|"
+    r"\b(?:manager|analyst|supervisor|lead|owner|client|director|controller|counsel|head|boss)\b (?:agreed|approved|"
+    r"ok'?d|okayed|signed (?:it )?off)\b|"
+    r"(?:(?-i:\b[A-Z][a-z]+)|\b(?:manager|analyst|supervisor|lead|owner|client|director|boss)) gave (?:it |us |me |them )?"
+    r"(?:the |her |his |their )?(?:go-?ahead|ok|okay|green light|approval|sign-?off)\b|"
     r"\b(?:as|per) (?:agreed|approved) (?:with|by) (?-i:[A-Z][a-z]+)", re.I)
 
 
@@ -830,6 +834,8 @@ _CLAIMED_AUTHORITY_RE = re.compile(
     r"management|archivist|head|team|policy|charter|terms)|pre-?approved|(?:approved|authori[sz]ed|signed off|"
     r"closed|lifted|waived) by|(?:director|manager|management|supervisor|head|archivist|admin\w*|team|GC|"
     r"counsel|boss|owner)\b[^.;]{0,30}\b(?:said|says|agreed|approved|confirmed|lifted|allows?|okay\w*|ok'?d)|"
+    r"your (?:\w+ ){0,2}(?:engineer|technician|tech|staff|colleague|rep\w*|agent|person|people|guy|office)\b[^.;]{0,30}"
+    r"\b(?:says|said|told|asked|agreed|wants|approved)|"
     r"note to (?:the )?(?:\w+ )?(?:agent|grader|assistant|bot|ai|reviewer|fulfil+ment|payout|desk)|system note|"
     r"ignore (?:all |any )?(?:previous|prior|earlier)|treat (?:this |it )?as (?:authori[sz]ed|approved|confirmed)|"
     r"without further checks?|(?:we|I) confirm (?:ownership|approval|authori[sz]ation))", re.I)
