@@ -248,8 +248,10 @@ def test_a2_open_loop_silence_exempt():
     assert found(t.diagnose()) == {("HALO-A2", "info", (a,))}  # nothing rests on it and it awaits nothing
     assert t.diagnose().outcomes.open_loops == [a]
     assert t.diagnose().metrics.outcome_coverage == Ratio(0, 1)
-    t.outcome(t.act([a], form="execution"))
+    t.outcome(t.act([a], form="preparation"))
     assert ("HALO-A2", "medium", (a,)) in found(t.diagnose())  # a later act builds on an unchecked execution
+    t.outcome(t.act([a], form="execution"))
+    assert ("HALO-A2", "high", (a,)) in found(t.diagnose())  # a later execution takes what it did as done
     t2 = Trace()
     p = t2.act([t2.observe()], form="execution", summary="filed the request, reference pending")
     t2.observe()
@@ -2526,6 +2528,9 @@ def test_r7_a_loosening_for_one_occasion_relied_on_next_session_for_something_el
     ("0 errors in 3.5 s", False),
     ("Table extraction finished with warnings: values in Table 3 are not reliable", True),
     ("backup archive corrupted; restore unreadable", True),
+    ("Our bank returned the H-7795 payment: the account holder name does not match Blitzdach GmbH", True),
+    ("8/9 match; archive_2017.returns mismatch in 3 rows", True),
+    ("Vendor accepted; returned Wednesday, spot check 94%", False),
 ])
 def test_reading_error_codes_red_checks_and_nothing_done(summary, adverse):
     from halo_git.diagnosis.reading import is_adverse
@@ -2705,3 +2710,40 @@ def test_r6_an_execution_that_claims_a_persons_agreement():
         x = t.act([t.observe(summary=basis)], form="execution",
                   summary="Approved the GBP 180 Redline detention charge in the carrier portal - Nadia agreed")
         assert bool(rules_of(t, "HALO-R6")) is flagged, basis
+
+
+def test_a2_an_unchecked_execution_that_a_later_execution_builds_on_is_high():
+    """A snapshot started and never confirmed, with the hot copies dropped on the strength of it, is HALO-A2
+    high; confirmed before the drop, there is no open loop."""
+    for confirmed in (False, True):
+        t = Trace("n3")
+        snap = t.act([t.observe(summary="audit indices 2023-01..03 due for archive")], form="execution",
+                     summary="snapshot audit-2023-01..03 to the archive repo started (job snap-0313)")
+        if confirmed:
+            t.outcome(snap, summary="snap-0313 finished: 3 indices, all shards successful")
+        t.act([snap], form="execution", summary="dropped hot audit-2023-01..03, copies in the archive")
+        a2 = {f[1] for f in rules_of(t, "HALO-A2") if f[2][0] == snap}
+        assert a2 == (set() if confirmed else {"high"}), a2
+
+
+def test_a_failure_a_later_execution_repaired_is_no_failed_material_and_reorganisations_change():
+    """A memory keeping '3 rows mismatch' after the re-copy that fixed it keeps a repaired failure: telling it
+    on draws no failed-material HALO-A4. A reorganisation ('X takes over research partnerships') is a change."""
+    from halo_git.diagnosis.reading import says_change
+    assert says_change("Corvina Labs reorganised its R&D; Marc Ide takes over research partnerships")
+    for repaired in (True, False):
+        t = Trace("s4")
+        x = t.act([t.observe(summary="9 archive tables copied")], form="execution", summary="full checksums on the 9 tables")
+        bad = t.outcome(x, summary="8/9 match; archive_2017.returns mismatch in 3 rows (loader trimmed whitespace)")
+        if repaired:
+            fix = t.act([bad], form="execution", summary="re-copied archive_2017.returns with loader trim off")
+            t.outcome(fix, summary="checksum match")
+        m = t.remember([bad], summary="wave 3 done; loader trim setting noted on archive_2017.returns")
+        c = t.act([t.recall([m], session="s5", summary="wave 3 notes")], session="s5",
+                  summary="sent the wave 3 notes to Anjali")
+        failed = [f for f in rules_of(t, "HALO-A4") if f[2][:2] == (c, m) and "failed" in found_message(t, c)]
+        assert bool(failed) is not repaired
+
+
+def found_message(t, first):
+    return " ".join(f.message for f in t.diagnose().findings if f.ids[0] == first)

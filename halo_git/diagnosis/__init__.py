@@ -1373,6 +1373,10 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         queued = any(reading.says_pending(by_id[o].summary) for o in _outcomes_about(ctx, i))
         if later_acts or (queued and f["form"] == "execution"):
             sev = "medium" if f["form"] == "execution" else "low"  # relied on, or the system said it only queued it
+            if f["form"] == "execution" and any(
+                    by_id[u].kind == "act" and (by_id[u].fields["form"] == "execution" or reading.says_settled(
+                        by_id[u].summary)) for u in later_acts):
+                sev = "high"  # what it was to achieve is built on (the originals dropped, preservation certified)
         elif queued or reading.says_pending(by_id[i].summary) or (
                 f["form"] == "execution" and reading.awaits_reply(by_id[i].summary)):
             sev = "low"  # it awaits a result that never comes back (queued, or submitted to someone who answers)

@@ -233,6 +233,14 @@ class _Graph:
                     if by_id[s].kind == "act" and by_id[s].fields["form"] == "preparation":
                         failed_acts.setdefault(s, o)
         self.adverse, self.failed_acts = adverse, failed_acts
+        # Failures a later act took up and got right ("3 rows mismatch" -> "re-copied with trim off" -> "checksum
+        # match"): material that keeps them keeps a failure already repaired.
+        worked_acts = {e.fields["about"] for e in events if e.kind == "outcome" and e.id not in adverse}
+        self.repaired = repaired = {s for e in events if e.kind == "act" and e.fields["form"] == "execution"
+                                    and e.id in worked_acts and e.id not in failed_acts
+                                    for s in sources[e.id] if s in adverse and by_id[s].kind == "outcome"
+                                    and _redoes(e, by_id[s], by_id)}  # (telling someone, or a next step that
+        # merely follows the failure, repairs nothing)
         # A memory whose recall drove an act that failed is failed material for what reads it afterwards.
         failed_after: dict[str, tuple[int, str]] = {}
         for e in events:
@@ -363,7 +371,7 @@ class _Graph:
                                      and any(x in srcs and by_id[x].kind == "observe" for x in sources[s])))  # request
                 if raw:
                     unchecked_kept[i] = raw
-                bad = _failed_source(e, srcs, by_id, adverse, failed_acts, failed_mem)
+                bad = _failed_source(e, srcs, by_id, adverse - repaired, failed_acts, failed_mem)
                 if bad:
                     failed_mem[i] = bad
                 widened = (not reading.says_scoped(e.summary) and any(

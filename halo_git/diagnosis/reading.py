@@ -63,7 +63,7 @@ ADVERSE_WORDS = (
     "incident", "not fit", "unfit", "unusable", "contaminated", "contamination",
     "unreliable", "not reliable", "with warnings", "corrupt", "corrupted", "garbled", "unreadable",
     "non-conformance", "nonconformance", "non-conforming", "out of spec", "out-of-spec", "off-spec", "below spec",
-    "under spec",
+    "under spec", "does not match", "doesn't match", "did not match", "didn't match", "mismatch", "mismatched",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -80,6 +80,10 @@ _HTTP_RE = re.compile(
     r"|(?:\b[45]\d\d\s+for\s+(?:each|every|all|the)\b)"
     r"|(?:\b[45]\d\d\s+(?:from|error|response|status|Conflict|Not|Service|Too|Gateway|Bad|Unauthori[sz]ed|Forbidden|"
     r"Internal|timeout|again)\b)", re.I)
+# money or mail sent back ("the bank returned the H-7795 payment", "parcel returned to sender")
+_RETURNED_RE = re.compile(r"\breturned (?:the )?(?:\S+ ){0,2}(?:payment|transfer|funds|money|parcel|shipment|letter|"
+                          r"mail|envelope|cheque)\b|\b(?:payment|transfer|funds|parcel|shipment|letter|mail|envelope|"
+                          r"cheque) (?:was |were |has been |got )?(?:returned|sent back|bounced)\b|returned to sender", re.I)
 # "0 of 47 resolved": nothing of what was tried worked
 _NONE_DONE_RE = re.compile(r"\b(?:0|zero|none|nothing)\s+(?:of|out of)\s+(?:the\s+)?\d[\d,]*\s+(?:\w+\s+){0,2}?(?:resolved|"
                            r"passed|succeeded|delivered|accepted|matched|processed|sent|found|worked|loaded|written|"
@@ -188,7 +192,8 @@ def is_adverse(summary: str) -> bool:
     if _REPORTS_RE.match(summary):
         return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found
     if _CLASS_RE.search(summary) or _HTTP_RE.search(summary) or _REGRESSION_RE.search(summary) \
-            or _NONE_DONE_RE.search(summary) or _RED_RE.search(summary) or _out_of_limit(summary):
+            or _NONE_DONE_RE.search(summary) or _RED_RE.search(summary) or _RETURNED_RE.search(summary) \
+            or _out_of_limit(summary):
         return True
     toks = _TOKEN_RE.findall(summary.lower())
     for i, w in enumerate(toks):
@@ -211,6 +216,14 @@ _NOT_BEFORE_RE = re.compile(r"\b(?:no|nothing|none|not|never)\s+(?:\S+\s+){0,3}$
 
 _SETTLED_RE = re.compile(r"\b(?:paid|done|settled|confirmed|verified|completed?|succeeded|delivered|approved|"
                          r"applied|posted|shipped)\b", re.I)
+
+
+def says_settled(summary: str) -> bool:
+    """A summary that states a result as achieved ("mailboxes preserved since 20 May", "payment settled")."""
+    return bool(_SETTLED_RE.search(summary) or _IN_PLACE_RE.search(summary))
+
+
+_IN_PLACE_RE = re.compile(r"\b(?:preserved|in place|secured|archived|backed up|copies in)\b", re.I)
 
 
 _PARTIAL_RE = re.compile(r"\b\d+\s+(?:\w+\s+)?(?:still\s+)?(?:pending|queued|awaiting)\b", re.I)
@@ -676,6 +689,8 @@ _CHANGE_RE = re.compile(
     r"\b(?:v\d+|version|updated?|updates|revised|revision|changed?|changes|moved|moves|clos(?:e|es|ed|ing) for|closure|"
     r"renovat\w*|replac\w*|supersed\w*|retract\w*|withdr[ae]w\w*|no longer|new (?:version|address|owner|rule|value)|"
     r"raised|lowered|postponed|cancel\w*|discontinu\w*|deprecat\w*|renamed|left the|has left|gone|"
+    r"reorgani[sz]\w*|restructur\w*|tak(?:es|en|ing) over|took over|joins as|joined as|steps? down|stepped down|"
+    r"succeeds|succeeded by|handed over|now (?:reports|leads|handles|owns|signs)|"
     r"(?:rais|lower|increas|decreas|reduc|rais)es|(?:increas|decreas|reduc)ed|takes effect|effective (?:from|on|as of)|"
     r"from \$?\d[\d.,]*%? to \$?\d[\d.,]*%?|\d+ [\w -]{0,20}(?:used|consumed|sold|dispensed|taken out|left)\b|"
     r"(?:up|down|rise|rises|rose|fall|falls|fell|jump(?:s|ed)?|climb(?:s|ed)?|drop(?:s|ped)?)\s+(?:by\s+)?"
