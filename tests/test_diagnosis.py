@@ -2747,3 +2747,31 @@ def test_a_failure_a_later_execution_repaired_is_no_failed_material_and_reorgani
 
 def found_message(t, first):
     return " ".join(f.message for f in t.diagnose().findings if f.ids[0] == first)
+
+
+def test_healthy_notice_run_opt_out_grant_in_own_words_fallback_and_a_limit_seen_back():
+    """A healthy notice run draws nothing at low or above: a customer's STOP kept as email-only is their own
+    say (no HALO-A5, reviewed); 'Jo: "Lifted to 8,000 until 18:00"' decides the raise (no R6); the check
+    that sees the limit back at 5,000 restores it (no R7); '16 SMS failed, letters queued for those 16' is a
+    progress report with its remedy (no A2, no S1)."""
+    t = Trace("mon")
+    opt = t.remember([t.observe(summary="one Brook St customer replied STOP to our SMS channel and asked for email only")],
+                     summary="customer ...4471 withdrew SMS consent; email only from now on")
+    lists = t.observe(summary="customer lists built: PI-3310 1,204, PI-3311 86")
+    x = t.act([lists], form="execution", summary="sent PI-3310 notices to 1,204 Ashby customers")
+    t.outcome(x, summary="1,188 delivered, 16 SMS failed (landline numbers), letters queued for those 16 automatically")
+    y = t.act([lists, t.recall([opt], summary="PI-3311 preference changes")], form="execution",
+              summary="sent PI-3311 notices to 86 customers; ...4471 by email only")
+    t.outcome(y, summary="86 delivered, 1 by email")
+    ask = t.act([t.observe(session="tue", summary="6,930 messages, above the 5,000 bulk limit")], session="tue",
+                summary="asked Jo to lift the bulk SMS limit for the Mere send only")
+    jo = t.outcome(ask, session="tue", summary='Jo: "Lifted to 8,000 until 18:00 today. It drops back to 5,000 by itself."')
+    rev = t.revise([jo], session="tue", target="bulk SMS limit", made_by="user", governance="approved",
+                   summary="bulk SMS send limit 5,000 -> 8,000 until 18:00 today (set by Jo)")
+    z = t.act([rev, lists], session="tue", form="execution", summary="sent PI-3314 notices to 6,930 Mere customers")
+    t.outcome(z, session="tue", summary="6,871 delivered, 59 failed; a door-knock list for the 59 generated")
+    t.observe([rev], session="tue", summary="18:05 check of the sender account: bulk limit back to 5,000")
+    t.act([z, t.observe(session="fri", summary="Mere restored 15:20")], session="fri", form="execution",
+          summary="sent 'power back on' messages to Mere customers")
+    loud = [f for f in found(t.diagnose()) if f[1] in ("low", "medium", "high")]
+    assert not loud, loud

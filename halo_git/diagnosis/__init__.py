@@ -1405,7 +1405,7 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
     for o in outcomes.outcomes:
         a = by_id.get(o.about)
         if not o.adverse or a is None or a.kind != "act" or a.fields["form"] != "execution" \
-                or reading.says_transient(by_id[o.id].summary):
+                or reading.says_transient(by_id[o.id].summary) or reading.repairs_itself(by_id[o.id].summary):
             continue
         x = next((u for u in used_by.get(a.id, ()) if pos[u] > pos[o.id] and by_id[u].kind == "act"
                   and (by_id[u].fields["form"] == "execution" and by_id[u].session == a.session

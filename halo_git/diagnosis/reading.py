@@ -250,8 +250,8 @@ def says_pending(summary: str) -> bool:
     """An act or result that says the result is still to come ("202 accepted, settlement pending"),
     not that nothing is left pending ("no further emails queued") nor that it settled after all
     ("queued and verified for pickup": a word of success after the last word of waiting)."""
-    if _PARTIAL_RE.search(summary) and _DONE_COUNT_RE.search(summary):
-        return False  # "4 accepted, 1 pending": a progress report, most of it settled
+    if _DONE_COUNT_RE.search(summary) and (_PARTIAL_RE.search(summary) or _PART_REMEDY_RE.search(summary)):
+        return False  # "4 accepted, 1 pending", "1,188 delivered, letters queued for those 16": a progress report
     last = None
     for m in _PENDING_RE.finditer(summary):
         if not _NOT_BEFORE_RE.search(summary[max(0, m.start() - 30):m.start()]):
@@ -344,12 +344,19 @@ _FIX_RE = re.compile(r"\b(?:reset|replaced|swapped|fixed|repaired|restarted|rebo
                      r"resolved|back to|back up|back online|running again|now running|unit running|restored)\b", re.I)
 
 
+# a remedy set up for the part that failed ("letters queued for those 16", "a door-knock list for the 59 generated")
+_PART_REMEDY_RE = re.compile(r"\b(?:queued|sent|generated|scheduled|arranged|booked|raised|created|issued) for (?:those|"
+                             r"these|the) \d[\d,]*\b|\bfor (?:those|these|the) \d[\d,]*\s+(?:\w+\s+){0,2}(?:queued|sent|"
+                             r"generated|scheduled|arranged|booked|created|issued)\b", re.I)
+
+
 def repairs_itself(summary: str) -> bool:
     """A result that reports a failure and, after it, the repair made on the spot ("plug socket tripped,
     reset; unit running", "failing evaporator fan, fan swapped")."""
     parts = clauses(summary)
     bad = next((i for i, c in enumerate(parts) if is_adverse(c)), None)
-    return bad is not None and any(_FIX_RE.search(c) and not is_adverse(c) for c in parts[bad + 1:])
+    return bad is not None and any((_FIX_RE.search(c) or _PART_REMEDY_RE.search(c)) and not is_adverse(c)
+                                   for c in parts[bad + 1:])
 
 
 says_alarm = _finder(
@@ -485,8 +492,11 @@ def grants_change(summary: str) -> bool:
     asks to board anyway")."""
     if grants(summary) or _GRANT_WORD_RE.search(summary):
         return True
-    return quotes_speaker(summary) and not says_third_party(summary) and bool(
-        _IMPERATIVE_RE.search(summary[_QUOTED_RE.match(summary).end():]))  # "Household: ... let them in"
+    if not quotes_speaker(summary) or says_third_party(summary):
+        return False
+    said = summary[_QUOTED_RE.match(summary).end():]
+    return bool(_IMPERATIVE_RE.search(said) or _GRANTING_RE.search(said))  # "Household: ... let them in",
+    # 'Jo: "Lifted to 8,000 until 18:00 today"'
 
 
 def grants(summary: str) -> bool:
@@ -526,7 +536,8 @@ def says_decision(summary: str) -> bool:
 
 # A speaker who grants or takes back access in their own words ("Kenji: migrator_ddl granted 21:59",
 # "I'll grant it for tonight and revoke it when you're done").
-_GRANTING_RE = re.compile(r"\b(?:grant(?:s|ed|ing)?|revok(?:e|es|ed|ing)|issued|waived)\b", re.I)
+_GRANTING_RE = re.compile(r"\b(?:grant(?:s|ed|ing)?|revok(?:e|es|ed|ing)|issued|waived|lifted|raised|extended|"
+                          r"increased|unlocked|enabled|opened|set (?:it |them )?to)\b", re.I)
 
 
 def says_speech(summary: str) -> bool:
@@ -714,7 +725,8 @@ says_retraction = _finder(
     r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|stop (?:the|all|any)\b|"
     r"(?:do not|don't) (?:send|pay|transfer|process|proceed|book|charge|contact|ship|tell|share|disclose|inform|"
     r"give out|pass on)\b|"
-    r"remove (?:[\w.]+ ){1,2}as (?:a |an |the )?(?:collector|contact|signatory|driver|user|member|approver|delegate))")
+    r"remove (?:[\w.]+ ){1,2}as (?:a |an |the )?(?:collector|contact|signatory|driver|user|member|approver|delegate)|"
+    r"(?-i:(?:replied|texted|sent|answered) ['\"\u201c]?STOP\b))")
 
 
 def says_replacement(summary: str) -> bool:
@@ -838,7 +850,7 @@ def says_relayed(summary: str) -> bool:
     """Content relayed from an unchecked channel ("SMS forwarded from a number not in his contacts",
     "pastebin link", "pax chat: 'I'm Gold tier'", "handwritten margin note"): kept as fact, a claim
     nobody checked, unless the person speaks about their own request (``speaks_for_self``)."""
-    return bool(_RELAYED_RE.search(summary)) and not speaks_for_self(summary)
+    return bool(_RELAYED_RE.search(summary)) and not speaks_for_self(summary) and not says_retraction(summary)
 
 
 # Text quoted from a form, note, letter or message ('...'), and inside it a claim of someone's authority or an
@@ -866,8 +878,10 @@ def quotes_claimed_authority(summary: str) -> bool:
 
 def says_external(summary: str) -> bool:
     """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent (not
-    a person's say over their own things, ``speaks_for_self``)."""
-    return says_third_party(summary) and bool(_AUTHORITY_RE.search(summary)) and not speaks_for_self(summary)
+    a person's say over their own things, ``speaks_for_self``, nor someone taking back what they gave:
+    an opt-out restricts, it grants no authority)."""
+    return says_third_party(summary) and bool(_AUTHORITY_RE.search(summary)) and not speaks_for_self(summary) \
+        and not says_retraction(summary)
 
 
 # -- validity windows: a fact stated for a period -------------------------------------------------

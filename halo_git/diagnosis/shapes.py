@@ -165,7 +165,8 @@ def _external(ctx, make):
         srcs = g.sources[e.id]
         ext = [s for s in srcs if by_id[s].kind == "observe" and (
             reading.says_external(by_id[s].summary) or reading.says_third_party(by_id[s].summary)
-            or reading.quotes_claimed_authority(by_id[s].summary)) and not reading.speaks_for_self(by_id[s].summary)]
+            or reading.quotes_claimed_authority(by_id[s].summary)) and not reading.speaks_for_self(by_id[s].summary)
+            and not reading.says_retraction(by_id[s].summary)]  # (an opt-out restricts: it grants no authority)
         if not ext:
             continue
         others = [s for s in srcs if s not in ext]
@@ -223,6 +224,10 @@ def _loosening(ctx, make):
             continue
         key = " ".join(e.fields["target"].split()).casefold()
         restore = next((pos[r] for r in revs_of.get(key, ()) if pos[r] > pos[e.id]), None)
+        seen_back = next((pos[u] for u in ctx.used_by.get(e.id, ()) if by_id[u].kind == "observe"
+                          and reading.says_restoration(by_id[u].summary)), None)  # "18:05 check: limit back to 5,000"
+        if seen_back is not None and (restore is None or seen_back < restore):
+            restore = seen_back
         if restore is not None:  # restored or changed again later: a finding only if relied on past its end
             overdue = _past_its_end(ctx, e, basis, restore)
             if overdue:
