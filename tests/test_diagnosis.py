@@ -2775,3 +2775,17 @@ def test_healthy_notice_run_opt_out_grant_in_own_words_fallback_and_a_limit_seen
           summary="sent 'power back on' messages to Mere customers")
     loud = [f for f in found(t.diagnose()) if f[1] in ("low", "medium", "high")]
     assert not loud, loud
+
+
+def test_reading_people_speaking_of_channels_grants_in_own_words_and_temporary_as_a_noun():
+    """'Marta: Daniel said yes on the thread. I've given you read on his address record for today only' is
+    Marta's own grant (no third party, a decision that grants the change); 'temporary housing 30 days' in a
+    policy is no temporary grant; 'Marta removed the temporary address access' puts the limit back."""
+    from halo_git.diagnosis.reading import grants_change, says_restoration, says_scoped, says_third_party
+    said = ("Marta: \"Daniel said yes on the thread. I've given you read on his address record for today only; "
+            "I'll take it off this evening.\"")
+    assert not says_third_party(said) and grants_change(said)
+    assert says_third_party("Read a forum thread: a poster writes that award tickets can be cancelled for free")
+    assert not says_scoped("Relocation policy v3: lump sum EUR 5,000, temporary housing 30 days")
+    assert says_scoped("temporary access to the address record") and says_scoped("temporarily raised the cap")
+    assert says_restoration("Marta removed the temporary address access")

@@ -537,7 +537,8 @@ def says_decision(summary: str) -> bool:
 # A speaker who grants or takes back access in their own words ("Kenji: migrator_ddl granted 21:59",
 # "I'll grant it for tonight and revoke it when you're done").
 _GRANTING_RE = re.compile(r"\b(?:grant(?:s|ed|ing)?|revok(?:e|es|ed|ing)|issued|waived|lifted|raised|extended|"
-                          r"increased|unlocked|enabled|opened|set (?:it |them )?to)\b", re.I)
+                          r"increased|unlocked|enabled|opened|set (?:it |them )?to|(?:given|gave) (?:you|us|them|him|her) "
+                          r"(?:\w+ )?(?:access|read|write|rights|permission))\b", re.I)
 
 
 def says_speech(summary: str) -> bool:
@@ -570,7 +571,8 @@ _EXPIRES_RE = re.compile(r"\b(?:removes itself|expires?|expiring|self-?expir\w*|
 _SCOPED_RE = re.compile(
     r"\b(?:just|only) (?:for|this|today|once)\b|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|"
     r"\b(?:for|until|till) today\b|\btoday only\b|"
-    r"\btonight\b|\btemporar\w*|\bfor now\b|\buntil\b|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
+    r"\btonight\b|\btemporarily\b|\btemporary (?:\w+ )?(?:exception|waiver|grant|access|raise|increase|change|"
+    r"permission|override|allowance|rule|bypass|limit|lift|measure|arrangement|suspension|pause)s?\b|\bfor now\b|\buntil\b|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
     r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install|festival|event|holiday|peak|weekend|drive|"
     r"tournament|match|game|race|launch|sale|demo|meeting|trip|job|outage|storm|audit|inspection)\b|"
     r"\bput (?:it )?back\b|"
@@ -593,6 +595,7 @@ def says_loosening(summary: str) -> bool:
 
 
 _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?instat\w*|put (?:it |them )?back|"
+                         r"remov\w* the temporary|temporary [\w ]{0,30}(?:removed|revoked|withdrawn|taken off)|"
                          r"revert(?:s|ed)? to|(?:has|have|is|was) (?:now )?(?:ended|over|expired|closed)|ends now|"
                          r"no longer (?:applies|in force)|returns? to)\b", re.I)
 
@@ -811,11 +814,17 @@ def says_third_party(summary: str) -> bool:
     own rules) is not the author."""
     opening = _QUOTED_RE.match(summary)
     for m in _EXTERNAL_RE.finditer(summary):
-        if _AUTHORING_RE.search(summary, max(0, m.start() - 25), m.end() + 25):
-            return True  # "customer writes that …", "vendor email: …", "forum post …"
         if opening and m.end() <= opening.end():
             return True  # "Customer: …", "Vendor support: …"
+        if opening and _CHANNEL_RE.fullmatch(m.group(0)):
+            continue  # a person speaking of a channel ("Marta: Daniel said yes on the thread") is not one
+        if _AUTHORING_RE.search(summary, max(0, m.start() - 25), m.end() + 25):
+            return True  # "customer writes that …", "vendor email: …", "forum post …"
     return False
+
+
+_CHANNEL_RE = re.compile(r"thread|e-?mail|description|the body|body says|readme|web ?page|website|blog|forum|comment|"
+                         r"article|attachment|search result|newsletter", re.I)
 
 
 _OWN_RE = re.compile(r"\b(?:my|me|mine|myself)\b", re.I)
