@@ -2789,3 +2789,19 @@ def test_reading_people_speaking_of_channels_grants_in_own_words_and_temporary_a
     assert not says_scoped("Relocation policy v3: lump sum EUR 5,000, temporary housing 30 days")
     assert says_scoped("temporary access to the address record") and says_scoped("temporarily raised the cap")
     assert says_restoration("Marta removed the temporary address access")
+
+
+def test_a4_material_reached_through_two_acts_about_something_else_is_not_carried():
+    """A billing move resting on the billing act, which rests on the booking, which rests on a sample-sheet note
+    with no source, is about something else: no HALO-A4 through that chain. The booking that named the note
+    directly still draws it."""
+    t = Trace("mon")
+    note = t.remember(summary="Sample sheet template SS-B = UDI set B plate 1, 96 wells")
+    pool = t.act([t.observe(summary="QC in: 40 libraries pass"), note], form="preparation", summary="Pool P-17 with UDI set B")
+    book = t.act([pool], form="execution", summary="booked NextSeq run NS-0412, sheet from SS-B")
+    bill = t.act([book], form="execution", summary="NS-0412 billed: Okafor GR-2291 60%, Ruiz RZ-880 40%")
+    t.outcome(bill, summary="finance accepted both lines")
+    grant = t.observe(session="tue", summary="Lena: Okafor lab billing moves to GR-3107 from 1 April")
+    move = t.act([grant, bill], session="tue", form="execution", summary="moved the Okafor line from GR-2291 to GR-3107")
+    firsts = {f[2][0] for f in rules_of(t, "HALO-A4") if f[1] != "info"}
+    assert move not in firsts and book in firsts, firsts

@@ -1741,6 +1741,10 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         failed = g.failed_after[m][1]
     if unreviewed and _reviewed_before(ctx, a.id, m):
         return None  # an observation or answer naming the material confirmed it before the act
+    if unreviewed and not failed and _through_acts(ctx, a.id, m) and not (
+            ctx.rare(a.id) & (ctx.rare(m) | {w for s in g.sources[m] for w in ctx.rare(s)})):
+        return None  # reached only through earlier acts, and about something else (a billing move resting on
+        # the booking that once used a sample-sheet note)
     if unreviewed and a.form == "preparation" and reading.says_comparison(e.summary):
         return None  # the act checks the material against other evidence: it is the review, not reliance
     if unreviewed:
@@ -1798,6 +1802,12 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     else:
         step = f"Confirm that {m} still holds before executing on it (an observation naming it), and name that in {a.id}'s uses."
     return _finding("HALO-A4", [a.id, *chain[:-1]], message, severity, e, why, step)
+
+
+def _through_acts(ctx: _Context, act: str, m: str) -> bool:
+    """Whether memory ``m`` reaches ``act`` only through two or more other acts on the way."""
+    chain = ctx.g.walk_to(act, m)
+    return sum(ctx.by_id[i].kind == "act" for i in chain[1:-1]) >= 2
 
 
 def _looked_up_alone(ctx: _Context, e: Event, m: str) -> bool:
