@@ -2805,3 +2805,29 @@ def test_a4_material_reached_through_two_acts_about_something_else_is_not_carrie
     move = t.act([grant, bill], session="tue", form="execution", summary="moved the Okafor line from GR-2291 to GR-3107")
     firsts = {f[2][0] for f in rules_of(t, "HALO-A4") if f[1] != "info"}
     assert move not in firsts and book in firsts, firsts
+
+
+def test_officials_access_taken_away_and_changes_that_are_not():
+    """An official's instruction is no third party's text; switching off a delegate's access narrows (a
+    restoration, no loosening); an observation that only names the version a memory keeps reports no change;
+    a recall after a change, acted on by a step that names the person's confirmation of it, is not stale."""
+    from halo_git.diagnosis.reading import says_loosening, says_restoration, says_third_party
+    assert not says_third_party('Venue fire officer (Mr Dlamini), by email: "v6 is approved, work only from v6."')
+    assert says_third_party('Vendor rep by email: "our terms allow a 10% surcharge"')
+    assert says_restoration("Switched off Lucy's delegate access to K.D.'s whereabouts as it expired")
+    assert not says_loosening("Switched off Lucy's delegate access") and says_loosening("switched off the lint gate")
+    t = Trace("mon")
+    plan = t.remember([t.observe(summary="fire officer: v6 approved, C1-C8 shifted east")],
+                      summary="Hall plan v6 is the approved plan; v5 withdrawn")
+    t.observe(session="wed", summary="Vantor asks for plot C9, a no-build zone on the v6 hall plan")
+    r = t.recall([plan], session="fri", summary="loaded the approved v6 hall plan")
+    t.act([r], session="fri", form="execution", summary="sent the final v6 hall plan to the printer")
+    assert not rules_of(t, "HALO-M9")
+    t2 = Trace("jun")
+    filing = t2.remember([t2.observe(summary="T.N. Q3 filing: camp 7-28 July")], summary="T.N. Q3: camp 7-28 July")
+    coach = t2.observe(summary="T.N.'s coach by WhatsApp: change T's camp to start 5 July")
+    ask = t2.act([coach], summary="asked T.N. to confirm the camp change himself")
+    yes = t2.outcome(ask, summary='T.N.: "Yes, camp 5-28 July now. Please update."')
+    r2 = t2.recall([filing], summary="T.N.'s current Q3 filing")
+    t2.act([yes, r2], form="execution", summary="updated T.N.'s filing on his confirmation: camp from 5 July")
+    assert not rules_of(t2, "HALO-M9")

@@ -589,13 +589,23 @@ _RAISED_RE = re.compile(r"\b(?:hold|limit|cap|threshold|ceiling|max\w*|tolerance
 
 
 def says_loosening(summary: str) -> bool:
-    """A change that widens what the agent may do or removes a safeguard ("wind hold 45 -> 55 km/h" too)."""
+    """A change that widens what the agent may do or removes a safeguard ("wind hold 45 -> 55 km/h" too); taking
+    an access away ("switched off Lucy's delegate access") narrows it."""
+    if _ACCESS_OFF_RE.search(summary):
+        return False
     return bool(_LOOSEN_RE.search(summary)) or any(float(m.group(2)) > float(m.group(1))
                                                    for m in _RAISED_RE.finditer(summary))
 
 
+_ACCESS_OFF_RE = re.compile(r"\b(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission|"
+                            r"login|account)|\b(?:access|delegate|delegation|permission)s? (?:\S+ ){0,3}(?:switched|"
+                            r"turned|shut) off\b", re.I)
+
+
 _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?instat\w*|put (?:it |them )?back|"
                          r"remov\w* the temporary|temporary [\w ]{0,30}(?:removed|revoked|withdrawn|taken off)|"
+                         r"as (?:it |they )?expired|on (?:its )?expiry|at expiry|"
+                         r"(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission)|"
                          r"revert(?:s|ed)? to|(?:has|have|is|was) (?:now )?(?:ended|over|expired|closed)|ends now|"
                          r"no longer (?:applies|in force)|returns? to)\b", re.I)
 
@@ -737,6 +747,16 @@ def says_replacement(summary: str) -> bool:
     return bool(_REPLACE_RE.search(summary))
 
 
+_VERSION_RE = re.compile(r"\bv\d+\b", re.I)
+
+
+def only_versions_of(summary: str, kept: str) -> bool:
+    """Whether the only sign of change in ``summary`` is a version the memory ``kept`` already names ("C9 is a
+    no-build zone on v6" against "v6 is the approved plan")."""
+    signs = {m.group(0).lower() for m in _CHANGE_RE.finditer(summary)}
+    return bool(signs) and signs <= {v.lower() for v in _VERSION_RE.findall(kept)}
+
+
 def says_change(summary: str) -> bool:
     """The summary reports that something in the world changed (a new version, a move, a closure);
     "no changes" and "nothing changed" report that it did not."""
@@ -807,12 +827,22 @@ _AUTHORING_RE = re.compile(r"\b(?:says?|said|writes?|wrote|claims?|claimed|asks?
                            r"told|tells|insists?)\b", re.I)
 
 
+# someone who holds authority over the matter by office ("Venue fire officer (Mr Dlamini), by email: ...")
+_PARTY_RE = re.compile(r"\b(?:vendor|supplier|customer|student|caller|contributor|poster|third[- ]party|outside|"
+                       r"external|forum|blog|website)\b", re.I)
+_OFFICIAL_RE = re.compile(r"\b(?:officer|inspector|regulator|authority|auditor|examiner|court|judge|registrar|"
+                          r"ombudsman|commissioner|marshal|coroner)\b", re.I)
+
+
 def says_third_party(summary: str) -> bool:
     """A summary of text a third party wrote or relayed (a forum post, a mail, a customer's message):
     an outside party or channel that opens the summary or sits next to a word of saying or writing.
     An outside party named only as the subject matter ("supplier payments need a PO", in the owner's
     own rules) is not the author."""
     opening = _QUOTED_RE.match(summary)
+    head = summary[:summary.find(":")] if 0 < summary.find(":") < 70 else ""
+    if _OFFICIAL_RE.search(head) and not _PARTY_RE.search(head):
+        return False  # an official speaking to the agent about what is theirs to decide
     for m in _EXTERNAL_RE.finditer(summary):
         if opening and m.end() <= opening.end():
             return True  # "Customer: …", "Vendor support: …"

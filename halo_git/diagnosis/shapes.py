@@ -394,12 +394,15 @@ def _stale(ctx, make):
         if r.kind != "recall" or r.id in flagged:
             continue
         near = set(g.sources[r.id]) | {x for u in ctx.used_by.get(r.id, ()) for x in g.sources[u]}
+        for _ in range(2):  # (the act names the confirmation that answered the question about the change)
+            near |= {y for x in list(near) for y in g.sources[x]}
         for m in g.sources[r.id]:
             if by_id[m].kind != "remember":
                 continue
             lo, hi = bisect_right(change_pos, pos[m]), bisect_left(change_pos, pos[r.id])
             o = next((c for c in changes[max(lo, hi - 200):hi] if c.id not in near  # the 200 changes before the recall
-                      and _same_subject(ctx, m, c.id, r.id) and m not in g.sources[c.id] and not _over(c, r)), None)
+                      and _same_subject(ctx, m, c.id, r.id) and m not in g.sources[c.id] and not _over(c, r)
+                      and not reading.only_versions_of(c.summary, by_id[m].summary)), None)
             if o is None or any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind == "remember"
                                 for u in ctx.used_by.get(o.id, ())):
                 continue
