@@ -2703,6 +2703,8 @@ def test_r6_an_execution_that_claims_a_persons_agreement():
     assert claims_agreement("released the batch, signed off by Priya") and not claims_agreement("released the batch")
     assert claims_agreement("Paid EUR 18,400; Marta gave it the go-ahead by phone before her leave")
     assert claims_agreement("purged the campaign tenant-wide; the analyst OK'd both on the bridge call")
+    assert not claims_agreement("Rang round: Sam can pick up at 07:00, Lidl agreed to keep the chilled stuff")
+    assert claims_agreement("Nadia agreed to the charge")
     assert says_decision("Alex replied: option 2, via Newark")
     for basis, flagged in (("Redline portal shows a GBP 180 detention charge pending our approval", True),
                            ("Nadia (ops manager): 'Approve the Redline detention, the delay was ours.'", False)):

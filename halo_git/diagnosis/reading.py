@@ -465,7 +465,8 @@ _GRANT_WORD_RE = re.compile(r"\b(?:approv\w*|allow\w*|permit\w*|authori[sz]\w*|o
 
 
 _CLAIMS_AGREEMENT_RE = re.compile(
-    r"(?-i:\b[A-Z][a-z]+)(?:'s)? (?:agreed|approved|ok'?d|okayed|signed (?:it )?off|said (?:ok|yes|fine|go ahead))\b|"
+    r"(?-i:\b[A-Z][a-z]+)(?:'s)? (?:agreed(?! to (?!the|a|an|this|that|it|our|my|pay)\b)|approved|ok'?d|okayed|"
+    r"signed (?:it )?off|said (?:ok|yes|fine|go ahead))\b|"
     r"\b(?:approved|agreed|authori[sz]ed|signed off|cleared|ok'?d) by (?-i:[A-Z][a-z]+)|"
     r"\bwith (?-i:[A-Z][a-z]+)'s (?:approval|agreement|ok|go-ahead|sign-off)\b|"
     r"\b(?:manager|analyst|supervisor|lead|owner|client|director|controller|counsel|head|boss)\b (?:agreed|approved|"
