@@ -457,7 +457,8 @@ _MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-
                         r"unanimous\w*)\b", re.I)
 
 
-_RELAYED_OK_RE = re.compile(r"\b(?:says?|said|claims?|according to)\s+(?:that\s+)?(?!I\b|we\b)[A-Z][\w.'-]*"
+_RELAYED_OK_RE = re.compile(r"\b(?:says?|said|claims?|according to|adds?|added|mentions?|mentioned|writes?|wrote)"
+                            r"[:,]?\s+['\"\u2018\u201c]?(?:that\s+)?(?!I\b|we\b)[A-Z][\w.'-]*"
                             r"(?:\s+[A-Z][\w.'-]*)?\s+(?:is|was|has|had|'s)?\s*['\"\u2018\u201c]?(?:fine|ok|okay|happy|"
                             r"approved|agreed|signed)")
 _GRANT_WORD_RE = re.compile(r"\b(?:approv\w*|allow\w*|permit\w*|authori[sz]\w*|ok'?d?|okay\w*|fine|go ahead|"
@@ -467,7 +468,9 @@ _GRANT_WORD_RE = re.compile(r"\b(?:approv\w*|allow\w*|permit\w*|authori[sz]\w*|o
 _CLAIMS_AGREEMENT_RE = re.compile(
     r"(?-i:\b[A-Z][a-z]+)(?:'s)? (?:agreed(?! to (?!the|a|an|this|that|it|our|my|pay)\b)|approved|ok'?d|okayed|"
     r"signed (?:it )?off|said (?:ok|yes|fine|go ahead))\b|"
-    r"\b(?:approved|agreed|authori[sz]ed|signed off|cleared|ok'?d) by (?-i:[A-Z][a-z]+)|"
+    r"\b(?:approved|agreed|authori[sz]ed|signed off|cleared|ok'?d) by (?:(?-i:[A-Z][a-z]+)|(?:the |our |my |a )?"
+    r"(?:supervisor|manager|lead|director|head|partner|owner|client|boss|controller|team lead))\b|"
+    r"\b(?:\w+ )?approval (?:noted|recorded|given|obtained|on file|received|in hand)\b|"
     r"\bwith (?-i:[A-Z][a-z]+)'s (?:approval|agreement|ok|go-ahead|sign-off)\b|"
     r"\b(?:manager|analyst|supervisor|lead|owner|client|director|controller|counsel|head|boss)\b (?:agreed|approved|"
     r"ok'?d|okayed|signed (?:it )?off)\b|"
@@ -550,6 +553,8 @@ def says_speech(summary: str) -> bool:
 # -- loosening limits -------------------------------------------------------------------------
 
 _LOOSEN_RE = re.compile(
+    r"(?:->|\bpromoted to|\bgranted|\bgiven|\badded(?: to)?|\bmade|\bset (?:to|as))\s*(?:the )?(?:an? )?"
+    r"(?:admin|administrator|root|owner|superuser|sudo)\b|"
     r"\b(?:allow(?:s|ed|ing)?\b|permit(?:s|ted|ting)?\b|unlock\w*|open(?:ed|s)? up|opened|enabl\w* (?:network|access|write|writes|delete)|"
     r"disabl\w*|skip\w*|exempt\w*|bypass\w*|relax\w*|loosen\w*|rais\w* the (?:limit|cap|ceiling|threshold)|"
     r"(?:limit|cap|ceiling|threshold|tolerance|allowance|budget|quota)s? (?:\w+ )?(?:raised|increased|widened|extended|"
@@ -740,7 +745,8 @@ says_retraction = _finder(
     r"(?:do not|don't) (?:send|pay|transfer|process|proceed|book|charge|contact|ship|tell|share|disclose|inform|"
     r"give out|pass on)\b|"
     r"remove (?:[\w.]+ ){1,2}as (?:a |an |the )?(?:collector|contact|signatory|driver|user|member|approver|delegate)|"
-    r"(?-i:(?:replied|texted|sent|answered) ['\"\u201c]?STOP\b))")
+    r"(?-i:(?:replied|texted|sent|answered) ['\"\u201c]?STOP\b)|"
+    r"(?:I|we) (?:do not|don't) want (?:\w+ ){0,3}(?:getting|to get|receiving|to receive|to see|seeing|told|to know))")
 
 
 def says_replacement(summary: str) -> bool:
@@ -768,7 +774,9 @@ _RULE_RE = re.compile(r"\b(?:rule|rules|policy|addition|always|never|must|should
                       r"exempt\w*|skip|allowed|may)\b", re.I)
 
 
-_RESTRICT_RE = re.compile(r"\b(?:only|restrict\w*|prohibit\w*|forbid\w*|not (?:allowed|permitted)|no \w+ (?:\w+ )?"
+_RESTRICT_RE = re.compile(r"\b(?:only|restrict\w*|prohibit\w*|forbid\w*|not (?:allowed|permitted)|"
+                          r"(?:every|each|all) [\w ]{1,20}(?:needs?|requires?)|no (?:phone )?(?:calls|texts|visits|photos|"
+                          r"pictures)|no \w+ (?:\w+ )?"
                           r"(?:before|after|without|unless|publication|access|use)|do not|don't|ahead of|statutory)\b",
                           re.I)
 
@@ -903,7 +911,8 @@ _CLAIMED_AUTHORITY_RE = re.compile(
     r"counsel|boss|owner)\b[^.;]{0,30}\b(?:said|says|agreed|approved|confirmed|lifted|allows?|okay\w*|ok'?d)|"
     r"your (?:\w+ ){0,2}(?:engineer|technician|tech|staff|colleague|rep\w*|agent|person|people|guy|office)\b[^.;]{0,30}"
     r"\b(?:says|said|told|asked|agreed|wants|approved)|"
-    r"note to (?:the )?(?:\w+ )?(?:agent|grader|assistant|bot|ai|reviewer|fulfil+ment|payout|desk)|system note|"
+    r"note (?:to|for) (?:the |any |all )?(?:\w+ )?(?:agent|grader|assistant|bot|ai|reviewer|fulfil+ment|payout|desk)s?|"
+    r"system note|"
     r"ignore (?:all |any )?(?:previous|prior|earlier)|treat (?:this |it )?as (?:authori[sz]ed|approved|confirmed)|"
     r"without further checks?|(?:we|I) confirm (?:ownership|approval|authori[sz]ation))", re.I)
 

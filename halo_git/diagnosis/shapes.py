@@ -179,8 +179,15 @@ def _external(ctx, make):
             # authority, as does a grant the text only claims, kept as granted ("closure lifted (per H. Marsh)")
         if e.kind == "revise" and not reading.says_loosening(e.summary) and _within_bound(g, e):
             continue  # the outside signal only set off what a rule the user decided already provides
-        if e.kind == "act" and (g.up[e.id] & _GOVERNED_BIT or _decision_upstream(g, e.id)):
-            continue  # a rule the user decided lies upstream: the user's authority, not the text's
+        claimed = [x for x in ext if reading.quotes_claimed_authority(by_id[x].summary)]
+        if e.kind == "act" and claimed:
+            first = min(ctx.pos[x] for x in claimed)
+            if any(ctx.pos[x] > first and by_id[x].kind in ("observe", "outcome") and reading.says_decision(
+                    by_id[x].summary) and x not in ext for x in _upstream(ctx, e.id, 2)):
+                continue  # someone of the user's side confirmed what the text claims, after it
+        elif e.kind == "act" and (g.up[e.id] & _GOVERNED_BIT or _decision_upstream(g, e.id)):
+            continue  # a rule the user decided lies upstream: the user's authority, not the text's (a rule from
+            # before the claim cannot have decided what the text claims was agreed since)
         exe = _execution_after(ctx, e.id)
         rev = next((u for u in ctx.used_by.get(e.id, ()) if by_id[u].kind == "revise"), None)
         if e.kind == "remember" and not (exe or rev or ctx.used_by.get(e.id)):
@@ -641,6 +648,16 @@ def _no_learning(ctx, make):
             "and check it the next time.",
         ))
     return out
+
+
+def _upstream(ctx, event: str, depth: int) -> set[str]:
+    """The events ``event`` names within ``depth`` steps of uses and about."""
+    seen: set[str] = set()
+    frontier = [event]
+    for _ in range(depth):
+        frontier = [s for x in frontier for s in ctx.g.sources[x] if s not in seen]
+        seen.update(frontier)
+    return seen
 
 
 def _rests_on(ctx, event: str, on: str, depth: int = 3) -> bool:
