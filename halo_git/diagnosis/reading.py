@@ -64,6 +64,8 @@ ADVERSE_WORDS = (
     "unreliable", "not reliable", "with warnings", "corrupt", "corrupted", "garbled", "unreadable",
     "non-conformance", "nonconformance", "non-conforming", "out of spec", "out-of-spec", "off-spec", "below spec",
     "under spec", "does not match", "doesn't match", "did not match", "didn't match", "mismatch", "mismatched",
+    "no-show", "no-shows", "didn't show", "did not show", "no one came", "nobody came", "nobody showed", "no one showed",
+    "no ack",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -175,6 +177,23 @@ _OVER_RE = re.compile(r"(\d+(?:\.\d+)?)\s*[a-z%/]{0,4}[^.;\d]{0,40}?\b(limit|max
                       r"\b\s*(?:of\s+|is\s+|=\s*)?(\d+(?:\.\d+)?)", re.I)
 
 
+# "Sync: 6 of 9 gates updated": a count of what was done that falls short of what was meant, with no word that the
+# rest is on its way ("4 of 5 sent, 1 queued" is progress)
+_SHORT_RE = re.compile(r"\b(\d[\d,]*)\s+(?:of|out of|/)\s+(\d[\d,]*)\s+(?:[\w-]+\s+){0,2}?(?:updated|synced|delivered|"
+                       r"sent|done|completed|processed|loaded|applied|migrated|acked|acknowledged|confirmed|copied|"
+                       r"restored|installed|deployed|signed|returned|received|collected)\b", re.I)
+
+
+def _short_of(summary: str) -> bool:
+    if _PENDING_RE.search(summary):
+        return False
+    for m in _SHORT_RE.finditer(summary):
+        done, meant = (int(g.replace(",", "")) for g in m.groups())
+        if done < meant:
+            return True
+    return False
+
+
 def _out_of_limit(summary: str) -> bool:
     for m in _OVER_RE.finditer(summary):
         value, bound = float(m.group(1)), float(m.group(3))
@@ -191,6 +210,8 @@ def is_adverse(summary: str) -> bool:
     between) is not one: "no errors", "without a failure"."""
     if _REPORTS_RE.match(summary):
         return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found
+    if _short_of(summary):
+        return True
     if _CLASS_RE.search(summary) or _HTTP_RE.search(summary) or _REGRESSION_RE.search(summary) \
             or _NONE_DONE_RE.search(summary) or _RED_RE.search(summary) or _RETURNED_RE.search(summary) \
             or _out_of_limit(summary):
@@ -469,7 +490,8 @@ _CLAIMS_AGREEMENT_RE = re.compile(
     r"(?-i:\b[A-Z][a-z]+)(?:'s)? (?:agreed(?! to (?!the|a|an|this|that|it|our|my|pay)\b)|approved|ok'?d|okayed|"
     r"signed (?:it )?off|said (?:ok|yes|fine|go ahead))\b|"
     r"\b(?:approved|agreed|authori[sz]ed|signed off|cleared|ok'?d) by (?:(?-i:[A-Z][a-z]+)|(?:the |our |my |a )?"
-    r"(?:supervisor|manager|lead|director|head|partner|owner|client|boss|controller|team lead))\b|"
+    r"(?:supervisor|manager|lead|director|head|partner|owner|client|boss|controller|team lead|treasurer|chair|"
+    r"trustee|cfo|ceo|editor|principal|headteacher|finance|legal|compliance|board|committee))\b|"
     r"\b(?:\w+ )?approval (?:noted|recorded|given|obtained|on file|received|in hand)\b|"
     r"\bwith (?-i:[A-Z][a-z]+)'s (?:approval|agreement|ok|go-ahead|sign-off)\b|"
     r"\b(?:manager|analyst|supervisor|lead|owner|client|director|controller|counsel|head|boss)\b (?:agreed|approved|"
