@@ -128,6 +128,9 @@ def intended(outcome: str, act: str) -> bool:
         return False
     if (_PROBE_RE.search(act) or _PROBE_RE.search(outcome)) and _AS_MEANT_RE.search(outcome):
         return True  # a test sale of 9 meant to be refused: "refused 9, cap in force" is the check passing
+    parts = [c for c in clauses(outcome) if is_adverse(c)]
+    if parts and all(_PROBE_RE.search(c) for c in parts):
+        return True  # "a probe from outside the /28 is denied": the refusal is what the probe checks
     toks = _TOKEN_RE.findall(outcome.lower())
     hits = {w[:5] for w in toks if w in _SINGLE_WORDS}
     if not hits or any(w in _PHRASES and any(tuple(toks[i:i + len(p)]) == p for p in _PHRASES[w])
@@ -148,7 +151,7 @@ _OUT_OF_USE = frozenset(w[:5] for w in ("unavailable", "unusable", "blocked", "b
 
 # The failure named is going away: "errors fell to zero", "timeouts stopped", "the 5xx cleared".
 _RECEDE = frozenset("fell dropped down cleared gone stopped subsided disappeared vanished ceased ended resolved "
-                    "restored recovered over".split())
+                    "restored recovered over flat steady unchanged nominal".split())
 
 
 def _receding(toks: list[str], i: int, n: int = 1) -> bool:
@@ -362,6 +365,7 @@ says_fixed = _finder(
 
 
 _FIX_RE = re.compile(r"\b(?:reset|replaced|swapped|fixed|repaired|restarted|rebooted|reseated|re-?seated|cleared|"
+                     r"refund(?:ed)?|credited|reversed|voided|"
                      r"resolved|back to|back up|back online|running again|now running|unit running|restored)\b", re.I)
 
 
@@ -376,8 +380,15 @@ def repairs_itself(summary: str) -> bool:
     reset; unit running", "failing evaporator fan, fan swapped")."""
     parts = clauses(summary)
     bad = next((i for i, c in enumerate(parts) if is_adverse(c)), None)
-    return bad is not None and any((_FIX_RE.search(c) or _PART_REMEDY_RE.search(c)) and not is_adverse(c)
-                                   for c in parts[bad + 1:])
+    if bad is None:
+        return False
+    return any((_FIX_RE.search(c) or _PART_REMEDY_RE.search(c)) and not is_adverse(c) for c in parts[bad + 1:]) \
+        or bool(_FIX_FIRST_RE.match(parts[bad]))  # "refund of the duplicate charge issued"
+
+
+# a clause that opens with the remedy for the failure it names ("refund of the duplicate charge issued")
+_FIX_FIRST_RE = re.compile(r"\s*(?:a |the )?(?:refund|credit|reversal|replacement|correction|re-?send|retry)\s+(?:of|for)\b",
+                           re.I)
 
 
 says_alarm = _finder(
