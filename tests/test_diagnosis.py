@@ -2889,3 +2889,26 @@ def test_s1_results_that_are_fine_on_a_closer_reading_and_failures_escalated():
         t.act([late], summary="readiness report to Aylin: 45/45, two late pull-outs (418, 431)" if told else
               "readiness report to Aylin: 45/45 released")
         assert bool([f for f in rules_of(t, "HALO-S1") if f[2][0] == late]) is not told
+
+
+def test_a4_a_draft_the_person_passed_and_a_relayed_request_for_less():
+    """A draft built on the agent's own deadline note, sent to the caseworker who answered 'Fine. Add the
+    falls-diary point, then send it', is reviewed: the execution sending it draws no HALO-A4. A client's request
+    relayed by reception to send post only c/o the centre, never home, is their own say, not hearsay."""
+    from halo_git.diagnosis.reading import says_relayed
+    assert not says_relayed("Reception relayed a voicemail: client A-117 asks that all post goes care of the "
+                            "advice centre and never to the Eastfield address")
+    assert says_relayed("Reception relayed a voicemail: a caller says the client's refund was agreed")
+    for passed in (True, False):
+        t = Trace("tue")
+        note = t.remember([t.act([t.observe(summary="new case A-117, decision 20 Jan")], form="preparation",
+                                 summary="worked out the MR deadline: 20 February")],
+                          summary="A-117: decision 20 Jan; MR deadline 20 Feb")
+        t.observe(session="wed", summary="another case opened")
+        draft = t.act([note], session="thu", form="preparation", summary="drafted the MR request for A-117")
+        sent = t.act([draft], session="thu", summary="sent the MR draft to Priya for review")
+        ans = t.outcome(sent, session="thu", summary="Priya: 'Fine. Add the point about the falls diary, then send it.'"
+                        if passed else "Priya: 'I'll look later.'")
+        x = t.act([draft, ans], session="thu", form="execution", summary="sent the MR request to DWP")
+        flagged = [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+        assert bool(flagged) is not passed

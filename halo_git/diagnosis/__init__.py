@@ -1848,9 +1848,10 @@ def _reviewed_before(ctx: _Context, act: str, m: str) -> bool:
         if x.kind not in ("observe", "outcome") or s in g.adverse or not reading.says_confirmation(x.summary):
             continue
         named = set(x.uses) | ({x.fields["about"]} if x.kind == "outcome" else set())
-        for u in list(named):
-            if by_id.get(u) is not None and by_id[u].kind == "act":
-                named |= set(g.sources[u])
+        for _ in range(2):  # the message that carried the draft, and the draft built on the material
+            for u in list(named):
+                if by_id.get(u) is not None and by_id[u].kind == "act":
+                    named |= set(g.sources[u])
         if named & near:
             return True
     return False

@@ -326,6 +326,7 @@ def says_question(summary: str) -> bool:
 
 _CONFIRM_RE = re.compile(r"\b(?:check\w*|confirm\w*|verif\w*|still (?:holds|valid|exists|there|has|have|is|are|true)|"
                          r"matches|match|same as|approv\w*|agreed|ok'?d?|correct|valid|holds|reviewed|re-?read|"
+                         r"fine|looks good|lgtm|good to go|go ahead|"
                          r"looked (?:at|up)|yes)\b", re.I)
 
 
@@ -931,7 +932,14 @@ def says_relayed(summary: str) -> bool:
     """Content relayed from an unchecked channel ("SMS forwarded from a number not in his contacts",
     "pastebin link", "pax chat: 'I'm Gold tier'", "handwritten margin note"): kept as fact, a claim
     nobody checked, unless the person speaks about their own request (``speaks_for_self``)."""
-    return bool(_RELAYED_RE.search(summary)) and not speaks_for_self(summary) and not says_retraction(summary)
+    return bool(_RELAYED_RE.search(summary)) and not speaks_for_self(summary) and not says_retraction(summary) \
+        and not _ASKS_LESS_RE.search(summary)
+
+
+# a person asking, through whoever relays it, for less to be done with what is theirs ("asks that all post goes
+# care of the advice centre and never to the Eastfield address")
+_ASKS_LESS_RE = re.compile(r"\b(?:asks?|asked|requests?|requested|wants?)\s+(?:that|us|for|to)\b[^.]{0,80}?\b(?:never|only|"
+                           r"not|no longer|instead of|stop)\b", re.I)
 
 
 # Text quoted from a form, note, letter or message ('...'), and inside it a claim of someone's authority or an
