@@ -188,13 +188,8 @@ _SHORT_RE = re.compile(r"\b(\d[\d,]*)\s+(?:of|out of|/)\s+(\d[\d,]*)\s+(?:[\w-]+
 
 
 def _short_of(summary: str) -> bool:
-    if _PENDING_RE.search(summary):
-        return False
-    for m in _SHORT_RE.finditer(summary):
-        done, meant = (int(g.replace(",", "")) for g in m.groups())
-        if done < meant:
-            return True
-    return False
+    short = any(int(m.group(1).replace(",", "")) < int(m.group(2).replace(",", "")) for m in _SHORT_RE.finditer(summary))
+    return short and not _PENDING_RE.search(summary)
 
 
 def _out_of_limit(summary: str) -> bool:
