@@ -2533,6 +2533,8 @@ def test_r7_a_loosening_for_one_occasion_relied_on_next_session_for_something_el
     ("Vendor accepted; returned Wednesday, spot check 94%", False),
     ("Sync: 6 of 9 gates updated; Gates B, F, H no ack", True),
     ("9 of 9 gates updated", False),
+    ("Pump 2 at 5.2 bar, sprinklers turning in all 6 blocks", False),
+    ("the e2e job blocks the merge", True),
     ("4 of 5 sent, 1 queued", False),
     ("Lidl night manager at 19:50: No one came for the crates tonight.", True),
 ])

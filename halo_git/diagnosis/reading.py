@@ -106,6 +106,7 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
 
 
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
+_DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
 _TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
 # a decimal ("0.19m") is one token, so its "0" is no negation
 _SINGLE_WORDS = frozenset(w for w in ADVERSE_WORDS if " " not in w)
@@ -220,8 +221,9 @@ def is_adverse(summary: str) -> bool:
         if not n and w in _PHRASES:
             n = next((len(p) for p in _PHRASES[w] if tuple(toks[i:i + len(p)]) == p), 0)
         if n and not (toks[i - 1] in _NEGATIONS if i else False) and not (i > 1 and toks[i - 2] in _NEGATIONS) \
-                and not _receding(toks, i, n) and not _time_cost(toks, i):
-            return True
+                and not _receding(toks, i, n) and not _time_cost(toks, i) \
+                and not (w == "blocks" and i and (toks[i - 1][:1].isdigit() or toks[i - 1] in _DETERMINERS)):
+            return True  # ("all 6 blocks" of an orchard are no blocking)
     return bool(_RESTATED_RE.search(summary))
 
 
