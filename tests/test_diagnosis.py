@@ -2914,3 +2914,12 @@ def test_a4_a_draft_the_person_passed_and_a_relayed_request_for_less():
         x = t.act([draft, ans], session="thu", form="execution", summary="sent the MR request to DWP")
         flagged = [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
         assert bool(flagged) is not passed
+
+
+def test_reading_progress_counted_in_words_or_after_the_verb():
+    """'Eight accepted; one waiting for a provider slot' and 'approved 29, rejected 2, and 12 are still waiting'
+    report progress, not a result still to come; '202 accepted, settlement pending' is still pending."""
+    from halo_git.diagnosis.reading import says_pending
+    assert not says_pending("Eight accepted; one waiting for a provider slot.")
+    assert not says_pending("managers had approved 29, rejected 2, and 12 are still waiting for a decision")
+    assert says_pending("202 accepted, settlement pending") and says_pending("submitted, reference pending")

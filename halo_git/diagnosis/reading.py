@@ -247,9 +247,12 @@ def says_settled(summary: str) -> bool:
 _IN_PLACE_RE = re.compile(r"\b(?:preserved|in place|secured|archived|backed up|copies in)\b", re.I)
 
 
-_PARTIAL_RE = re.compile(r"\b\d+\s+(?:\w+\s+)?(?:still\s+)?(?:pending|queued|awaiting)\b", re.I)
-_DONE_COUNT_RE = re.compile(r"\b\d+\s+(?:of\s+\d+\s+)?(?:\w+\s+)?(?:accepted|booked|sent|done|confirmed|paid|delivered|"
-                            r"processed|completed|bookings|succeeded)\b", re.I)
+_COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|all)"
+_PARTIAL_RE = re.compile(r"\b" + _COUNT + r"\s+(?:\w+\s+)?(?:are\s+|is\s+)?(?:still\s+)?(?:pending|queued|awaiting|waiting)\b",
+                         re.I)
+_DONE_COUNT_RE = re.compile(r"\b" + _COUNT + r"\s+(?:of\s+\d+\s+)?(?:\w+\s+)?(?:accepted|booked|sent|done|confirmed|paid|"
+                            r"delivered|processed|completed|bookings|succeeded|approved)\b|\b(?:accepted|approved|booked|"
+                            r"confirmed|paid|delivered|processed|completed)\s+\d+\b", re.I)
 
 
 _RETRY_RE = re.compile(r"\b(?:retry\w*|re-?try\w*|try again|to be redone|redo|rerun|re-run)\b", re.I)
