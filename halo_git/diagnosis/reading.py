@@ -106,6 +106,7 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
 
 
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
+_DIGIT_RE = re.compile(r"\d")
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
 _TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
 # a decimal ("0.19m") is one token, so its "0" is no negation
@@ -209,13 +210,14 @@ def is_adverse(summary: str) -> bool:
     between) is not one: "no errors", "without a failure"."""
     if _REPORTS_RE.match(summary):
         return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found
-    if _short_of(summary):
+    low = summary.lower()
+    digits = _DIGIT_RE.search(summary) is not None  # (most signs below need a figure: test for one once)
+    if digits and (_short_of(summary) or _HTTP_RE.search(summary)) or _CLASS_RE.search(summary) \
+            or _REGRESSION_RE.search(summary) or ("red" in low and _RED_RE.search(summary)) \
+            or ("return" in low and _RETURNED_RE.search(summary)) or _NONE_DONE_RE.search(summary) \
+            or (digits and _out_of_limit(summary)):
         return True
-    if _CLASS_RE.search(summary) or _HTTP_RE.search(summary) or _REGRESSION_RE.search(summary) \
-            or _NONE_DONE_RE.search(summary) or _RED_RE.search(summary) or _RETURNED_RE.search(summary) \
-            or _out_of_limit(summary):
-        return True
-    toks = _TOKEN_RE.findall(summary.lower())
+    toks = _TOKEN_RE.findall(low)
     for i, w in enumerate(toks):
         n = 1 if w in _SINGLE_WORDS else 0
         if not n and w in _PHRASES:
@@ -365,6 +367,7 @@ says_fixed = _finder(
     r"rerun)\b")
 
 
+# a result's words for a repair made on the spot (not "rerun needed": a plan)
 _FIX_RE = re.compile(r"\b(?:reset|replaced|swapped|fixed|repaired|restarted|rebooted|reseated|re-?seated|cleared|"
                      r"refund(?:ed)?|credited|reversed|voided|"
                      r"resolved|back to|back up|back online|running again|now running|unit running|restored)\b", re.I)
