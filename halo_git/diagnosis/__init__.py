@@ -1743,8 +1743,8 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         failed = g.failed_after[m][1]
     if unreviewed and _reviewed_before(ctx, a.id, m):
         return None  # an observation or answer naming the material confirmed it before the act
-    if unreviewed and not failed and _through_acts(ctx, a.id, m) and not (
-            ctx.rare(a.id) & (ctx.rare(m) | {w for s in g.sources[m] for w in ctx.rare(s)})):
+    if unreviewed and not failed and not (
+            ctx.rare(a.id) & (ctx.rare(m) | {w for s in g.sources[m] for w in ctx.rare(s)})) and _through_acts(ctx, a.id, m):
         return None  # reached only through earlier acts, and about something else (a billing move resting on
         # the booking that once used a sample-sheet note)
     if unreviewed and a.form == "preparation" and reading.says_comparison(e.summary):

@@ -285,15 +285,18 @@ class _Graph:
         first_check: dict[str, int] = {}
         first_read: dict[str, int] = {}
         for e in events:
-            if e.kind in ("outcome", "observe") and e.id not in adverse and not reading.says_inconclusive(e.summary):
-                # (a result that cannot credit the act with what followed does not check it)
-                if e.kind == "outcome":
-                    if not reading.says_pending(e.summary):
-                        first_check.setdefault(e.fields["about"], pos[e.id])
-                else:
-                    for s in sources[e.id]:
-                        if by_id[s].kind == "act":
-                            first_check.setdefault(s, pos[e.id])
+            # (a result that cannot credit the act with what followed does not check it; the readings are asked
+            # only of events that would check an act not checked yet)
+            if e.kind == "outcome":
+                a = e.fields["about"]
+                if a not in first_check and e.id not in adverse and not reading.says_inconclusive(e.summary) \
+                        and not reading.says_pending(e.summary):
+                    first_check[a] = pos[e.id]
+            elif e.kind == "observe":
+                acts = [s for s in sources[e.id] if s not in first_check and by_id[s].kind == "act"]
+                if acts and e.id not in adverse and not reading.says_inconclusive(e.summary):
+                    for s in acts:
+                        first_check[s] = pos[e.id]
             for s in sources[e.id]:
                 first_read.setdefault(s, pos[e.id])
         for e in events:
