@@ -88,9 +88,10 @@ RULES: dict[str, Rule] = {
             "log the outcome.",
         ),
         Rule(
-            "HALO-A2", "open-loop", "medium / low / info",
+            "HALO-A2", "open-loop", "high / medium / low / info",
             "an act (any form but silence) that nothing checked: no outcome about it, no observation naming it, "
-            "and for a preparation no later event using it; medium when a later act relies on it (or an "
+            "and for a preparation no later event using it; high for an execution a later execution builds on or "
+            "a later act states as achieved (\"preserved since 20 May\"); medium when a later act relies on it (or an "
             "execution's only result says it was merely queued), low when it awaits a result that never comes "
             "(pending, or an execution that hands something to another party: submitted, requested, ordered, "
             "booked), medium for an execution when the agent checks at least three in four of its executions "
