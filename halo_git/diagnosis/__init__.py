@@ -1348,8 +1348,11 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
             elif g.mem[a.id][0]:
                 cross = (g.mem[a.id][0][0], True)  # the agent's own unreviewed material, in this session too
         elif a.form == "communication" and cross is None:
-            # failed material told to someone as if it had worked ("registered — nothing to do")
-            cross = next(((m, True) for m in g.mem[a.id][0] if m in g.failed_mem), None)
+            # failed material told to someone as if it had worked ("registered — nothing to do"); a memory that
+            # keeps the act beside its failure ("snippet shown, not run") is a record of both, not a misstatement
+            cross = next(((m, True) for m in g.mem[a.id][0] if m in g.failed_mem and not (
+                by_id[g.failed_mem[m]].kind == "outcome" and by_id[g.failed_mem[m]].fields["about"] in g.sources[m])),
+                None)
         if cross is not None and cross[0] not in g.failed_mem and _repairs(g, a, cross[0]):
             cross = None  # repairing what the material got wrong, not carrying it further
         if cross is not None and a.form != "silence":
