@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 MARK = re.compile(r"^<!-- transcript(?::\s*([\w-]+))? -->$")
 FENCE = re.compile(r"^```(console|text)\s*$")
 # pages that must keep at least this many transcript blocks (removing a marker fails)
-EXPECTED = {"docs/auditing.md": 6, "docs/branches.md": 6, "docs/interop.md": 3, "docs/ci.md": 1}
+EXPECTED = {"docs/auditing.md": 6, "docs/branches.md": 6, "docs/interop.md": 3, "docs/ci.md": 1, "docs/security.md": 1}
 COLLECTOR = ("127.0.0.1", 4318)  # the OTLP/HTTP port the docs post to
 
 VOLATILE = [
