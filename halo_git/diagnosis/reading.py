@@ -189,17 +189,21 @@ _SHORT_RE = re.compile(r"\b(\d[\d,]*)\s+(?:of|out of|/)\s+(\d[\d,]*)\s+(?:[\w-]+
                        r"restored|installed|deployed|signed|returned|received|collected)\b", re.I)
 
 
+def _figures(rx: re.Pattern, summary: str, first: int = 1, second: int = 2):
+    """Each (first figure, second figure, match) a pattern of two figures finds: "6 of 9", "1.9 m … limit 1.5",
+    "45 -> 55"."""
+    for m in rx.finditer(summary):
+        yield float(m.group(first).replace(",", "")), float(m.group(second).replace(",", "")), m
+
+
 def _short_of(summary: str) -> bool:
-    short = any(int(m.group(1).replace(",", "")) < int(m.group(2).replace(",", "")) for m in _SHORT_RE.finditer(summary))
+    short = any(done < meant for done, meant, _ in _figures(_SHORT_RE, summary))
     return short and not _PENDING_RE.search(summary)
 
 
 def _out_of_limit(summary: str) -> bool:
-    for m in _OVER_RE.finditer(summary):
-        value, bound = float(m.group(1)), float(m.group(3))
-        if (value < bound) if m.group(2).lower().startswith("min") else (value > bound):
-            return True
-    return False
+    return any((value < bound) if m.group(2).lower().startswith("min") else (value > bound)
+               for value, bound, m in _figures(_OVER_RE, summary, 1, 3))
 
 
 @lru_cache(maxsize=1 << 18)
@@ -636,8 +640,7 @@ def says_loosening(summary: str) -> bool:
     an access away ("switched off Lucy's delegate access") narrows it."""
     if _ACCESS_OFF_RE.search(summary):
         return False
-    return bool(_LOOSEN_RE.search(summary)) or any(float(m.group(2)) > float(m.group(1))
-                                                   for m in _RAISED_RE.finditer(summary))
+    return bool(_LOOSEN_RE.search(summary)) or any(new > old for old, new, _ in _figures(_RAISED_RE, summary))
 
 
 _ACCESS_OFF_RE = re.compile(r"\b(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission|"
