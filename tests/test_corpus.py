@@ -86,7 +86,7 @@ def test_eleven_sets_written_apart_this_round():
     led to."""
     hit, total, alarms, notes = score(LATE)
     assert total == 274
-    assert hit >= 212 and alarms <= 11, notes  # 216/274 and 11 at 9b410dc (209 and 18 when first recorded)
+    assert hit >= 221 and alarms <= 11, notes  # 225/274 and 11 with the snapshot reading (209 and 18 when first recorded)
 
 
 LATEST = HERE / "fixtures" / "traces_apart_latest"
@@ -97,7 +97,7 @@ def test_eight_sets_written_apart_in_the_latest_round():
     any rule changed for it (first figures on the Report page); they now guard the readings they led to."""
     hit, total, alarms, notes = score(LATEST)
     assert total == 198
-    assert hit >= 135 and alarms <= 17, notes  # 139/198 and 17 when recorded in docs/report.md
+    assert hit >= 138 and alarms <= 17, notes  # 142/198 and 17 with the snapshot reading (139 before it)
 
 
 def test_seed_analyses_modelled_apart():

@@ -2923,3 +2923,45 @@ def test_reading_progress_counted_in_words_or_after_the_verb():
     assert not says_pending("Eight accepted; one waiting for a provider slot.")
     assert not says_pending("managers had approved 29, rejected 2, and 12 are still waiting for a decision")
     assert says_pending("202 accepted, settlement pending") and says_pending("submitted, reference pending")
+
+
+def _aged_trace(recalled_at: str, kept: str = "Comp prices 05-08: TENT-2P 189.00 at Summit Co", checked: str = ""):
+    """A price kept in one session and read back in another to reprice, with or without a fresh look first."""
+    t = Trace("d1")
+    feed = t.observe(summary="Competitor feed: TENT-2P 189.00 at Summit Co", at="2025-05-08T06:10:00Z")
+    mem = t.remember([feed], summary=kept, at="2025-05-08T06:17:00Z")
+    look = [t.observe(session="d2", summary=checked, at=recalled_at.replace("06:07", "06:02"))] if checked else []
+    r = t.recall([mem], session="d2", summary="Last saved competitor prices", at=recalled_at)
+    x = t.act([r, *look], session="d2", form="execution", summary="TENT-2P set to 187.50 to undercut Summit",
+              at=recalled_at.replace("06:07", "06:20"))
+    return t, r, mem, x
+
+
+def test_m9_a_snapshot_read_back_weeks_later_with_nothing_observed_since():
+    """A price, a balance, a test result or opening hours go out of date on their own: read back two weeks or
+    more after it was kept, for an act, with nothing newer on the subject, the step works from an old copy."""
+    t, r, mem, x = _aged_trace("2025-06-02T06:07:00Z")
+    assert ("HALO-M9", "medium", (r, mem, x)) in found(t.diagnose())
+    # near misses: read back within two weeks; a value someone chose (a budget) holds until they change it
+    assert rules_of(_aged_trace("2025-05-12T06:07:00Z")[0], "HALO-M9") == set()
+    assert rules_of(_aged_trace("2025-06-02T06:07:00Z", kept="Pricing budget for tents: $2,000 a month")[0],
+                    "HALO-M9") == set()
+    # an alert that only names the subject is no re-check of the value
+    t2 = _aged_trace("2025-06-02T06:07:00Z", checked="Alert: Summit Co listing TENT-2P changed its photos")[0]
+    assert {sev for _, sev, _ in rules_of(t2, "HALO-M9")} == {"medium"}
+    # the next step, followed: the current price read at its source and named by the act
+    t3 = _aged_trace("2025-06-02T06:07:00Z", checked="Competitor feed today: TENT-2P 179.00 at Summit Co")[0]
+    assert rules_of(t3, "HALO-M9") == set()
+
+
+def test_reading_snapshots_and_values_someone_chose():
+    from halo_git.diagnosis.reading import keeps_snapshot, says_chosen, says_plan
+    for kept in ("Forward headroom (10 Mar): Bank A 3.5m, Bank B 2.1m", "Cobas-2 electrolyte QC passed Mon 07:05",
+                 "Adeyemi: HBsAg neg on 02 Jan", "Lidl Eastgate collection window 21:00-21:45",
+                 "T1 drop point closed for refurb", "Yeast stock: 92% viable"):
+        assert keeps_snapshot(kept), kept
+    for kept in ("S07: main error is distributing negative signs", "user prefers a window seat",
+                 "Interference closed 18 Jan: faulty baby monitor removed"):
+        assert not keeps_snapshot(kept), kept
+    assert says_chosen("Grocery budget $160/week") and says_chosen("Before QA: check German button labels")
+    assert says_plan("Harbour Gallery will show the Turners in sealed cases") and not says_plan("Bank B 2.1m")

@@ -734,6 +734,33 @@ says_deadline = _finder(
     r"\b(?:due|deadline|reminder|remind|overdue|payable)\b")
 
 
+keeps_snapshot = _finder(
+    """A memory that keeps the state of something that changes on its own ("comp prices 05-08: TENT-2P 189.00",
+    "Forward headroom (10 Mar): Bank B 2.1m", "QC passed Mon 07:05", "HBsAg neg on 02 Jan", "zone B layout",
+    "Rex lead time: 3 working days"): a price, rate, fee, balance, level, count, window, status or verdict as
+    it stood when kept, which goes out of date without anyone withdrawing it.""",
+    r"[$\u20ac\u00a3]\s?\d|\d\s?%|\b(?:eur|usd|gbp|chf|ct)\s?\d|\d\s?(?:eur|usd|gbp|chf|ct)\b|"
+    r"\b\d\d?:\d\d\s?(?:-|\u2013|to)\s?\d\d?:\d\d\b|"
+    r"\b(?:prices?|rates?|fees?|tariffs?|costs?|quotes?|balances?|headroom|quota|stock|inventory|levels?|"
+    r"lead[- ]times?|layout|map|status|baseline|viab\w*|counts?|readings?|verdict|snapshot|as (?:at|of)|"
+    r"measured|in date|passed|clean|benign|neg|(?:tested|came back|result\w*) (?:negative|positive)|available|"
+    r"closed (?:for|until|due|because|since|while)|left|remaining|capacity)\b")
+
+
+says_plan = _finder(
+    """A memory that keeps a plan, an intention or a lesson ("Harbour Gallery will show the Turners in sealed
+    cases", "Lesson: run a tone-test night before any access change"): what is to be done, not a state.""",
+    r"\b(?:will|going to|plans? to|intends? to|lesson|lessons|learned|learnt)\b")
+
+
+says_chosen = _finder(
+    """A memory that keeps a value someone chose or a step still to take ("Grocery budget $160/week", "moved to
+    the 24 Jan run (approved by Lorraine)", "Recheck on return before release"): it holds until someone changes
+    it, not until the world moves.""",
+    r"\b(?:budget\w*|allowance|target|goal|approved|agreed|decided|chose|chosen|re-?check|to check|to confirm)\b|"
+    r"^\W*(?:[\w -]{1,30}:\s*)?(?:check|verify|confirm|ask|call)\b")
+
+
 def promises_telling(step: str) -> bool:
     """A promised step that is telling someone something: only a later message keeps it."""
     return bool(_TELLING_RE.search(step[:60]))

@@ -11,7 +11,9 @@ learned, and a promise never kept.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from . import reading
@@ -63,7 +65,11 @@ RULE_SPECS = (
      "what uses it names, unless the change itself was stated for a period that had ended; or a recall, used by an "
      "act, of a memory kept from a fact stated for a period (\"on reserve Mar 1-14\", \"this week's rate\", "
      "\"until 14 March\") after that period ended, with no newer observation of the fact named; high when an "
-     "execution follows, medium when another act does",
+     "execution follows, medium when another act does. Also a recall, used by an act, of a memory keeping the "
+     "state of something that changes on its own (a price, a balance, a test result, stock, a time window, a "
+     "status or verdict; not a rule, a limit, a budget, a plan or something owed) kept two weeks or more before "
+     "in an earlier session, with nothing newer stating the value on its subject named or logged in that "
+     "session: medium when an execution follows, low otherwise",
      "Re-read the source named in the newer observation before relying on the memory, and keep the update."),
     ("HALO-M10", "withdrawal-not-propagated", "high / medium",
      "a memory built on material that was later withdrawn (a revise or memory that retracts, withdraws or "
@@ -394,6 +400,7 @@ def _whole(ctx, make, whole):
 
 def _stale(ctx, make):
     out = _expired(ctx, make)
+    out += _aged(ctx, make, {f.ids[0] for f in out})
     by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
     changes = [e for e in ctx.events if e.kind == "observe" and reading.says_change(e.summary)]
     if not changes:
@@ -518,6 +525,90 @@ def _expired(ctx, make):
             ))
             break
     return out
+
+
+_AGED = timedelta(days=14)  # a price, a status, a level kept this long ago is no longer current by itself
+
+
+def _aged(ctx, make, flagged: set[str]):
+    """Recalls, for an act, of a memory that keeps the state of something that changes on its own (a price, a
+    balance, a test result, opening hours) kept two weeks or more before, in an earlier session, with nothing
+    observed on its subject since: the step works from a snapshot nobody re-read."""
+    out = []
+    by_id, g = ctx.by_id, ctx.g
+    for r in ctx.scoped:
+        if r.kind != "recall" or r.id in flagged:
+            continue
+        acts = _acts_on(ctx, r.id)
+        when = reading.parse_time(r.time) if acts else None
+        if when is None:
+            continue
+        for m in g.sources[r.id]:
+            mem = by_id[m]
+            at = reading.parse_time(mem.time) if mem.kind == "remember" and mem.session != r.session else None
+            if at is None or when.date() - at.date() < _AGED or not _snapshot(mem.summary) or not ctx.rare(m):
+                continue
+            if _holds_until(ctx, m, when) or _rechecked(ctx, m, r.id, acts[0]):
+                continue
+            execution = any(by_id[x].kind == "act" and by_id[x].fields["form"] == "execution"
+                            for x in (acts[0], *ctx.used_by.get(acts[0], ())))
+            days = (when.date() - at.date()).days
+            out.append(make(
+                "HALO-M9", [r.id, m, *acts[:1]],
+                f"Recalls {m}, kept {days} days earlier ({at:%Y-%m-%d}), the state of something that changes "
+                f"on its own; {acts[0]} acts on it and nothing observed on its subject since is named.",
+                "medium" if execution else "low", r,
+                "A price, a balance, a result or a status goes out of date without anyone withdrawing it, so "
+                "a step built on an old snapshot can act on a world that has moved.",
+                f"Read the current value at its source before relying on {m} (an observe the act names), and "
+                "keep it with its date.",
+            ))
+            break
+    return out
+
+
+def _holds_until(ctx, m: str, when) -> bool:
+    """Memory ``m``, or an observation it was kept from, states a period the fact holds for that still runs at
+    ``when`` ("Riverside 1-3 Sat (Mar 2-Jun 8)"): its source says how long it holds."""
+    by_id = ctx.by_id
+    for x in (m, *(s for s in ctx.g.sources[m] if by_id[s].kind == "observe")):
+        at = reading.parse_time(by_id[x].time)
+        end = reading.valid_until(by_id[x].summary, at, ctx.rare(m)) if at else None
+        if end is not None and end >= when:
+            return True
+    return False
+
+
+def _snapshot(summary: str) -> bool:
+    """A memory of a state that changes, not a rule, an obligation, a record or a withdrawal."""
+    return reading.keeps_snapshot(summary) and not (
+        reading.says_constraint(summary) or reading.says_limit(summary) or reading.says_plan(summary)
+        or reading.says_chosen(summary)
+        or reading.says_owed(summary) or reading.says_deadline(summary)
+        or reading.says_record(summary) or reading.says_withdrawal(summary) or reading.says_retraction(summary))
+
+
+_FIGURE_RE = re.compile(r"(?<![\w.:/-])\d+(?:\.\d+|(?:,\d{3})+)(?![\w:/-])")  # an amount ("179.00", "1,240"); not a time, a date or an id
+
+
+def _rechecked(ctx, m: str, recall: str, act: str) -> bool:
+    """Something newer than memory ``m`` states the current value or status on its subject (an observation,
+    an outcome, a newer memory; one that only names the subject, like the alert that prompted the lookup, is
+    no re-check) and is named within two steps of the recall or the act, or was logged in the recall's session
+    among the 200 events before the act (the cost stays linear)."""
+    by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
+    subject = ctx.rare(m)
+    near = set(g.sources[recall]) | set(g.sources[act])
+    near |= {y for x in list(near) for y in g.sources[x]}
+    session = by_id[recall].session
+    fresh = (x for x in near if pos[x] > pos[m])
+    same = (e.id for e in ctx.events[max(pos[m] + 1, pos[act] - 200):pos[act]] if e.session == session)
+    words = reading.subject_words(by_id[m].summary)  # the trace's common words too: a trace about TENT-2P
+    return any(by_id[x].kind in ("observe", "outcome", "remember")  # checks TENT-2P's price in words it uses often
+               and (reading.keeps_snapshot(by_id[x].summary) or reading.says_confirmation(by_id[x].summary)
+                    or _FIGURE_RE.search(by_id[x].summary))
+               and (subject & ctx.rare(x) or len(words & reading.subject_words(by_id[x].summary)) >= 2)
+               for x in (*fresh, *same))
 
 
 def _withdrawn(ctx, make):
