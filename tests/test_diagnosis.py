@@ -2965,3 +2965,54 @@ def test_reading_snapshots_and_values_someone_chose():
         assert not keeps_snapshot(kept), kept
     assert says_chosen("Grocery budget $160/week") and says_chosen("Before QA: check German button labels")
     assert says_plan("Harbour Gallery will show the Turners in sealed cases") and not says_plan("Bank B 2.1m")
+
+
+def test_reading_no_change_planned_change_deferrals_promises_and_redo_plans():
+    from halo_git.diagnosis.reading import acknowledges, says_change, says_deadline, says_owed
+    assert says_change("Checklist updated to v13") and says_change("KMS alias moved to version 5")
+    assert not says_change("KMS alias check: release-signing still -> version 4")  # it stayed
+    assert not says_change("Action items: AI-2 failover runbook update (Bo, due 10-10)")  # planned, not made
+    assert says_change("Fridge log: 4 lab kits used so far, 2 more visits due tomorrow")  # the due date is another part
+    assert says_deadline("search-svc credential rotation deferred to Mon 09-08 (Raj)")
+    assert says_owed("Ashby Farms report promised by Friday 14 Feb")
+    assert says_owed("15 Jun processed file still to upload once the flux database is back")
+    assert acknowledges("15 Jun processed file still to upload once the flux database is back after 09:00",
+                        "Upload of 15 Jun file failed: flux database offline")
+    assert not acknowledges("15 Jun processed file uploaded", "Upload of 15 Jun file failed: flux database offline")
+
+
+def test_reading_pending_is_not_a_progress_report_or_a_status_name():
+    from halo_git.diagnosis.reading import intended, says_pending
+    for done in ("Overnight run finished 05:50: 430 scanned, 426 pass QC, 4 queued for rescan",
+                 "All 57 routine cases on worklists except H25-8832 (one slide pending)",
+                 "Queue shows Pike Q1 withdrawn, approval status reset to pending"):
+        assert not says_pending(done), done
+    assert says_pending("Payment queued at the bank") and says_pending("Client viewed the draft; approval pending")
+    assert intended("Database shows all 14 sheets available; Dr Ravi cancelled the 20 Oct dispatch",
+                    "Released the 14 reservations and told Dr Ravi the loan is withdrawn")
+    assert not intended("Courier cancelled the 20 Oct dispatch", "Booked the 20 Oct dispatch of the 14 sheets")
+
+
+def test_s1_an_execution_that_handles_the_failed_part_is_not_acting_as_if_it_worked():
+    def trace(then: str):
+        t = Trace()
+        run = t.act(form="preparation", summary="Ran OCR on B-0412 labels")
+        res = t.outcome(run, summary="431 labels parsed above 0.9; 49 handwritten labels failed (confidence under 0.4)")
+        t.act([res], form="execution", summary=then)
+        return t
+    sent = trace("Sent the 49 failed labels to the volunteer transcription platform; kept them out of the publish set")
+    assert {f for f in rules_of(sent, "HALO-S1") if f[1] == "high"} == set()
+    published = trace("Published the B-0412 handwritten labels to the portal")
+    assert {f[1] for f in rules_of(published, "HALO-S1")} == {"high"}
+
+
+def test_a2_a_pending_answer_in_the_trace_s_last_session_is_not_yet_overdue():
+    def trace(later: bool):
+        t = Trace("day1")
+        ask = t.act(form="execution", summary="Requested the crime report for CL-88158 from the disclosure unit")
+        t.outcome(ask, summary="Request DU-7781 logged, response usually within 10 working days")
+        if later:
+            t.observe(session="day2", summary="New claim CL-88201 arrived by phone")
+        return t
+    assert {f[1] for f in rules_of(trace(False), "HALO-A2")} <= {"info"}
+    assert {f[1] for f in rules_of(trace(True), "HALO-A2")} - {"info"}

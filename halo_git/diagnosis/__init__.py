@@ -1375,7 +1375,9 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         later_acts = [u for u in used_by.get(i, ()) if by_id[u].kind == "revise" or (
             by_id[u].kind == "act" and (f["form"] != "communication" or by_id[u].fields["form"] in ("execution", "preparation")))]
         queued = any(reading.says_pending(by_id[o].summary) for o in _outcomes_about(ctx, i))
-        if later_acts or (queued and f["form"] == "execution"):
+        if queued and not later_acts and g.order[by_id[i].session] >= last_top:
+            sev = "info"  # the trace ends in the session that was told to wait: the answer was not yet due
+        elif later_acts or (queued and f["form"] == "execution"):
             sev = "medium" if f["form"] == "execution" else "low"  # relied on, or the system said it only queued it
             if f["form"] == "execution" and any(
                     by_id[u].kind == "act" and (by_id[u].fields["form"] == "execution" or reading.says_settled(
@@ -1425,7 +1427,8 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         if not o.adverse or o.id in proceeded or a is None or a.kind != "act" or a.fields["form"] != "preparation":
             continue  # (an execution naming a failed execution's result is most often its retry)
         x = next((u for u in used_by.get(o.id, ()) if by_id[u].kind == "act" and by_id[u].fields["form"] == "execution"
-                  and not reading.says_remedy(by_id[u].summary) and _on_failed_part(ctx, o.id, u)), None)
+                  and not reading.says_remedy(by_id[u].summary) and not reading.is_adverse(by_id[u].summary)
+                  and _on_failed_part(ctx, o.id, u)), None)  # ("sent the 49 failed labels to transcription": handled)
         if x is not None:
             proceeded[o.id] = x
             consumed.add(o.id)

@@ -140,7 +140,13 @@ def intended(outcome: str, act: str) -> bool:
         return False
     if _OUT_OF_USE_RE.search(act):
         hits -= _OUT_OF_USE  # "tagged out of service" -> "booking system shows it unavailable"
+    if _CALL_OFF_RE.search(act):
+        hits -= {"cance"}  # "told Dr Ravi the loan is withdrawn" -> "Dr Ravi cancelled the dispatch"
     return hits <= {w[:5] for w in _TOKEN_RE.findall(act.lower())}
+
+
+_CALL_OFF_RE = re.compile(r"\b(?:cancel\w*|withdr[ae]w\w*|revok\w*|call(?:ed|s)? off|annul\w*|releas\w* the [\w ]{0,20}"
+                          r"reservations?)\b", re.I)
 
 
 # An act that sets out to take something out of use, and the words of a result that then echo it.
@@ -257,8 +263,11 @@ _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
 _PARTIAL_RE = re.compile(r"\b" + _COUNT + r"\s+(?:\w+\s+)?(?:are\s+|is\s+)?(?:still\s+)?(?:pending|queued|awaiting|waiting)\b",
                          re.I)
 _DONE_COUNT_RE = re.compile(r"\b" + _COUNT + r"\s+(?:of\s+\d+\s+)?(?:\w+\s+)?(?:accepted|booked|sent|done|confirmed|paid|"
-                            r"delivered|processed|completed|bookings|succeeded|approved)\b|\b(?:accepted|approved|booked|"
-                            r"confirmed|paid|delivered|processed|completed)\s+\d+\b", re.I)
+                            r"delivered|processed|completed|bookings|succeeded|approved|pass|passed|\w+ed)\b|"
+                            r"\b(?:accepted|approved|booked|confirmed|paid|delivered|processed|completed)\s+\d+\b|"
+                            r"\ball\b[^.;]{0,60}\bexcept\b", re.I)
+# "approval status reset to pending": the name of a state, not a result still to come
+_STATUS_NAME_RE = re.compile(r"\b(?:reset|set|changed|back|returned|reverted|moved)\s+to\s+$", re.I)
 
 
 _RETRY_RE = re.compile(r"\b(?:retry\w*|re-?try\w*|try again|to be redone|redo|rerun|re-run)\b", re.I)
@@ -270,7 +279,12 @@ def acknowledges(kept: str, failure: str) -> bool:
     correction it taught ("loop fits 14 max -- my 18 was wrong"), rather than passing the result on as if it
     had worked. Labelling material failed is not enough: replaying it still reuses it."""
     codes = set(_CODE_RE.findall(failure)) & set(_CODE_RE.findall(kept))
-    return bool(_RETRY_RE.search(kept)) and bool(codes or is_adverse(kept)) or bool(_CORRECTED_RE.search(kept))
+    return bool(_RETRY_RE.search(kept)) and bool(codes or is_adverse(kept)) or bool(_CORRECTED_RE.search(kept)) \
+        or bool(_REDO_LATER_RE.search(kept))
+
+
+# a step kept to redo when what blocked it is back ("15 Jun file still to upload once the database is back")
+_REDO_LATER_RE = re.compile(r"\bstill to (?:be )?\w+\b[^.;]{0,60}\b(?:once|when|after)\b", re.I)
 
 
 _CORRECTED_RE = re.compile(r"\b(?:was wrong|were wrong|is wrong|corrected|correction)\b", re.I)
@@ -284,7 +298,8 @@ def says_pending(summary: str) -> bool:
         return False  # "4 accepted, 1 pending", "1,188 delivered, letters queued for those 16": a progress report
     last = None
     for m in _PENDING_RE.finditer(summary):
-        if not _NOT_BEFORE_RE.search(summary[max(0, m.start() - 30):m.start()]):
+        before = summary[max(0, m.start() - 30):m.start()]
+        if not _NOT_BEFORE_RE.search(before) and not _STATUS_NAME_RE.search(before):
             last = m
     return last is not None and not _SETTLED_RE.search(summary, last.end())
 
@@ -718,7 +733,8 @@ says_owed = _finder(
     is resulted", "Owe Glasshouse a ruling by Sun 12:00"): an obligation, not a fact.""",
     r"^\W*(?:to ?do|todo|owe|reminder|remember to|follow[- ]up)\b|\b(?:owe|owes|owed|must (?:phone|call|"
     r"send|tell|chase|file|upload|pay|book|confirm|notify)|need to (?:phone|call|send|tell|chase|"
-    r"file|upload|pay|book|confirm|notify)|as soon as|once (?:it|the \w+) (?:is|are) )")
+    r"file|upload|pay|book|confirm|notify)|as soon as|once (?:it|the \w+) (?:is|are) |promised (?:by|for|to|within)|"
+    r"still to (?:be )?\w+)")
 
 
 says_record = _finder(
@@ -729,9 +745,9 @@ says_record = _finder(
 
 
 says_deadline = _finder(
-    """The summary names a date by which something is owed ("payment due 22 Oct", "reminder"), not a date until
-    which a fact holds.""",
-    r"\b(?:due|deadline|reminder|remind|overdue|payable)\b")
+    """The summary names a date by which something is owed ("payment due 22 Oct", "reminder", "rotation
+    deferred to Mon 09-08"), not a date until which a fact holds.""",
+    r"\b(?:due|deadline|reminder|remind|overdue|payable|(?:deferred|postponed|rescheduled|pushed back) (?:to|until))\b")
 
 
 keeps_snapshot = _finder(
@@ -831,10 +847,21 @@ def only_versions_of(summary: str, kept: str) -> bool:
     return bool(signs) and signs <= {v.lower() for v in _VERSION_RE.findall(kept)}
 
 
+_STILL_BEFORE_RE = re.compile(r"\bstill\s+(?:\S+\s+){0,2}$", re.I)
+_PART_RE = re.compile(r"(?:\([^)]*\)?|[^,;(]|\.(?!\s))*")  # to the next comma, semicolon or full stop, brackets kept whole
+
+
 def says_change(summary: str) -> bool:
     """The summary reports that something in the world changed (a new version, a move, a closure);
-    "no changes" and "nothing changed" report that it did not."""
-    return any(not _NOT_BEFORE_RE.search(summary[:m.start()]) for m in _CHANGE_RE.finditer(summary))
+    "no changes" and "nothing changed" report that it did not, "still -> version 4" that it stayed, and
+    "runbook update (Bo, due 10-10)" that a change is planned, not made."""
+    for m in _CHANGE_RE.finditer(summary):
+        before = summary[:m.start()]
+        if _NOT_BEFORE_RE.search(before) or _STILL_BEFORE_RE.search(before):
+            continue
+        if not says_deadline(_PART_RE.match(summary, m.start()).group()):
+            return True
+    return False
 
 
 _RULE_RE = re.compile(r"\b(?:rule|rules|policy|addition|always|never|must|should|runbook|fix:|fixes|get|gets|"
