@@ -3016,3 +3016,40 @@ def test_a2_a_pending_answer_in_the_trace_s_last_session_is_not_yet_overdue():
         return t
     assert {f[1] for f in rules_of(trace(False), "HALO-A2")} <= {"info"}
     assert {f[1] for f in rules_of(trace(True), "HALO-A2")} - {"info"}
+
+
+def test_reading_decisions_taken_up_own_plans_and_named_deciders():
+    from halo_git.diagnosis.reading import says_decision, says_restoration, says_speech
+    assert says_decision("Nadia: good idea, do it from Saturday")  # a proposal taken up
+    assert not says_decision("Nadia suggested shelf-checks might help")  # only proposed
+    assert says_decision("Mrs Hale: for the exam fortnight (15-28 Mar) I'll teach Saturdays 9-12")
+    assert says_speech("J. Amadi approved in the approvals tool") and says_speech("Dr Osei agreed by phone")
+    assert not says_speech("Invoice approved in the approvals tool")
+    assert says_restoration("Reset Ida's card limit to EUR 60 after the birthday")
+
+
+def test_r7_the_act_that_resets_the_limit_is_the_restoration_not_reliance():
+    def trace(then: str):
+        t = Trace("d3")
+        ok = t.observe(summary="Tom: raise Ida's card to EUR 150 for tomorrow only", at="2025-05-12T09:00:00Z")
+        rev = t.revise([ok], made_by="user", target="teen spending limit",
+                       summary="Ida's cruise-card limit EUR 150 for 13 May only; back to EUR 60 from 14 May",
+                       at="2025-05-12T09:05:00Z")
+        t.act([rev], session="d4", form="execution", summary=then, at="2025-05-15T08:00:00Z")
+        return t
+    assert rules_of(trace("Reset Ida's card limit to EUR 60 after the birthday"), "HALO-R7") == set()
+    assert {f[1] for f in rules_of(trace("Approved Ida's EUR 120 spa charge on her card"), "HALO-R7")} == {"high"}
+
+
+def test_r5_an_agent_putting_the_earlier_limit_back_needs_no_bound():
+    t = Trace("sat")
+    said = t.observe(summary="Mrs Hale: for the exam fortnight (15-28 Mar) I'll teach Saturdays 9-12; back to Mon-Thu after")
+    rev = t.revise([said], made_by="user", target="teaching days rule",
+                   summary="Teaching days: Saturdays 15, 22 Mar open for exam run-throughs only; otherwise Mon-Thu")
+    back = t.revise([rev], session="mon", governance="bounded", target="teaching days rule",
+                    summary="Teaching days back to Mon-Thu; the Saturday exam run-throughs are over")
+    assert rules_of(t, "HALO-R5") == set() and rules_of(t, "HALO-R6") == set()
+    t2 = Trace("mon")  # near miss: an agent's own bounded widening with no bound upstream
+    t2.revise(governance="bounded", target="teaching days rule", summary="Teaching days widened to Mon-Sat")
+    assert rules_of(t2, "HALO-R5")
+    assert back

@@ -823,9 +823,8 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         if len(group) > 1 and in_scope:
             repeated.append(RepeatedTarget(in_scope[0].fields["target"], cite(e.id for e in group)))
     repeated.sort(key=lambda r: _num(r.ids[0]))
-    unbounded = [r.id for r in revisions if r.governance == "bounded" and r.made_by == "agent"
-                 and not _bound_upstream(g, r.id, _same_target(r.target)) and not _decision_upstream(g, r.id)
-                 and not (reading.says_expiring(by_id[r.id].summary) and reading.says_scoped(by_id[r.id].summary))]
+    unbounded = [r.id for r in revisions if r.made_by == "agent" and not _within_bound(g, by_id[r.id])
+                 and r.governance == "bounded" and not (reading.says_expiring(by_id[r.id].summary) and reading.says_scoped(by_id[r.id].summary))]
     # (a change for a stated window that ends by itself, "muted 00:40-01:20 only, unmutes automatically",
     # carries its own bound)
     mechanism = Mechanism(

@@ -579,18 +579,26 @@ def permits(summary: str) -> bool:
 _ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to)\b", re.I)
 
 
+_ACCEPTED_RE = re.compile(r"\b(?:good|great|nice|fine|excellent|sensible)\s+(?:idea|suggestion|proposal|plan)\b", re.I)
+_OWN_PLAN_RE = re.compile(r"\b(?:I['\u2019]ll|I will|we['\u2019]ll|we will|I['\u2019]m going to|I am going to)\s+\w+", re.I)
+
+
 def says_decision(summary: str) -> bool:
     """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes; a
     speaker's own words that grant, limit or instruct ("Manager: until Friday you may double-book chair 3",
-    'Claire: "Pause the texts"') decide too, and so does a motion a body carried."""
-    if _PROPOSAL_RE.search(summary):
+    'Claire: "Pause the texts"'), or say what they will do themselves ("Mrs Hale: for the exam fortnight I'll
+    teach Saturdays"), decide too, and so does a motion a body carried. Taking up a proposal ("good idea, do it
+    from Saturday") is a decision, not one."""
+    if _PROPOSAL_RE.search(_ACCEPTED_RE.sub("", summary)):
         return False
+    if _ACCEPTED_RE.search(summary):
+        return True
     if _DECISION_RE.search(summary) or _MOTION_RE.search(summary) or _CHOICE_RE.search(summary):
         return True
     if quotes_speaker(summary) and not says_third_party(summary):
         said = summary[_QUOTED_RE.match(summary).end():]
         return says_limit(said) or bool(_IMPERATIVE_RE.search(said) or _PERMISSION_RE.search(said)
-                                        or _GRANTING_RE.search(said))
+                                        or _GRANTING_RE.search(said) or _OWN_PLAN_RE.search(said))
     return False
 
 
@@ -601,9 +609,15 @@ _GRANTING_RE = re.compile(r"\b(?:grant(?:s|ed|ing)?|revok(?:e|es|ed|ing)|issued|
                           r"(?:\w+ )?(?:access|read|write|rights|permission))\b", re.I)
 
 
+# a person named as the one who decided: "J. Amadi approved", "Dr Osei agreed", "Helen Park signed off" (a
+# single capitalised word is not enough: "Invoice approved")
+_NAMED_DECIDER_RE = re.compile(r"\b(?:[A-Z]\.\s?[A-Z][\w'-]+|(?:Mrs|Mr|Ms|Dr|Prof)\.?\s[A-Z][\w'-]+|[A-Z][a-z]+\s[A-Z][a-z'-]+)"
+                               r"\s(?:approved|agreed|signed|confirmed|okayed|OK'?d|decided|allowed|authori[sz]ed)\b")
+
+
 def says_speech(summary: str) -> bool:
-    """The summary reports what a person said or asked."""
-    return bool(_SPEAKER_RE.search(summary))
+    """The summary reports what a person said, asked or decided."""
+    return bool(_SPEAKER_RE.search(summary) or _NAMED_DECIDER_RE.search(summary))
 
 
 # -- loosening limits -------------------------------------------------------------------------
@@ -668,7 +682,7 @@ _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?i
                          r"as (?:it |they )?expired|on (?:its )?expiry|at expiry|"
                          r"(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission)|"
                          r"revert(?:s|ed)? to|(?:has|have|is|was) (?:now )?(?:ended|over|expired|closed)|ends now|"
-                         r"no longer (?:applies|in force)|returns? to)\b", re.I)
+                         r"no longer (?:applies|in force)|returns? to|reset\w* (?:\S+ ){0,4}(?:to|back))\b", re.I)
 
 
 def says_restoration(summary: str) -> bool:

@@ -240,8 +240,10 @@ def _loosening(ctx, make):
             continue
         key = " ".join(e.fields["target"].split()).casefold()
         restore = next((pos[r] for r in revs_of.get(key, ()) if pos[r] > pos[e.id]), None)
-        seen_back = next((pos[u] for u in ctx.used_by.get(e.id, ()) if by_id[u].kind == "observe"
-                          and reading.says_restoration(by_id[u].summary)), None)  # "18:05 check: limit back to 5,000"
+        seen_back = next((pos[u] for u in ctx.used_by.get(e.id, ()) if reading.says_restoration(by_id[u].summary) and (
+            by_id[u].kind == "observe" or by_id[u].kind == "act" and by_id[u].fields["form"] == "execution"
+            and reading.says_limit(by_id[u].summary))), None)  # "18:05 check: limit back to 5,000", or the act that
+        # resets the limit ("reset Ida's card limit to EUR 60"; "6 techs back to the vessel" restores nothing)
         if seen_back is not None and (restore is None or seen_back < restore):
             restore = seen_back
         if restore is not None:  # restored or changed again later: a finding only if relied on past its end
