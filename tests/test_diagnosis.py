@@ -3053,3 +3053,21 @@ def test_r5_an_agent_putting_the_earlier_limit_back_needs_no_bound():
     t2.revise(governance="bounded", target="teaching days rule", summary="Teaching days widened to Mon-Sat")
     assert rules_of(t2, "HALO-R5")
     assert back
+
+
+def test_a4_a_memory_of_the_agents_own_inference_is_unreviewed_even_when_it_keeps_an_observation():
+    def trace(kept: str):
+        t = Trace("shift1")
+        seen = t.observe(summary="Alert A-90211: C-5580 receives 40 small transfers a week from 12 senders")
+        mem = t.remember([seen], summary=kept)
+        r = t.recall([mem], session="shift2", summary="C-5580 note")
+        t.act([r], session="shift2", form="execution", summary="Closed A-90418 for C-5580 under the known pattern")
+        return t
+    for guess in ("C-5580 looks like a payroll aggregator collecting wages; pattern benign",
+                  "C-5580 likely a payroll aggregator; treat its inflows as benign"):
+        assert {f[1] for f in rules_of(trace(guess), "HALO-A4")} == {"high"}, guess
+    kept = "C-5580 receives about 40 small transfers a week from 12 senders"  # what it saw, kept as seen
+    assert {f[1] for f in rules_of(trace(kept), "HALO-A4")} <= {"info"}
+    from halo_git.diagnosis.reading import says_hedged, says_rule
+    rules = "Triage rules on file: likely total loss (repair over 60% of value) always gets an assessor"
+    assert says_hedged(rules) and says_rule(rules)  # a category named in a rule: the diagnosis does not read it as a guess

@@ -387,7 +387,9 @@ class _Graph:
                 # permission the agent drew for itself from what it saw, which nobody decided
                 if widened or own_rule:
                     unchecked_kept[i] = ()
-                reviewed[i] = not bad and not own_rule and not raw and not widened and not reading.says_hedged(e.summary) and any(
+                hedged = reading.says_hedged(e.summary) and not reading.says_rule(e.summary)  # (in rules on file,
+                # "likely total loss" and "suspected forgeries" name categories, not the agent's guesses)
+                reviewed[i] = not bad and not own_rule and not raw and not widened and not hedged and any(
                     _grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id) or s in first_check
                     for s in srcs)
                 if reviewed[i]:

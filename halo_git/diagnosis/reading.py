@@ -996,9 +996,11 @@ _RELAYED_RE = re.compile(
 says_hedged = _finder(
     """A memory that says it keeps the agent's own estimate or assumption, not a checked fact ("my estimate
     from the 2016 diagram", "I worked it out at roughly 1,140", "no bank statements yet but I'm treating
-    it as passed").""",
+    it as passed", "C-5580 looks like a payroll aggregator", "lens likely fogging: double its counts", "treat
+    Hill-1 and Low-3 as resistant too").""",
     r"\b(?:my (?:estimate|guess|reading|assumption)|estimated? from|(?:I )?worked (?:it )?out|guess\w*|assum\w+|"
-    r"infer\w*|presumabl\w*|probably|treating (?:\S+ ){1,5}as|I think|not (?:yet )?(?:confirmed|verified|checked)|"
+    r"infer\w*|presumabl\w*|probably|likely|looks like|seems|appears to|suspect\w*|"
+    r"treat(?:ing)? (?:\S+ ){1,6}as|I think|not (?:yet )?(?:confirmed|verified|checked)|"
     r"no (?:\S+ ){1,3}yet|unconfirmed|unverified|to be confirmed|tbc)\b")
 
 
