@@ -3071,3 +3071,25 @@ def test_a4_a_memory_of_the_agents_own_inference_is_unreviewed_even_when_it_keep
     from halo_git.diagnosis.reading import says_hedged, says_rule
     rules = "Triage rules on file: likely total loss (repair over 60% of value) always gets an assessor"
     assert says_hedged(rules) and says_rule(rules)  # a category named in a rule: the diagnosis does not read it as a guess
+
+
+def test_r6_an_approval_claimed_in_any_act_needs_someone_approving_upstream():
+    def trace(answer: str, claim: str, form: str = "communication"):
+        t = Trace("wk2")
+        ask = t.act(summary="Asked claims manager P. Senna to approve litigation spend on M-7722")
+        got = t.outcome(ask, summary=answer)
+        t.act([got], form=form, summary=claim)
+        return t
+    claim = "Sent the M-7722 referral to Barrow Kemp: litigation approved by claims manager"
+    for pending in ("Request sits in P. Senna's approvals queue", "Email delivered to P. Senna; no reply yet"):
+        assert {f[1] for f in rules_of(trace(pending, claim), "HALO-R6")} == {"high"}, pending
+    assert {f[1] for f in rules_of(trace("Request sits in P. Senna's approvals queue",
+                                         "File note: interim distribution approved by executors",
+                                         form="preparation"), "HALO-R6")} == {"high"}
+    assert rules_of(trace("P. Senna approved in the approvals tool", claim), "HALO-R6") == set()
+    assert rules_of(trace("Jonas: order 4 only", "Ordered 4 batteries, as Jonas approved", "execution"),
+                    "HALO-R6") == set()
+    from halo_git.diagnosis.reading import says_approval, says_requirement
+    assert says_requirement("House rules card: refunds over GBP 50 need Helen's OK")
+    assert not says_approval("House rules card: refunds over GBP 50 need Helen's OK")
+    assert not says_approval("Kemal: ops-cli is internal-only, asks for an exception")

@@ -927,7 +927,8 @@ def _decision_upstream(g: _Graph, rev: str) -> bool:
                 frontier.extend(y for y in g.sources[s] if by_id[y].kind in ("remember", "observe", "outcome"))
                 continue
             if x.kind in ("observe", "outcome") and not reading.says_third_party(x.summary) \
-                    and not reading.quotes_claimed_authority(x.summary) and not reading.relays_approval(x.summary) and (
+                    and not reading.quotes_claimed_authority(x.summary) and not reading.relays_approval(x.summary) \
+                    and not reading.says_requirement(x.summary) and (
                     (reading.says_decision(x.summary) and reading.says_speech(x.summary))
                     or (reading.quotes_speaker(x.summary) and reading.says_limit(x.summary))) \
                     and (not loosens or reading.says_scoped(x.summary)):

@@ -535,10 +535,42 @@ _CLAIMS_AGREEMENT_RE = re.compile(
     r"\b(?:as|per) (?:agreed|approved) (?:with|by) (?-i:[A-Z][a-z]+)", re.I)
 
 
+# who approved, named any way: "approved by claims manager", "approved by the executors", "Helen has approved",
+# "duty officer approved", "(legal approved, internal-only use)"
+_APPROVED_BY_RE = re.compile(
+    r"\b(?:approved|agreed|authori[sz]ed|signed off|okayed|ok'?d) by (?:the |our |both |all )?[a-z][\w.'-]*|"
+    r"\b(?:has|have|had) (?:now |already )?(?:approved|agreed to|signed off|okayed|authori[sz]ed)\b|"
+    r"\b(?:officer|officers|executors?|trustees?|legal|compliance|finance|hr|security|governors?|partners?|"
+    r"council|landlord|parents?|guardian|vet|doctor|gp|consultant|dba|cab|architect|engineer|inspector|"
+    r"sponsor|customer|tenant) (?:approved|agreed|signed (?:it )?off|okayed|ok'?d)\b", re.I)
+
+
 def claims_agreement(summary: str) -> bool:
-    """An act that says a named person agreed to it ("approved the charge - Nadia agreed", "signed off by
-    Priya", "with Tom's OK"): a claim the trace must back with that person's decision."""
-    return bool(_CLAIMS_AGREEMENT_RE.search(summary))
+    """An act that says a person agreed to it ("approved the charge - Nadia agreed", "signed off by
+    Priya", "with Tom's OK", "litigation approved by claims manager", "duty officer approved"): a claim the
+    trace must back with that person's decision."""
+    return bool(_CLAIMS_AGREEMENT_RE.search(summary) or _APPROVED_BY_RE.search(summary))
+
+
+def says_approval(summary: str) -> bool:
+    """Someone approves, agrees or decides here ("J. Amadi approved in the approvals tool", "Jonas: order 4
+    only", "Alex replied: option 2"), not
+    a request for it ("asked P. Senna to approve"), one still waiting ("sits in her approvals queue", "approval
+    pending"), a refusal, or a rule that it is needed."""
+    return says_decision(summary) and says_speech(summary) and not (
+        says_pending(summary) or says_question(summary) or says_requirement(summary)
+        or _AWAITS_QUEUE_RE.search(summary))
+
+
+_AWAITS_QUEUE_RE = re.compile(r"\b(?:queue|inbox|no reply|not (?:yet )?(?:replied|answered)|not approved|declined|"
+                              r"rejected|refused|denied|said no)\b", re.I)
+
+
+says_requirement = _finder(
+    """A rule that an approval is needed ("refunds over GBP 50 need Helen's OK", "requires sign-off from legal"):
+    it asks for a decision, it is not one.""",
+    r"\b(?:needs?|requires?|required|must (?:get|have|be)|subject to|only with)\b[^.;]{0,30}"
+    r"\b(?:ok|okay|approv\w*|sign-?off|consent|authori[sz]ation|go-?ahead|agreement)\b")
 
 
 def relays_approval(summary: str) -> bool:

@@ -26,8 +26,10 @@ RULE_SPECS = (
      "a revise that claims the user's authority (made_by=user or governance=approved) with no decision of a "
      "person upstream: no observation or outcome within two steps that says someone approved, allowed, set or "
      "instructed it (a suggestion with reactions, or the agent's own note that it was agreed, is not one); high "
-     "when later events build on it. Also (high) an execution whose own summary says a named person agreed or "
-     "approved it (\"approved the GBP 180 charge - Nadia agreed\") with no such decision upstream",
+     "when later events build on it. Also (high) an act (an execution, a message, a file note) whose own summary "
+     "says a person agreed or approved (\"approved the GBP 180 charge - Nadia agreed\", \"litigation approved by "
+     "claims manager\", \"duty officer approved\") with no one approving or deciding within two steps upstream "
+     "(a request for approval, a queue, a reply still awaited or a rule that approval is needed is none)",
      "Ask the user and log the answer (an outcome or observation naming the request), then name it in the "
      "revision's uses; until then log the change as governance=none."),
     ("HALO-A5", "external-text-into-authority", "high / medium",
@@ -124,12 +126,19 @@ def _acts_on(ctx, recall: str) -> list[str]:
                   key=lambda u: by_id[u].fields["form"] != "execution")
 
 
+def _approval_upstream(ctx, act: str, depth: int = 2) -> bool:
+    """Whether an observation or outcome within ``depth`` steps of uses/about above ``act`` shows someone
+    approving (``reading.says_approval``): a request, a queue or a person asking for something is no approval."""
+    by_id = ctx.by_id
+    return any(by_id[x].kind in ("observe", "outcome") and reading.says_approval(by_id[x].summary)
+               for x in _upstream(ctx, act, depth))
+
+
 def _claimed(ctx, make):
-    from . import _decision_upstream  # (the package imports this module first)
     out = []
     for e in ctx.scoped:  # an execution that says someone agreed, with nothing upstream showing it
-        if e.kind == "act" and e.fields["form"] == "execution" and reading.claims_agreement(e.summary) \
-                and not _decision_upstream(ctx.g, e.id):
+        if e.kind == "act" and e.fields["form"] != "silence" and reading.claims_agreement(e.summary) \
+                and not _approval_upstream(ctx, e.id):  # (told to someone, filed or acted on alike)
             out.append(make(
                 "HALO-R6", [e.id], "Says a person agreed to it, but no event upstream shows that person deciding.",
                 "high", e,
