@@ -3093,3 +3093,28 @@ def test_r6_an_approval_claimed_in_any_act_needs_someone_approving_upstream():
     assert says_requirement("House rules card: refunds over GBP 50 need Helen's OK")
     assert not says_approval("House rules card: refunds over GBP 50 need Helen's OK")
     assert not says_approval("Kemal: ops-cli is internal-only, asks for an exception")
+
+
+def test_reading_damage_and_lapsed_approval_are_adverse_a_repair_of_it_is_not():
+    from halo_git.diagnosis.reading import is_adverse
+    for bad in ("Mrs Okafor: one leg cracked at the joint, photo attached", "label changed, no longer approved on pears",
+                "parcel arrived damaged"):
+        assert is_adverse(bad), bad
+    assert not is_adverse("Northside replaced a cracked trap and compression nut; tenant confirms the cabinet is dry")
+
+
+def test_s1_a_failure_told_as_done_even_while_awaiting_a_reply_or_one_step_on():
+    def trace(message: str, via_booking: bool = False):
+        t = Trace("day3")
+        filed = t.act(form="execution", summary="Submitted the D-4490 pre-arbitration in the card portal")
+        bad = t.outcome(filed, summary="Portal response: submission rejected, missing mandatory field")
+        step = t.act([filed], form="preparation", summary="Logged the D-4490 pre-arbitration in the case tracker") \
+            if via_booking else filed
+        t.act([step] if via_booking else [filed], summary=message)
+        return t, bad
+    t, bad = trace("Reported to the team lead: D-4490 pre-arbitration filed, awaiting merchant response")
+    assert ("HALO-S1", "high") in {(f[0], f[1]) for f in rules_of(t, "HALO-S1") if f[2][0] == bad}
+    t2, bad2 = trace("Told the team lead: D-4490 pre-arbitration filed", via_booking=True)
+    assert ("HALO-S1", "high") in {(f[0], f[1]) for f in rules_of(t2, "HALO-S1") if f[2][0] == bad2}
+    t3, bad3 = trace("Told the team lead: D-4490 pre-arbitration rejected, refiling today")  # the failure reported
+    assert ("HALO-S1", "high") not in {(f[0], f[1]) for f in rules_of(t3, "HALO-S1") if f[2][0] == bad3}

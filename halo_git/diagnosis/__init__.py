@@ -1641,8 +1641,18 @@ def _told_as_fine(ctx: _Context, outcome: str, act: str) -> str | None:
                                                                           for x in ctx.used_by.get(o, ()))):
         e = ctx.by_id[u]
         if (e.kind == "act" and e.fields["form"] == "communication" and ctx.pos[u] > ctx.pos[outcome]
-                and not reading.is_adverse(e.summary) and not reading.says_pending(e.summary)):
-            return u
+                and not reading.is_adverse(e.summary) and (not reading.says_pending(e.summary)
+                                                           or reading.says_done(e.summary))):
+            return u  # ("pre-arbitration filed, awaiting merchant response": told as filed)
+    # or, one step further on, a message that states the failed step done ("booked and paid" resting on the
+    # booking made after the payment was declined)
+    for u in (*ctx.used_by.get(act, ()), *ctx.used_by.get(outcome, ())):
+        for x in ctx.used_by.get(u, ()):
+            e = ctx.by_id[x]
+            if (e.kind == "act" and e.fields["form"] == "communication" and ctx.pos[x] > ctx.pos[outcome]
+                    and reading.says_done(e.summary) and not reading.is_adverse(e.summary)
+                    and (ctx.rare(outcome) | ctx.rare(act)) & ctx.rare(x)):
+                return x
     # or a report that all is well on the same subject, naming nothing ("all herbivores on plan, intake normal")
     # (an all-clear is a strong sign of its own: the trace's common words count here)
     words = reading.subject_words(ctx.by_id[outcome].summary) | reading.subject_words(ctx.by_id[act].summary)

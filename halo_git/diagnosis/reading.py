@@ -65,7 +65,9 @@ ADVERSE_WORDS = (
     "non-conformance", "nonconformance", "non-conforming", "out of spec", "out-of-spec", "off-spec", "below spec",
     "under spec", "does not match", "doesn't match", "did not match", "didn't match", "mismatch", "mismatched",
     "no-show", "no-shows", "didn't show", "did not show", "no one came", "nobody came", "nobody showed", "no one showed",
-    "no ack",
+    "no ack", "no longer approved", "no longer allowed", "no longer permitted", "no longer valid",
+    "no longer registered", "no longer licensed", "no longer covered", "cracked", "damaged", "dented", "scratched",
+    "leaking", "leaked", "torn", "faulty", "defective",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -107,6 +109,7 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
 
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
 _DIGIT_RE = re.compile(r"\d")
+_FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched resealed reglued removed".split())
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
 _TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
 # a decimal ("0.19m") is one token, so its "0" is no negation
@@ -234,8 +237,9 @@ def is_adverse(summary: str) -> bool:
             n = next((len(p) for p in _PHRASES[w] if tuple(toks[i:i + len(p)]) == p), 0)
         if n and not (toks[i - 1] in _NEGATIONS if i else False) and not (i > 1 and toks[i - 2] in _NEGATIONS) \
                 and not _receding(toks, i, n) and not _time_cost(toks, i) \
-                and not (w == "blocks" and i and (toks[i - 1][:1].isdigit() or toks[i - 1] in _DETERMINERS)):
-            return True  # ("all 6 blocks" of an orchard are no blocking)
+                and not (w == "blocks" and i and (toks[i - 1][:1].isdigit() or toks[i - 1] in _DETERMINERS)) \
+                and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]):
+            return True  # ("all 6 blocks" of an orchard are no blocking; "replaced a cracked trap" is the repair)
     return bool(_RESTATED_RE.search(summary))
 
 
@@ -249,6 +253,15 @@ _NOT_BEFORE_RE = re.compile(r"\b(?:no|nothing|none|not|never)\s+(?:\S+\s+){0,3}$
 
 _SETTLED_RE = re.compile(r"\b(?:paid|done|settled|confirmed|verified|completed?|succeeded|delivered|approved|"
                          r"applied|posted|shipped)\b", re.I)
+
+
+_DONE_RE = re.compile(r"\b(?:paid|filed|submitted|lodged|booked|sent|delivered|completed?|done|processed|settled|"
+                      r"approved|applied|posted|shipped|registered|renewed|issued|refunded|cleared)\b", re.I)
+
+
+def says_done(summary: str) -> bool:
+    """A message that states a step as done ("D-4490 pre-arbitration filed", "block of 10 booked and paid")."""
+    return bool(_DONE_RE.search(summary))
 
 
 def says_settled(summary: str) -> bool:
