@@ -129,7 +129,8 @@ RULES: dict[str, Rule] = {
             "a remember that no later event names (neither a recall nor a direct use), although the trace goes on; "
             "medium when a later session acts on its subject without it (two uncommon words or an identifier in "
             "common), which also holds for a memory read back only in the session that kept it; high when the "
-            "memory keeps a restriction (\"on-site only\", \"must\", \"never\") and an execution went without it, or "
+            "memory keeps a restriction (\"on-site only\", \"must\", \"never\", \"no recovery action until\") and "
+            "an execution went without it (in a later session, or in the same one right after it was kept), or "
             "a deadline (\"upload the estimate by 15 Aug\") that had passed when the later act went without it",
             "Recall the memory when it is relevant, or stop retaining this kind of material.",
         ),
@@ -1167,6 +1168,10 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         ))
     for i in read.never_recalled:
         same = _later_act_on(ctx, i, i, other_session=True)  # a later session acting on its subject
+        if same is None and reading.says_constraint(by_id[i].summary):  # or, for a restriction, an execution
+            same = _later_act_on(ctx, i, i, form="execution")  # right after it ("do not pursue under 5k")
+            if same is not None and by_id[same].session != by_id[i].session:
+                same = None  # (a later session's act was judged above, with what it read instead)
         # a restriction kept ("on-site only", "must be admitted first") that an execution then went without
         bound = same and reading.says_constraint(by_id[i].summary) and (
             by_id[same].fields["form"] == "execution" or _shapes._execution_after(ctx, same))

@@ -930,7 +930,8 @@ _RULE_RE = re.compile(r"\b(?:rule|rules|policy|addition|always|never|must|should
 _RESTRICT_RE = re.compile(r"\b(?:only|restrict\w*|prohibit\w*|forbid\w*|not (?:allowed|permitted)|"
                           r"(?:every|each|all) [\w ]{1,20}(?:needs?|requires?)|no (?:phone )?(?:calls|texts|visits|photos|"
                           r"pictures)|no \w+ (?:\w+ )?"
-                          r"(?:before|after|without|unless|publication|access|use)|do not|don't|ahead of|statutory)\b",
+                          r"(?:before|after|without|unless|until|publication|access|use)|do not|don't|ahead of|statutory|"
+                          r"keep (?:\S+ ){0,4}(?:up|on|in place|closed|open|off) until)\b",
                           re.I)
 
 
