@@ -3135,3 +3135,21 @@ def test_m2_a_restriction_kept_and_gone_without_by_the_next_execution_in_the_sam
     from halo_git.diagnosis.reading import says_constraint
     assert says_constraint("OP-3318 under appeal: no recovery action until reconsideration outcome")
     assert says_constraint("Harbour Beach: keep a warning up until 48 h after the spill stops")
+
+
+def test_m10_an_execution_carrying_on_with_what_a_person_took_back():
+    def trace(then: str, cancel: str = "Message from F-2285: 'Please don't send anything to MSK Connect after all. "
+                                        "Cancel the referral.'"):
+        t = Trace("shift1")
+        consent = t.observe(summary="F-2285 consents to sharing the knee form with MSK Connect")
+        packet = t.act([consent], form="preparation", summary="Prepared MSK Connect referral packet for F-2285")
+        t.observe(session="shift2", summary=cancel)
+        x = t.act([packet], session="shift3", form="execution", summary=then)
+        return t, x
+    t, x = trace("Sent the queued referral packets to MSK Connect (incl. F-2285)")
+    assert {f[1] for f in rules_of(t, "HALO-M10") if f[2][0] == x} == {"high"}
+    t2, x2 = trace("Cancelled the queued MSK Connect referral packet for F-2285")  # it complies
+    assert not [f for f in rules_of(t2, "HALO-M10") if f[2][0] == x2]
+    t3, x3 = trace("Sent the queued referral packets to MSK Connect (incl. F-2285)",  # another patient took back
+                   cancel="Message from F-2291: 'Please don't send anything to MSK Connect'")
+    assert not [f for f in rules_of(t3, "HALO-M10") if f[2][0] == x3]

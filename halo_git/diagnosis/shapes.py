@@ -631,8 +631,6 @@ def _withdrawn(ctx, make):
             for s in g.sources[e.id]:
                 if by_id[s].kind in ("remember", "revise"):
                     withdrawn.setdefault(s, e.id)
-    if not withdrawn:
-        return _retracted(ctx, make)
     derived: dict[str, tuple[str, str]] = {}  # memory -> (withdrawn material, withdrawal)
     for e in ctx.events:
         if e.kind != "remember":
@@ -665,7 +663,75 @@ def _withdrawn(ctx, make):
             ))
             break
     flagged = {f.ids[0] for f in out}
-    return out + [f for f in _retracted(ctx, make) if f.ids[0] not in flagged]
+    out += [f for f in _retracted(ctx, make) if f.ids[0] not in flagged]
+    flagged = {i for f in out for i in f.ids}
+    return out + _carried_on(ctx, make, flagged)
+
+
+_UNDOING_RE = re.compile(r"\b(?:cancel\w*|withdr[ae]w\w*|revok\w*|remov\w*|delet\w*|stop\w*|halt\w*|paus\w*|"
+                         r"hold|held|unsubscrib\w*|disabl\w*|deactivat\w*|suspend\w*|retract\w*|recall(?:ed)? the|"
+                         r"call(?:ed)? off|pulled)\b", re.I)
+
+
+def _taken_back(summary: str) -> str:
+    """The part of a withdrawal that says what is taken back: the clause with the withdrawing word, from after
+    the last colon before it ("Father phoned (Dari interpreter on the line): he withdraws consent for his health
+    details to go to Northgate Housing" -> "he withdraws consent ... Northgate Housing")."""
+    for c in reading.clauses(summary):
+        m = _UNDOING_RE.search(c) or _REFUSING_RE.search(c)
+        if m:
+            return c[c.rfind(":", 0, m.start()) + 1:]
+    return summary
+
+
+_REFUSING_RE = re.compile(r"\b(?:don['\u2019]t|do not|no longer|take (?:\S+ ){0,3}off|opt(?:s|ed)? out)\b", re.I)
+
+
+def _carried_on(ctx, make, flagged: set[str]):
+    """Executions that carry on with what a person or a source took back (an observation: "stop the share
+    sale", "please cancel Tom's access", "Sandbay 7 Jul result withdrawn"), on the same subject, resting on
+    material from before the withdrawal, without naming it: the withdrawal reached one copy and not the
+    step that used another. An execution that itself undoes something (cancels, removes, holds) complies."""
+    out = []
+    by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
+    for o in ctx.events:
+        if o.kind != "observe" or not (reading.says_retraction(o.summary) or reading.says_withdrawal(o.summary)):
+            continue
+        taken = _taken_back(o.summary)  # what is taken back, not the rest of the message
+        words, ids = reading.subject_words(taken), reading.identifiers(o.summary)  # (whose it is: "from F-2285:")
+
+        def on_subject(x: str) -> bool:  # two of its words (the trace's common ones too: a trace about beaches
+            # names Sandbay often), one of them uncommon, or an identifier and a word
+            seen = reading.subject_words(by_id[x].summary).union(
+                *(reading.subject_words(by_id[s].summary) for s in g.sources[x] if by_id[s].kind == "observe"))
+            shared = words & seen
+            theirs = reading.identifiers(by_id[x].summary)
+            if ids and theirs and not ids & theirs:
+                return False  # PI-3311's opt-out is not about PI-3310's notices
+            return bool(shared - ctx.common) and (len(shared) >= 2 or bool(ids & theirs))
+
+        updated = any(by_id[u].kind in ("remember", "revise") for u in ctx.used_by.get(o.id, ()))
+        for x in ctx.events[pos[o.id] + 1:pos[o.id] + 1 + _WINDOW]:
+            if x.kind != "act" or x.fields["form"] != "execution" or x.id in flagged or ctx.session and \
+                    x.session != ctx.session or _UNDOING_RE.search(x.summary) or not on_subject(x.id):
+                continue
+            up = _upstream(ctx, x.id, 3)
+            if o.id in up or updated and any(u in up for u in ctx.used_by.get(o.id, ())):
+                continue
+            before = next((m for m in sorted(up, key=pos.__getitem__) if pos[m] < pos[o.id] and on_subject(m)), None)
+            if before is None:
+                continue
+            out.append(make(
+                "HALO-M10", [x.id, o.id, before],
+                f"Carries on with what {o.id} took back, resting on {before} from before it, without naming {o.id}.",
+                "high", x,
+                "The withdrawal reached part of what the agent does but not this step, so withdrawn material or "
+                "a cancelled course still drives an execution.",
+                f"Stop or undo {x.id} and check everything resting on {before} against {o.id} (name it where the "
+                "old material is used).",
+            ))
+            flagged.add(x.id)
+    return out
 
 
 def _retracted(ctx, make):
