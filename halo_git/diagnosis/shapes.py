@@ -78,7 +78,11 @@ RULE_SPECS = (
      "deletes it), recalled after the withdrawal without naming it; high when an act follows. Also (high) a "
      "memory recalled for an act after a person took back what it keeps (an observation on its subject: "
      "\"withdraws consent\", \"take me off extra trips\", \"stop sending texts\") with no memory kept from "
-     "that in between and the retraction named nowhere it is used",
+     "that in between and the retraction named nowhere it is used. Also (high) an execution that carries on with "
+     "what an observation took back (\"stop the share sale\", \"Sandbay 7 Jul result withdrawn\", \"please don't "
+     "send anything to MSK Connect\"), on the subject of the part taken back (two of its words, or the identifier "
+     "of whose it is and a word; another case's identifier is another subject), resting on material from before "
+     "it without naming it, unless it undoes something itself",
      "When material is withdrawn, withdraw or update every memory built on it, and name the withdrawal where "
      "the old material is read."),
     ("HALO-S3", "no-learning-loop", "medium",
