@@ -3153,3 +3153,24 @@ def test_m10_an_execution_carrying_on_with_what_a_person_took_back():
     t3, x3 = trace("Sent the queued referral packets to MSK Connect (incl. F-2285)",  # another patient took back
                    cancel="Message from F-2291: 'Please don't send anything to MSK Connect'")
     assert not [f for f in rules_of(t3, "HALO-M10") if f[2][0] == x3]
+
+
+def test_a2_a_proposal_answered_beside_it_or_a_question_answered_in_part_is_checked():
+    def trace(answered: bool):
+        t = Trace("day1")
+        ask = t.act(trigger="self", summary="Proposed to the airside manager a standing B3 sweep after every haul window")
+        srcs = [ask]
+        if answered:
+            srcs.append(t.observe(summary="Airside manager: yes, sweep B3 after each haul window until works end"))
+        t.revise(srcs, made_by="user", target="sweep schedule", summary="B3 sweep after each haul window until works end")
+        t.observe(session="day2", summary="Haul window 06:00 closed")
+        return t, ask
+    t, ask = trace(True)
+    assert {f[1] for f in rules_of(t, "HALO-A2") if f[2][0] == ask} <= {"info"}
+    t2, ask2 = trace(False)  # near miss: the revision adopts a proposal nobody answered
+    assert {f[1] for f in rules_of(t2, "HALO-A2") if f[2][0] == ask2} - {"info"}
+    t3 = Trace("week2")
+    q = t3.act(summary="Asked Severn Water to confirm commissioning of H-2001 to H-2008 before adding them")
+    t3.outcome(q, summary="Severn Water: H-2001 to H-2006 commissioned; H-2007 and H-2008 not yet")
+    t3.observe(session="week3", summary="Inspection round 3 started")
+    assert {f[1] for f in rules_of(t3, "HALO-A2") if f[2][0] == q} <= {"info"}

@@ -792,8 +792,16 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         outcome_infos.append(OutcomeInfo(e.id, about, tuple(s for s in src if s != about), later(e), is_bad(e.id)))
 
     def unchecked(a: Act) -> bool:
+        asked = a.form == "communication" and reading.says_question(by_id[a.id].summary)  # a question or proposal
         settled = [o for o in a.outcomes if not reading.says_pending(by_id[o].summary)]
-        return not settled and not a.observed_by and not (a.form == "preparation" and used_by.get(a.id))
+        return not settled and not (asked and (a.outcomes or _answered_beside(a.id))) and not a.observed_by \
+            and not (a.form == "preparation" and used_by.get(a.id))
+
+    def _answered_beside(i: str) -> bool:
+        """A later step that uses the question also names what came back after it (the manager's answer to a
+        proposal, named by the revision adopting it): the agent saw the answer, beside the question."""
+        return any(by_id[s].kind in ("observe", "outcome") and pos[s] > pos[i] and not reading.is_adverse(by_id[s].summary)
+                   for u in used_by.get(i, ()) for s in sources[u])
 
     outcomes = Outcomes(
         coverage=coverage,
