@@ -3174,3 +3174,40 @@ def test_a2_a_proposal_answered_beside_it_or_a_question_answered_in_part_is_chec
     t3.outcome(q, summary="Severn Water: H-2001 to H-2006 commissioned; H-2007 and H-2008 not yet")
     t3.observe(session="week3", summary="Inspection round 3 started")
     assert {f[1] for f in rules_of(t3, "HALO-A2") if f[2][0] == q} <= {"info"}
+
+
+def test_the_end_of_a_temporary_change_and_other_readings_from_sets_z5_z8():
+    from datetime import datetime, timezone
+    from halo_git.diagnosis.reading import acknowledges, is_adverse, says_decision, valid_until
+    t = Trace("shift1")
+    ask = t.observe(summary="Duty manager: approve 50 mph fog limit J12-J14")
+    temp = t.revise([ask], made_by="user", target="J12-J14 speed limit",
+                    summary="Temporary 50 mph J12-J14 for fog, until visibility over 200 m")
+    seen = t.observe(summary="Visibility 450 m at J13")
+    t.revise([seen, temp], made_by="user", target="J12-J14 speed limit",
+             summary="Fog limit lifted, national limit restored J12-J14")
+    assert rules_of(t, "HALO-R6") == set()  # back to the standing rule when the temporary one ends
+    t2 = Trace("shift1")  # near miss: a loosening claimed as the user's with nothing temporary before it
+    t2.revise([t2.observe(summary="Visibility 450 m at J13")], made_by="user", target="J12-J14 speed limit",
+              summary="Speed limit lifted J12-J14")
+    assert {f[1] for f in rules_of(t2, "HALO-R6")} == {"medium"}
+    assert says_decision("Duty manager: lift it")
+    assert not is_adverse("Calendar shows 120/hr from 14:00; no booked slots lost")
+    assert acknowledges("Pending: resubmit J4 DNO form once MPAN arrives", "J4 rejected: MPAN missing")
+    at = datetime(2025, 11, 3, 10, tzinfo=timezone.utc)
+    assert valid_until("For Thursday evening only, lift the school alert trigger to 150", at).day == 6
+
+
+def test_a4_something_owed_looked_up_and_done_is_not_carried_authority():
+    def trace(kept: str):
+        t = Trace("wk1")
+        req = t.observe(summary="Ferris needs adjustments: 75 min case study, 14pt print set, quiet room")
+        mem = t.remember([req], summary=kept)
+        t.observe(session="wk2", summary="Print room open")
+        r = t.recall([mem], session="wk3", summary="Ferris arrangements owed")
+        t.act([r], session="wk3", form="execution", summary="Ordered 14pt print set for Ferris, booked room 3.4")
+        return t
+    assert {f[1] for f in rules_of(trace("Owed to Ferris on 20 Feb: 75 min case study, 14pt print set, quiet room"),
+                                   "HALO-A4")} <= {"info"}
+    assert {f[1] for f in rules_of(trace("Ferris likely needs a 14pt print set and a quiet room"),
+                                   "HALO-A4")} == {"high"}  # an inference, not something owed

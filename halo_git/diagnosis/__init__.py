@@ -1780,11 +1780,11 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     if unreviewed and a.form == "preparation" and reading.says_comparison(e.summary):
         return None  # the act checks the material against other evidence: it is the review, not reliance
     if unreviewed:
-        if not execution and (reading.says_question(e.summary) or (far < 2 and not failed) or (
-                not failed and reading.says_owed(mem.summary) and _looked_up_alone(ctx, e, m))):
-            return None  # a question to the user, material one session old, or a message the agent noted it
-            # owed ("follow up the archives if no reply by 16 Jun"), looked up for itself, is not an
-            # authority problem (one owed note among a bulk load of threads is)
+        if (not execution and (reading.says_question(e.summary) or (far < 2 and not failed))) or (
+                not failed and reading.says_owed(mem.summary) and _looked_up_alone(ctx, e, m)):
+            return None  # a question to the user, material one session old, or something the agent noted it
+            # owed ("follow up the archives if no reply by 16 Jun", "owed to Ferris: 14pt print set"), looked up
+            # for itself and done, is not an authority problem (one owed note among a bulk load of threads is)
         # failed material that produced another failure is high whatever the act
         severity = "high" if execution or (failed and any(o in g.adverse for o in a.outcomes)) else "medium"
     elif execution:

@@ -50,6 +50,12 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
         return e.fields["made_by"] == "user"
     if reading.says_restoration(e.summary) and not reading.says_loosening(e.summary):
         return True  # putting the earlier limit back ("back to migrator_ro only") needs nobody's leave
+    if reading.says_put_back(e.summary) and any(
+            by_id[s].kind == "revise" and by_id[s].fields["target"] == e.fields["target"]
+            and (reading.says_scoped(by_id[s].summary) or reading.says_planned_end(by_id[s].summary)
+                 or reading.says_expiring(by_id[s].summary)) for s in sources[e.id]):
+        return True  # the end of a temporary change it names, back to the standing rule ("fog limit lifted,
+        # national limit restored" after "temporary 50 mph until visibility over 200 m")
     if e.fields["made_by"] == "user" and reading.quotes_speaker(e.summary) and reading.says_decision(e.summary):
         return True  # the user's own words, quoted ("Maren: treat them as non-refundable and ask me first")
     seen: set[str] = set()

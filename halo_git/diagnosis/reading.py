@@ -109,6 +109,7 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
 
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
 _DIGIT_RE = re.compile(r"\d")
+_LOSS_WORDS = frozenset("lost missed dropped missing".split())  # "no booked slots lost": three words back
 _FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched resealed reglued removed".split())
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
 _TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
@@ -236,6 +237,7 @@ def is_adverse(summary: str) -> bool:
         if not n and w in _PHRASES:
             n = next((len(p) for p in _PHRASES[w] if tuple(toks[i:i + len(p)]) == p), 0)
         if n and not (toks[i - 1] in _NEGATIONS if i else False) and not (i > 1 and toks[i - 2] in _NEGATIONS) \
+                and not (i > 2 and toks[i - 3] == "no" and w in _LOSS_WORDS) \
                 and not _receding(toks, i, n) and not _time_cost(toks, i) \
                 and not (w == "blocks" and i and (toks[i - 1][:1].isdigit() or toks[i - 1] in _DETERMINERS)) \
                 and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]):
@@ -297,7 +299,8 @@ def acknowledges(kept: str, failure: str) -> bool:
 
 
 # a step kept to redo when what blocked it is back ("15 Jun file still to upload once the database is back")
-_REDO_LATER_RE = re.compile(r"\bstill to (?:be )?\w+\b[^.;]{0,60}\b(?:once|when|after)\b", re.I)
+_REDO_LATER_RE = re.compile(r"\b(?:still to (?:be )?\w+|pending:\s*re-?\w+|to re-?(?:submit|send|upload|run|file|"
+                            r"book|try|apply))\b[^.;]{0,60}\b(?:once|when|after)\b", re.I)
 
 
 _CORRECTED_RE = re.compile(r"\b(?:was wrong|were wrong|is wrong|corrected|correction)\b", re.I)
@@ -518,7 +521,7 @@ _IMPERATIVE_RE = re.compile(
     r"order|pay|approve|reject|decline|offer|ship|publish|post|resume|restart|swap|replace|change|block|unblock|"
     r"allow|let|leave|take|treat|count|file|run|mark|charge|refund|call|tell|notify|waive|roll|flush|apply|release|"
     r"return|revert|try|cut|increase|decrease|reduce|confirm|escalate|update|fix|retry|rerun|re-run|reorder|"
-    r"restock|print|archive|accept|hire|assign|route|schedule|reschedule|trial)\b", re.I)
+    r"restock|print|archive|accept|hire|assign|route|schedule|reschedule|trial|lift|reopen)\b", re.I)
 _PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|(?-i:may))\b|(?:^|(?<=[.!?:;\"'\u201c]\s)|(?<=[.!?:;\"'\u201c]))"
                             r"(?-i:May)\b(?!\s*\d)", re.I)  # ("may", or "May" opening a sentence: not "May receipts")
 _MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-\u2013]\s*\d+|voted|resolved that|"
@@ -728,6 +731,12 @@ _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?i
                          r"(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission)|"
                          r"revert(?:s|ed)? to|(?:has|have|is|was) (?:now )?(?:ended|over|expired|closed)|ends now|"
                          r"no longer (?:applies|in force)|returns? to|reset\w* (?:\S+ ){0,4}(?:to|back))\b", re.I)
+
+
+def says_put_back(summary: str) -> bool:
+    """The summary puts something back as it was, now or at a stated time ("national limit restored", "cap back
+    to 120/hr from 14:00"), whatever else it loosens: read against a temporary change it names."""
+    return bool(_RESTORE_RE.search(summary))
 
 
 def says_restoration(summary: str) -> bool:
@@ -1122,10 +1131,11 @@ _ISO_UNTIL_RE = re.compile(_UNTIL + r"(\d{4})-(\d\d)-(\d\d)\b|\b\d{4}-\d\d-\d\d\
                            r"(\d{4})-(\d\d)-(\d\d)\b", re.I)
 _PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the weekend)|(this month|for the month)|"
                         r"(today's|tonight's|for today|for tonight|for the day|this shift|for the shift)|"
-                        r"(mon|tues|wednes|thurs|fri|satur|sun)day only|(tomorrow)(?:'s)? [\w -]{0,30}only)\b", re.I)
+                        r"(mon|tues|wednes|thurs|fri|satur|sun)day(?: (?:morning|afternoon|evening|night))? only|"
+                        r"(tomorrow)(?:'s)? [\w -]{0,30}only)\b", re.I)
 _PERIOD_HINT_RE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|until|till|through|thru|valid|"
                              r"expir|ends?\b|week|month|today|tonight|tomorrow|shift|for the day|by|due|"
-                             r"(?:mon|tues|wednes|thurs|fri|satur|sun)day only)|\d{4}-\d\d-\d\d", re.I)
+                             r"(?:mon|tues|wednes|thurs|fri|satur|sun)day(?: \w+)? only)|\d{4}-\d\d-\d\d", re.I)
 _CLAUSE_RE = re.compile(r"[,;](?!\s*\d{4}\b)\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
 
 
