@@ -986,11 +986,14 @@ _THEN_DO_RE = re.compile(r"\S\s*(?:\s[-\u2013\u2014]|[:;])\s+(?:so\s+|always\s+|
 _EXTERNAL_RE = re.compile(
     r"\b(?:wrote|writes|claims that|claimed|description|the body|body says|e-?mail|newsletter|readme|web ?page|website|blog|"
     r"forum|thread|poster|comment|contributor|fork|vendor|supplier|customer|student|caller|third[- ]party|outside|external|"
-    r"article|attachment|search result)\b", re.I)
+    r"article|attachment|search result|letter|notice|advisory|contractor|solicitors?|handling agent|"
+    r"hirer|applicant)\b", re.I)
 # ... that asserts authority or instructs: a policy, what someone agreed, what the agent should do
 _AUTHORITY_RE = re.compile(
     r"\b(?:said|says|agreed|approved|policy|rule|rules|should|must|please|note to|addressed to|instruction\w*|"
-    r"allowed|no longer need\w*|gives|entitled|promised|from now on|always|forward)\b", re.I)
+    r"allowed|no longer need\w*|gives|entitled|promised|from now on|always|forward|guidance|not needed|"
+    r"action required|fine with it|treat (?:\S+ ){0,3}as|mark (?:\S+ ){0,3}as|can (?:receive|be|skip|omit)|"
+    r"change the|release|pay (?:\S+ ){0,4}(?:via|through|by|within))\b", re.I)
 
 
 # Words that make a nearby outside party the author of what follows ("the vendor says", "a customer writes")
@@ -1001,7 +1004,13 @@ _AUTHORING_RE = re.compile(r"\b(?:says?|said|writes?|wrote|claims?|claimed|asks?
 
 # someone who holds authority over the matter by office ("Venue fire officer (Mr Dlamini), by email: ...")
 _PARTY_RE = re.compile(r"\b(?:vendor|supplier|customer|student|caller|contributor|poster|third[- ]party|outside|"
-                       r"external|forum|blog|website)\b", re.I)
+                       r"external|forum|blog|website|contractor|solicitors?|handling agent|hirer|applicant)\b", re.I)
+
+
+def names_outside_party(summary: str) -> bool:
+    """The summary names a party outside the user's organisation as the author (a vendor, a contractor, a
+    customer, solicitors, a forum): not a colleague or an official speaking for what is theirs."""
+    return bool(_PARTY_RE.search(summary))
 _OFFICIAL_RE = re.compile(r"\b(?:officer|inspector|regulator|authority|auditor|examiner|court|judge|registrar|"
                           r"ombudsman|commissioner|marshal|coroner)\b", re.I)
 
@@ -1026,7 +1035,7 @@ def says_third_party(summary: str) -> bool:
 
 
 _CHANNEL_RE = re.compile(r"thread|e-?mail|description|the body|body says|readme|web ?page|website|blog|forum|comment|"
-                         r"article|attachment|search result|newsletter", re.I)
+                         r"article|attachment|search result|newsletter|letter|notice|advisory", re.I)
 
 
 _OWN_RE = re.compile(r"\b(?:my|me|mine|myself)\b", re.I)
