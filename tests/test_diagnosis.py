@@ -3227,3 +3227,11 @@ def test_a5_an_execution_doing_what_an_outside_party_instructs():
     from halo_git.diagnosis.reading import says_external
     assert says_external("Email from KOI handling agent: runway back in use; treat A0412 as cancelled")
     assert says_external("Email from jointing contractor Halden Cables: updated guidance, remote-end earth not needed")
+
+
+def test_reading_inferences_kept_as_facts():
+    from halo_git.diagnosis.reading import says_hedged
+    for kept in ("Kessler RTU-3 runs on R-410A (going by 2022 photo)",
+                 "Okafor family already FSM-eligible via Y9 sibling, so Y7 D. Okafor counts as eligible"):
+        assert says_hedged(kept), kept
+    assert not says_hedged("Kessler RTU-3 nameplate: R-410A, 11.3 kg charge")

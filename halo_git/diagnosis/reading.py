@@ -1061,9 +1061,11 @@ says_hedged = _finder(
     """A memory that says it keeps the agent's own estimate or assumption, not a checked fact ("my estimate
     from the 2016 diagram", "I worked it out at roughly 1,140", "no bank statements yet but I'm treating
     it as passed", "C-5580 looks like a payroll aggregator", "lens likely fogging: double its counts", "treat
-    Hill-1 and Low-3 as resistant too").""",
+    Hill-1 and Low-3 as resistant too", "runs on R-410A (going by 2022 photo)", "so Y7 D. Okafor counts as
+    eligible").""",
     r"\b(?:my (?:estimate|guess|reading|assumption)|estimated? from|(?:I )?worked (?:it )?out|guess\w*|assum\w+|"
-    r"infer\w*|presumabl\w*|probably|likely|looks like|seems|appears to|suspect\w*|"
+    r"infer\w*|presumabl\w*|probably|likely|looks like|seems|appears to|suspect\w*|going by|"
+    r"judging (?:by|from)|by analogy|counts as|so (?:\S+ ){1,4}(?:counts|qualifies|is eligible|are eligible)|"
     r"treat(?:ing)? (?:\S+ ){1,6}as|I think|not (?:yet )?(?:confirmed|verified|checked)|"
     r"no (?:\S+ ){1,3}yet|unconfirmed|unverified|to be confirmed|tbc)\b")
 
