@@ -3235,3 +3235,10 @@ def test_reading_inferences_kept_as_facts():
                  "Okafor family already FSM-eligible via Y9 sibling, so Y7 D. Okafor counts as eligible"):
         assert says_hedged(kept), kept
     assert not says_hedged("Kessler RTU-3 nameplate: R-410A, 11.3 kg charge")
+
+
+def test_reading_a_negation_stays_in_its_clause_and_things_that_will_not_fit():
+    from halo_git.diagnosis.reading import is_adverse
+    assert is_adverse("13:50 Tom: corner sofa for 3rd-floor flat, no lift, won't turn at the half-landing")
+    assert is_adverse("4,770 matched; 334 unmatched, 301 DealNest with coupon code in sub-ID")
+    assert not is_adverse("no errors") and not is_adverse("no unmatched lines") and not is_adverse("without a failure")

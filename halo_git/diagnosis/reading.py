@@ -67,7 +67,9 @@ ADVERSE_WORDS = (
     "no-show", "no-shows", "didn't show", "did not show", "no one came", "nobody came", "nobody showed", "no one showed",
     "no ack", "no longer approved", "no longer allowed", "no longer permitted", "no longer valid",
     "no longer registered", "no longer licensed", "no longer covered", "cracked", "damaged", "dented", "scratched",
-    "leaking", "leaked", "torn", "faulty", "defective",
+    "leaking", "leaked", "torn", "faulty", "defective", "unmatched", "won't fit", "won't go", "won't turn",
+    "won't clear", "won't start", "won't open", "won't load", "won't work", "will not go", "will not fit",
+    "would not fit", "doesn't fit", "didn't fit", "does not fit", "did not fit",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -109,6 +111,7 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
 
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
 _DIGIT_RE = re.compile(r"\d")
+_CLAUSE_BREAK_RE = re.compile(r"[,;.:!?]")  # "no lift, won't turn": the negation stays in its clause
 _LOSS_WORDS = frozenset("lost missed dropped missing".split())  # "no booked slots lost": three words back
 _FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched resealed reglued removed".split())
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
@@ -231,12 +234,17 @@ def is_adverse(summary: str) -> bool:
             or ("return" in low and _RETURNED_RE.search(summary)) or _NONE_DONE_RE.search(summary) \
             or (digits and _out_of_limit(summary)):
         return True
-    toks = _TOKEN_RE.findall(low)
+    found = list(_TOKEN_RE.finditer(low))
+    toks = [m.group() for m in found]
+
+    def negates(j: int, i: int) -> bool:  # a negation word at j for the hit at i, in the same clause
+        return toks[j] in _NEGATIONS and not _CLAUSE_BREAK_RE.search(low, found[j].end(), found[i].start())
+
     for i, w in enumerate(toks):
         n = 1 if w in _SINGLE_WORDS else 0
         if not n and w in _PHRASES:
             n = next((len(p) for p in _PHRASES[w] if tuple(toks[i:i + len(p)]) == p), 0)
-        if n and not (toks[i - 1] in _NEGATIONS if i else False) and not (i > 1 and toks[i - 2] in _NEGATIONS) \
+        if n and not (i and negates(i - 1, i)) and not (i > 1 and negates(i - 2, i)) \
                 and not (i > 2 and toks[i - 3] == "no" and w in _LOSS_WORDS) \
                 and not _receding(toks, i, n) and not _time_cost(toks, i) \
                 and not (w == "blocks" and i and (toks[i - 1][:1].isdigit() or toks[i - 1] in _DETERMINERS)) \
