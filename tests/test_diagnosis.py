@@ -3242,3 +3242,19 @@ def test_reading_a_negation_stays_in_its_clause_and_things_that_will_not_fit():
     assert is_adverse("13:50 Tom: corner sofa for 3rd-floor flat, no lift, won't turn at the half-landing")
     assert is_adverse("4,770 matched; 334 unmatched, 301 DealNest with coupon code in sub-ID")
     assert not is_adverse("no errors") and not is_adverse("no unmatched lines") and not is_adverse("without a failure")
+
+
+def test_s1_partial_output_used_by_its_name_as_if_complete():
+    def trace(then: str):
+        t = Trace("run1")
+        cal = t.act(form="execution", summary="Cal B started (FlexMix)")
+        t.outcome(cal, summary="Cal B aborted at 11 min, spray unstable; 6 of 14 ions; partial file cal_B_0310 written")
+        x = t.act(form="execution", summary=then)
+        return t, x
+    t, x = trace("Loaded cal_B_0310 as mass cal on B; released the Ndiaye batch")
+    assert ("HALO-S1", "high") in {(f[0], f[1]) for f in rules_of(t, "HALO-S1") if x in f[2]}
+    t2, x2 = trace("Re-ran Cal B; replaced cal_B_0310 with the full 14-ion file")  # redone
+    assert not [f for f in rules_of(t2, "HALO-S1") if x2 in f[2] and "partial output" in found_message(t2, f[2][0])]
+    from halo_git.diagnosis.reading import file_names, says_partial_output
+    assert file_names("latest file fsm_recheck_0909.csv (140 rows)") == {"fsm_recheck_0909.csv"}
+    assert says_partial_output("Job 4412 aborted in ch8: export is partial") and not says_partial_output("export done")

@@ -229,7 +229,10 @@ RULES: dict[str, Rule] = {
             "session that goes on from the failed execution (names it) without naming the failure and without "
             "dealing with it (a retry, rollback, fix or pause), or an execution that names the failed result of a "
             "preparation and rests on the part that failed (of \"RX412 export OK; RX418 truncated\", the rebooking "
-            "of RX418) as if it had worked. Courtesy and success outcomes are not feedback that needs building on",
+            "of RX418) as if it had worked, and an act that uses by its name the partial output a failed step left "
+            "(\"partial file cal_B_0310 written\", then \"loaded cal_B_0310 as mass cal\"), in its own words or an "
+            "observation it names, without saying it is partial or redoing it. Courtesy and success outcomes are not "
+            "feedback that needs building on",
             "Build on the outcome: name it in uses of the next act of that kind, of a memory or of a revision.",
         ),
         Rule(

@@ -853,6 +853,24 @@ says_chosen = _finder(
     r"^\W*(?:[\w -]{1,30}:\s*)?(?:check|verify|confirm|ask|call)\b")
 
 
+says_partial_output = _finder(
+    """A result that says a failed step left partial output behind ("partial file cal_B_0310 written", "export is
+    partial", "only 6 of 14 calibrant ions"), or an act that says it uses something partial.""",
+    r"\bpartial(?:ly)? (?:output|file|export|results?|data|upload|copy|run|import)\b|"
+    r"\b(?:output|file|export|results?|data) (?:is|was|are|were) (?:only )?(?:partial|incomplete|truncated)\b|"
+    r"\bincomplete (?:output|file|export|results?|data)\b|\bpartial\b[^.;]{0,40}\b(?:written|saved|left)\b")
+
+
+_FILE_RE = re.compile(r"\b[a-z0-9][\w-]*_[\w.-]*\w|\b[a-z0-9][\w-]*\.(?:csv|xml|json|txt|pdf|route|xlsx?|zip|log|"
+                      r"ya?ml|dat|raw|mzml|parquet|tsv|docx?|epub|sql|tar|gz|bak|dump)\b", re.I)
+
+
+def file_names(summary: str) -> frozenset[str]:
+    """Names of files or artifacts a summary mentions ("cal_B_0310", "van2_tue.route", "fsm_recheck_0909.csv"):
+    the name a partial output travels under."""
+    return frozenset(m.group(0).lower() for m in _FILE_RE.finditer(summary))
+
+
 def promises_telling(step: str) -> bool:
     """A promised step that is telling someone something: only a later message keeps it."""
     return bool(_TELLING_RE.search(step[:60]))

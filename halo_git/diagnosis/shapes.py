@@ -100,7 +100,8 @@ _WINDOW = 2000  # events searched after one event for what follows from it: the 
 def findings(ctx: "_Context", make) -> list["Finding"]:
     """Every finding of this module's rules; ``make`` is ``diagnosis._finding``."""
     out: list = []
-    for rule in (_claimed, _external, _loosening, _unbounded, _stale, _withdrawn, _no_learning, _promises, _owed):
+    for rule in (_claimed, _external, _loosening, _unbounded, _stale, _withdrawn, _no_learning, _promises, _owed,
+                 _partial_reused):
         out.extend(rule(ctx, make))
     return out
 
@@ -850,6 +851,41 @@ def _rests_on(ctx, event: str, on: str, depth: int = 3) -> bool:
         if on in frontier:
             return True
     return False
+
+
+def _partial_reused(ctx, make):
+    """Acts that use, by its name, the partial output a failed step left ("Cal B aborted ...; partial file
+    cal_B_0310 written", then "Loaded cal_B_0310 as mass cal"), without saying it is partial or redoing it:
+    the failure travels under the file's name, whatever the links say."""
+    out = []
+    by_id, pos = ctx.by_id, ctx.pos
+    for o in ctx.events:
+        if o.kind != "outcome" or o.id not in ctx.g.adverse or not reading.says_partial_output(o.summary):
+            continue
+        names = reading.file_names(o.summary)
+        if not names:
+            continue
+        for x in ctx.events[pos[o.id] + 1:pos[o.id] + 1 + _WINDOW]:
+            if x.kind != "act" or x.fields["form"] == "silence" or x.id == o.fields["about"] or (
+                    ctx.session and x.session != ctx.session):
+                continue
+            seen = reading.file_names(x.summary).union(*(reading.file_names(by_id[s].summary) for s in ctx.g.sources[x.id]
+                                                         if by_id[s].kind == "observe"))  # ("latest file X.csv")
+            if not names & seen or reading.says_partial_output(x.summary) or reading.says_remedy(x.summary) \
+                    or reading.is_adverse(x.summary):
+                continue
+            out.append(make(
+                "HALO-S1", [o.id, o.fields["about"], x.id],
+                f"Reports that {o.fields['about']} left partial output ({', '.join(sorted(names & seen))}), "
+                f"and {x.id} uses it as if it were complete.",
+                "high", o,
+                f"{x.id} builds on the output of a step known to have failed part-way, so what is missing from it "
+                "reaches what follows unseen.",
+                f"Have the agent redo {o.fields['about']} (or finish the partial output) before using it, or say it "
+                f"is partial where it is used, naming {o.id} in uses.",
+            ))
+            break
+    return out
 
 
 def _promises(ctx, make):
