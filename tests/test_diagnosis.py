@@ -3258,3 +3258,12 @@ def test_s1_partial_output_used_by_its_name_as_if_complete():
     from halo_git.diagnosis.reading import file_names, says_partial_output
     assert file_names("latest file fsm_recheck_0909.csv (140 rows)") == {"fsm_recheck_0909.csv"}
     assert says_partial_output("Job 4412 aborted in ch8: export is partial") and not says_partial_output("export done")
+
+
+def test_reading_changes_said_as_instead_of_or_until_further_notice():
+    from halo_git.diagnosis.reading import says_change
+    for said in ("IC Agram on 9 Jun departs Budapest-Kelenfold 08:05 instead of Deli 07:40",
+                 "NOTAM A0433/25 LSI FUEL NOT AVBL UNTIL FURTHER NOTICE",
+                 "scan: new public endpoint 203.0.113.40 resolves to gateway-edge-01"):
+        assert says_change(said), said
+    assert not says_change("IC Agram departs Budapest-Deli 07:40 as booked")
