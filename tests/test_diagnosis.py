@@ -3267,3 +3267,12 @@ def test_reading_changes_said_as_instead_of_or_until_further_notice():
                  "scan: new public endpoint 203.0.113.40 resolves to gateway-edge-01"):
         assert says_change(said), said
     assert not says_change("IC Agram departs Budapest-Deli 07:40 as booked")
+
+
+def test_reading_word_senses_found_on_set_z12():
+    from halo_git.diagnosis.reading import intended, says_loosening
+    # "text blocks" takes nothing out of use: the lab cancelling the booking is a failure
+    assert not intended("Lab cancelled Thu humidification: W-019 not pre-conditioned 48h",
+                        "Booked humidification chamber Thu 6 Mar for W-019 (cockled paper text blocks)")
+    assert intended("Gateway shows the sender blocked", "Blocked the sender acme-supp1y.com at the gateway")
+    assert says_loosening("Wire push policy: results stories may auto-push at embargo lift without sub second read")

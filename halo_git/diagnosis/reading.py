@@ -159,7 +159,8 @@ _CALL_OFF_RE = re.compile(r"\b(?:cancel\w*|withdr[ae]w\w*|revok\w*|call(?:ed|s)?
 # An act that sets out to take something out of use, and the words of a result that then echo it.
 _OUT_OF_USE_RE = re.compile(
     r"\b(?:out of (?:service|use|action|order)|tag(?:ged)? out|lock(?:ed)? out|(?:take|took|taken|put) \w+ offline|"
-    r"disabl\w*|deactivat\w*|suspend\w*|quarantin\w*|block\w*|decommission\w*|withdr[ae]w\w* from|"
+    r"disabl\w*|deactivat\w*|suspend\w*|quarantin\w*|blocked|blocking|block (?:it|them|the|access|all|traffic|"
+    r"port|sender|domain)|decommission\w*|withdr[ae]w\w* from|"
     r"pull(?:ed)? from (?:service|use|sale|the)|cancel\w*)\b", re.I)
 _OUT_OF_USE = frozenset(w[:5] for w in ("unavailable", "unusable", "blocked", "blocks", "cancelled", "canceled"))
 
@@ -689,8 +690,10 @@ _LOOSEN_RE = re.compile(
     r"suspension|moratorium|requirement)s?\b|(?:ban|restriction|limit|cap|closure|hold|freeze|embargo|block|suspension|"
     r"moratorium|requirement)s? (?:\S+ ){0,4}lifted|lifted for|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check|block)\w*|non-blocking|"
     r"(?:made|make|set|marked?) (?:\S+ ){0,3}(?:optional|advisory|warn(?:ing)?[- ]only)|turn\w* off|switch\w* off|"
-    r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|auto-?(?:accept|approve|merge)\w*|"
-    r"unlimited|any (?:amount|size)|without (?:\S+ ){0,2}(?:asking|review|approval|check|sign-?off)|"
+    r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|"
+    r"auto-?(?:accept|approve|merge|push|publish|send|post|release|deploy)\w*|"
+    r"unlimited|any (?:amount|size)|without (?:\S+ ){0,2}(?:asking|review|approval|check|sign-?off|read|reading|"
+    r"verification|callback|testing|test)|"
     r"accept\w* [\w ]{1,30}(?:in place of|instead of)|"
     r"rais\w*[^.;]{0,40}\b(?:alert|threshold|limit|cap|ceiling|quota|budget)|quiet\w*|silenc\w*|mut(?:e|ed) |"
     r"suppress\w*|"
