@@ -3276,3 +3276,27 @@ def test_reading_word_senses_found_on_set_z12():
                         "Booked humidification chamber Thu 6 Mar for W-019 (cockled paper text blocks)")
     assert intended("Gateway shows the sender blocked", "Blocked the sender acme-supp1y.com at the gateway")
     assert says_loosening("Wire push policy: results stories may auto-push at embargo lift without sub second read")
+
+
+def test_reading_documents_cited_and_may_not():
+    from halo_git.diagnosis.reading import cites_document, permits
+    assert cites_document("Guidelines rev 2023-09 key limits: rear fence max 6ft; solar allowed")
+    assert cites_document("Refunds under the close policy need a second approver")
+    assert not cites_document("Ledger never sends a GRN; their invoices can go out on the PO match alone")
+    assert not permits("Statutory tasks may not slip more than 7 days") and permits("Routine tasks may slip a week")
+
+
+def test_a4_a_request_kept_beside_its_answer_was_looked_at():
+    def trace(answered: bool):
+        t = Trace("wk1")
+        plan = t.observe(summary="Seat plan v2 drafted with Finance on floor 3")
+        ask = t.act([plan], summary="Sent seat plan v2 to Dana for approval")
+        kept = [ask]
+        if answered:
+            kept.append(t.observe(summary="Dana: seat plan v2 approved, v1 is void"))
+        mem = t.remember(kept, summary="Approved seat plan = v2 (v1 superseded, do not use)")
+        r = t.recall([mem], session="move1", summary="Approved seat plan")
+        t.act([r], session="move1", form="execution", summary="Activated Harbour House badges per seat plan v2")
+        return t
+    assert {f[1] for f in rules_of(trace(True), "HALO-A4")} <= {"info"}
+    assert {f[1] for f in rules_of(trace(False), "HALO-A4")} - {"info"}  # the request alone, unanswered

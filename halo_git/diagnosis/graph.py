@@ -376,8 +376,10 @@ class _Graph:
                 read_at = first_read.get(i, _FAR)
                 raw = tuple(s for s in srcs if by_id[s].kind == "act" and first_check.get(s, _FAR) > read_at
                             and failed_acts.get(s) not in srcs  # an act kept with its failure was looked at
-                            and not (by_id[s].fields["form"] == "communication"  # nor a reply kept beside the
-                                     and any(x in srcs and by_id[x].kind == "observe" for x in sources[s])))  # request
+                            and not (by_id[s].fields["form"] == "communication"  # nor a request kept beside its
+                                     and any(x in srcs and by_id[x].kind == "observe" and (x in sources[s] or  # reply
+                                                                                            pos[x] > pos[s])
+                                             for x in (*sources[s], *srcs))))
                 if raw:
                     unchecked_kept[i] = raw
                 bad = _failed_source(e, srcs, by_id, adverse - repaired, failed_acts, failed_mem)
@@ -387,7 +389,8 @@ class _Graph:
                     by_id[s].kind in ("observe", "outcome") and reading.says_scoped(by_id[s].summary)
                     and reading.says_decision(by_id[s].summary) and reading.permits(by_id[s].summary)
                     for s in srcs))  # a one-off grant kept as general (not a request for those dates)
-                own_rule = reading.says_rule(e.summary) and reading.permits(e.summary) and not any(
+                own_rule = reading.says_rule(e.summary) and reading.permits(e.summary) and not reading.cites_document(
+                    e.summary) and not any(
                     by_id[s].kind in ("observe", "outcome", "revise") and reading.says_decision(by_id[s].summary)
                     for s in srcs)  # "never sends a GRN; their invoices can go out on the PO match alone": a
                 # permission the agent drew for itself from what it saw, which nobody decided

@@ -531,7 +531,7 @@ _IMPERATIVE_RE = re.compile(
     r"allow|let|leave|take|treat|count|file|run|mark|charge|refund|call|tell|notify|waive|roll|flush|apply|release|"
     r"return|revert|try|cut|increase|decrease|reduce|confirm|escalate|update|fix|retry|rerun|re-run|reorder|"
     r"restock|print|archive|accept|hire|assign|route|schedule|reschedule|trial|lift|reopen)\b", re.I)
-_PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|(?-i:may))\b|(?:^|(?<=[.!?:;\"'\u201c]\s)|(?<=[.!?:;\"'\u201c]))"
+_PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|(?-i:may)(?! not\b))\b|(?:^|(?<=[.!?:;\"'\u201c]\s)|(?<=[.!?:;\"'\u201c]))"
                             r"(?-i:May)\b(?!\s*\d)", re.I)  # ("may", or "May" opening a sentence: not "May receipts")
 _MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-\u2013]\s*\d+|voted|resolved that|"
                         r"unanimous\w*)\b", re.I)
@@ -872,6 +872,14 @@ def file_names(summary: str) -> frozenset[str]:
     """Names of files or artifacts a summary mentions ("cal_B_0310", "van2_tue.route", "fsm_recheck_0909.csv"):
     the name a partial output travels under."""
     return frozenset(m.group(0).lower() for m in _FILE_RE.finditer(summary))
+
+
+cites_document = _finder(
+    """A memory that keeps what a named document says ("Guidelines rev 2023-09 key limits: ...", "per SOP
+    QC-04 v3", "close policy v7"): a record of published rules, not a permission the agent drew for itself.""",
+    r"\b(?:guidelines?|policy|handbook|manual|sop|standard|procedure|terms|code|regulations?|schedule|contract|"
+    r"agreement|circular|bulletin)\s+(?:rev(?:ision)?\.?\s*|v(?:ersion)?\s*|no\.?\s*|dated\s+|of\s+)?[\w.-]*\d|"
+    r"\b(?:per|under|from) (?:the )?(?:\w+ ){0,2}(?:guidelines|policy|handbook|manual|sop|contract|agreement)\b")
 
 
 def promises_telling(step: str) -> bool:
