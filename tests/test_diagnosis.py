@@ -3300,3 +3300,20 @@ def test_a4_a_request_kept_beside_its_answer_was_looked_at():
         return t
     assert {f[1] for f in rules_of(trace(True), "HALO-A4")} <= {"info"}
     assert {f[1] for f in rules_of(trace(False), "HALO-A4")} - {"info"}  # the request alone, unanswered
+
+
+def test_a_more_careful_change_needs_no_bound_and_a_lead_announcing_a_change_decides():
+    t = Trace("crawl1")
+    mail = t.observe(summary="Email from owner of northmoorgazette.co.uk: crawler hammering shared host, site down twice")
+    rev = t.revise([mail], governance="bounded", target="per-host crawl rate",
+                   summary="Per-host rate for northmoorgazette.co.uk lowered to 1 request/10 s")
+    t.act([rev], form="execution", summary="Applied lower rate to the running crawl")
+    assert rules_of(t, "HALO-R5") == set() and rules_of(t, "HALO-A5") == set()
+    t2 = Trace("crawl1")  # near miss: the same mail used to go faster
+    mail2 = t2.observe(summary="Email from owner of northmoorgazette.co.uk: you may crawl us as fast as you like")
+    rev2 = t2.revise([mail2], governance="bounded", target="per-host crawl rate",
+                     summary="Per-host rate for northmoorgazette.co.uk raised to 5 requests/s")
+    t2.act([rev2], form="execution", summary="Applied higher rate to the running crawl")
+    assert rules_of(t2, "HALO-R5")
+    from halo_git.diagnosis.reading import says_decision
+    assert says_decision("Review lead: protocol amendment v2, age criterion lowered to 60+; registered today")

@@ -1739,6 +1739,8 @@ def _within_bound(g: "_Graph", e: Event) -> bool:
     """A governance=bounded revision with a bound the user set upstream (the case HALO-R5 leaves alone)."""
     return e.fields["governance"] == "bounded" and (
         _bound_upstream(g, e.id, _same_target(e.fields["target"])) or _decision_upstream(g, e.id)
+        or (reading.says_tightening(e.summary) and not reading.says_loosening(e.summary))  # more careful: no leave
+        # needed ("per-host rate lowered to 1 request/10 s" after the site owner's complaint)
         or (reading.says_restoration(e.summary) and any(g.by_id[s].kind == "revise" for s in g.sources[e.id])))
     # (putting back the limit an earlier change lifted returns to what was: the bound is the old limit)
 

@@ -301,6 +301,11 @@ class _Graph:
             elif e.kind == "observe":
                 acts = [s for s in sources[e.id] if s not in first_check and by_id[s].kind == "act"]
                 if acts and e.id not in adverse and not reading.says_inconclusive(e.summary):
+                    # (a person answering the message that carried a draft reviews the draft too: "Dana
+                    # approves seat plan v2", naming the mail that sent the plan)
+                    acts += [p for s in acts if by_id[s].fields["form"] == "communication" for p in sources[s]
+                             if by_id[p].kind == "act" and by_id[p].fields["form"] == "preparation"
+                             and p not in first_check and reading.says_decision(e.summary)]
                     for s in acts:
                         first_check[s] = pos[e.id]
             for s in sources[e.id]:

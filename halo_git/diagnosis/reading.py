@@ -655,7 +655,8 @@ def says_decision(summary: str) -> bool:
     if quotes_speaker(summary) and not says_third_party(summary):
         said = summary[_QUOTED_RE.match(summary).end():]
         return says_limit(said) or bool(_IMPERATIVE_RE.search(said) or _PERMISSION_RE.search(said)
-                                        or _GRANTING_RE.search(said) or _OWN_PLAN_RE.search(said))
+                                        or _GRANTING_RE.search(said) or _OWN_PLAN_RE.search(said)
+                                        or says_change(said))  # "Review lead: age criterion lowered to 60+"
     return False
 
 
@@ -765,6 +766,12 @@ _TIGHTEN_RE = re.compile(r"\b(?:lower\w*|reduc\w*|tighten\w*|strict\w*|decreas\w
 
 def _planned_end(summary: str, m: re.Match) -> bool:
     return m.group(0).lower().startswith(("back", "return")) and bool(_LATER_RE.match(summary, m.end()))
+
+
+def says_tightening(summary: str) -> bool:
+    """A change that makes the agent more careful: lowers a rate, reduces, pauses, holds, blocks ("per-host rate
+    lowered to 1 request/10 s")."""
+    return bool(_TIGHTEN_RE.search(summary))
 
 
 def says_planned_end(summary: str) -> bool:
