@@ -270,11 +270,16 @@ def test_a2_a_requested_reply_nothing_builds_on_is_checked_by_the_user():
     assert found(d) == set() and d.outcomes.open_loops == [reply] and d.metrics.outcome_coverage == Ratio(0, 1)
     t2 = Trace()
     o2 = t2.observe()
-    told = t2.act([o2])
-    t2.outcome(t2.act([told], form="execution"))  # builds on a message nobody saw land
+    told = t2.act([o2], summary="Asked the supplier to confirm the Tuesday slot")
+    t2.outcome(t2.act([told], form="execution"))  # builds on an answer nobody saw come back
     own = t2.act([o2], trigger="self")
     t2.observe()
     assert found(t2.diagnose()) == {("HALO-A2", "low", (told,)), ("HALO-A2", "info", (own,))}
+    t3 = Trace()  # a message that only informs needs no reply, whatever builds on it
+    informed = t3.act([t3.observe()], summary="Sent the 07:00 outing list to all crews")
+    t3.outcome(t3.act([informed], form="execution"))
+    t3.observe()
+    assert {f[1] for f in rules_of(t3, "HALO-A2") if f[2][0] == informed} <= {"info"}
 
 
 def test_a2_an_observation_naming_the_act_closes_the_loop():
@@ -3317,3 +3322,18 @@ def test_a_more_careful_change_needs_no_bound_and_a_lead_announcing_a_change_dec
     assert rules_of(t2, "HALO-R5")
     from halo_git.diagnosis.reading import says_decision
     assert says_decision("Review lead: protocol amendment v2, age criterion lowered to 60+; registered today")
+
+
+def test_a2_a_message_that_informs_needs_no_reply_one_that_asks_does():
+    def trace(message: str):
+        t = Trace("day1")
+        m = t.act(summary=message)
+        t.act([m], form="preparation", summary="Drafted the incident review summary")
+        t.observe(session="day2", summary="Next week's rota published")
+        return t, m
+    t, m = trace("Posted in #incidents: all INC-2291 action items closed")
+    assert {f[1] for f in rules_of(t, "HALO-A2") if f[2][0] == m} <= {"info"}
+    t2, m2 = trace("Asked Helen to approve the GBP 95 refund for room 2")
+    assert {f[1] for f in rules_of(t2, "HALO-A2") if f[2][0] == m2} == {"low"}
+    from halo_git.diagnosis.reading import keeps_own_record
+    assert keeps_own_record("Closed BCF-303 as approved exception") and not keeps_own_record("Shipped order 5512")

@@ -95,7 +95,10 @@ RULES: dict[str, Rule] = {
             "execution's only result says it was merely queued), low when it awaits a result that never comes "
             "(pending, or an execution that hands something to another party: submitted, requested, ordered, "
             "booked), medium for an execution when the agent checks at least three in four of its executions "
-            "(four or more) and the trace goes on past its session (the skipped check stands out), info otherwise. An act HALO-A1 covers is not repeated here, nor a "
+            "(four or more) and the trace goes on past its session (the skipped check stands out; not for one that "
+            "only keeps the agent's own record: \"closed BCF-303\"), info otherwise. A message that only informs "
+            "(\"posted: all action items closed\"), not asking or waiting on an answer, is info whatever builds on "
+            "it. An act HALO-A1 covers is not repeated here, nor a "
             "communication the user asked for that no later event builds on (a reply or a reminder: the user "
             "is its check; it still counts in the outcome coverage and the Open loops list)",
             "Check how the act went: log halo_outcome about it, or halo_observe naming it in uses.",
@@ -1402,10 +1405,15 @@ def _findings(ctx: _Context, *, write: WriteSide, read: ReadBack, actions: Actio
         elif queued or reading.says_pending(by_id[i].summary) or (
                 f["form"] == "execution" and reading.awaits_reply(by_id[i].summary)):
             sev = "low"  # it awaits a result that never comes back (queued, or submitted to someone who answers)
-        elif f["form"] == "execution" and habit and g.order[by_id[i].session] < last_top:
+        elif f["form"] == "execution" and habit and g.order[by_id[i].session] < last_top \
+                and not reading.keeps_own_record(by_id[i].summary):
             sev = "medium"  # an agent that checks its executions skipped this one, and the trace went on
         else:
             sev = "info"
+        if sev == "low" and f["form"] == "communication" and not queued and not (
+                reading.says_question(by_id[i].summary) or reading.awaits_reply(by_id[i].summary)):
+            sev = "info"  # a message that informs ("posted: all action items closed"), not one that waits on
+            # an answer ("asked Helen to approve the refund"): what builds on it needs no reply
         add(_finding(
             "HALO-A2", [i], (f"Its only result says it is still pending, and nothing checks it later (trigger={f['trigger']}, "
                              f"form={f['form']})." if _outcomes_about(ctx, i) else

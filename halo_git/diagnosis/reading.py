@@ -889,6 +889,13 @@ cites_document = _finder(
     r"\b(?:per|under|from) (?:the )?(?:\w+ ){0,2}(?:guidelines|policy|handbook|manual|sop|contract|agreement)\b")
 
 
+keeps_own_record = _finder(
+    """An execution whose effect is a record the agent keeps itself ("Closed BCF-303 as approved exception",
+    "Marked the order shipped", "Logged blank captures"): nothing outside it to check.""",
+    r"^\W*(?:closed|marked|logged|recorded|tagged|labell?ed|noted|filed (?:it|them|the note)|archived|"
+    r"set (?:\S+ ){0,3}status)\b")
+
+
 def promises_telling(step: str) -> bool:
     """A promised step that is telling someone something: only a later message keeps it."""
     return bool(_TELLING_RE.search(step[:60]))
