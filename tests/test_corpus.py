@@ -86,7 +86,7 @@ def test_eleven_sets_written_apart_this_round():
     led to."""
     hit, total, alarms, notes = score(LATE)
     assert total == 274
-    assert hit >= 221 and alarms <= 10, notes  # 226/274 and 10 with the readings of sets Z1-Z3 (209 and 18 when first recorded)
+    assert hit >= 225 and alarms <= 10, notes  # 227/274 and 10 at the end of the Z round (209 and 18 when first recorded)
 
 
 LATEST = HERE / "fixtures" / "traces_apart_latest"
@@ -97,7 +97,7 @@ def test_eight_sets_written_apart_in_the_latest_round():
     any rule changed for it (first figures on the Report page); they now guard the readings they led to."""
     hit, total, alarms, notes = score(LATEST)
     assert total == 198
-    assert hit >= 138 and alarms <= 17, notes  # 142/198 and 17 with the snapshot reading (139 before it)
+    assert hit >= 142 and alarms <= 17, notes  # 144/198 and 17 at the end of the Z round (139 before it)
 
 
 NEWEST = HERE / "fixtures" / "traces_apart_z"
