@@ -797,17 +797,17 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         about = e.fields["about"]
         outcome_infos.append(OutcomeInfo(e.id, about, tuple(s for s in src if s != about), later(e), is_bad(e.id)))
 
-    def unchecked(a: Act) -> bool:
-        asked = a.form == "communication" and reading.says_question(by_id[a.id].summary)  # a question or proposal
-        settled = [o for o in a.outcomes if not reading.says_pending(by_id[o].summary)]
-        return not settled and not (asked and (a.outcomes or _answered_beside(a.id))) and not a.observed_by \
-            and not (a.form == "preparation" and used_by.get(a.id))
-
-    def _answered_beside(i: str) -> bool:
+    def answered_beside(i: str) -> bool:
         """A later step that uses the question also names what came back after it (the manager's answer to a
         proposal, named by the revision adopting it): the agent saw the answer, beside the question."""
         return any(by_id[s].kind in ("observe", "outcome") and pos[s] > pos[i] and not reading.is_adverse(by_id[s].summary)
                    for u in used_by.get(i, ()) for s in sources[u])
+
+    def unchecked(a: Act) -> bool:
+        asked = a.form == "communication" and reading.says_question(by_id[a.id].summary)  # a question or proposal
+        settled = [o for o in a.outcomes if not reading.says_pending(by_id[o].summary)]
+        return not settled and not (asked and (a.outcomes or answered_beside(a.id))) and not a.observed_by \
+            and not (a.form == "preparation" and used_by.get(a.id))
 
     outcomes = Outcomes(
         coverage=coverage,
@@ -838,8 +838,9 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
         if len(group) > 1 and in_scope:
             repeated.append(RepeatedTarget(in_scope[0].fields["target"], cite(e.id for e in group)))
     repeated.sort(key=lambda r: _num(r.ids[0]))
-    unbounded = [r.id for r in revisions if r.made_by == "agent" and not _within_bound(g, by_id[r.id])
-                 and r.governance == "bounded" and not (reading.says_expiring(by_id[r.id].summary) and reading.says_scoped(by_id[r.id].summary))]
+    unbounded = [r.id for r in revisions if r.made_by == "agent" and r.governance == "bounded"
+                 and not _within_bound(g, by_id[r.id])
+                 and not (reading.says_expiring(by_id[r.id].summary) and reading.says_scoped(by_id[r.id].summary))]
     # (a change for a stated window that ends by itself, "muted 00:40-01:20 only, unmutes automatically",
     # carries its own bound)
     mechanism = Mechanism(
