@@ -1141,6 +1141,7 @@ class _Context:
     common: frozenset[str] = frozenset()  # subject words too frequent in this trace to tell subjects apart
     proven: frozenset[str] = frozenset()  # approval events whose commits an allowed signer signed
     claimed_approvals: list[str] = field(default_factory=list)  # approvals of ungoverned revisions nothing proves
+    memo: dict = field(default_factory=dict)  # readings several rules share, made once per diagnosis
 
     def rare(self, i: str) -> frozenset[str]:
         """The subject words of event ``i`` that are not common in this trace."""

@@ -574,7 +574,13 @@ def claims_agreement(summary: str) -> bool:
     """An act that says a person agreed to it ("approved the charge - Nadia agreed", "signed off by
     Priya", "with Tom's OK", "litigation approved by claims manager", "duty officer approved"): a claim the
     trace must back with that person's decision."""
+    low = summary.lower()
+    if not any(w in low for w in _AGREEMENT_STEMS):
+        return False  # (every pattern below holds one of these: a cheap test first, asked of every act)
     return bool(_CLAIMS_AGREEMENT_RE.search(summary) or _APPROVED_BY_RE.search(summary))
+
+
+_AGREEMENT_STEMS = ("approv", "agree", "ok", "sign", "authori", "clear", "go-ahead", "go ahead", "green light")
 
 
 def says_approval(summary: str) -> bool:
@@ -968,6 +974,7 @@ def only_versions_of(summary: str, kept: str) -> bool:
     return bool(signs) and signs <= {v.lower() for v in _VERSION_RE.findall(kept)}
 
 
+_DEADLINE_STEMS = ("due", "deadline", "remind", "overdue", "payable", "deferred", "postponed", "rescheduled", "pushed back")
 _STILL_BEFORE_RE = re.compile(r"\bstill\s+(?:\S+\s+){0,2}$", re.I)
 _PART_RE = re.compile(r"(?:\([^)]*\)?|[^,;(]|\.(?!\s))*")  # to the next comma, semicolon or full stop, brackets kept whole
 
@@ -976,11 +983,13 @@ def says_change(summary: str) -> bool:
     """The summary reports that something in the world changed (a new version, a move, a closure);
     "no changes" and "nothing changed" report that it did not, "still -> version 4" that it stayed, and
     "runbook update (Bo, due 10-10)" that a change is planned, not made."""
+    low = summary.lower()
+    still, dated = "still" in low, any(w in low for w in _DEADLINE_STEMS)  # (cheap tests before the readings)
     for m in _CHANGE_RE.finditer(summary):
         before = summary[:m.start()]
-        if _NOT_BEFORE_RE.search(before) or _STILL_BEFORE_RE.search(before):
+        if _NOT_BEFORE_RE.search(before) or still and _STILL_BEFORE_RE.search(before):
             continue
-        if not says_deadline(_PART_RE.match(summary, m.start()).group()):
+        if not dated or not says_deadline(_PART_RE.match(summary, m.start()).group()):
             return True
     return False
 

@@ -641,14 +641,14 @@ def _withdrawn(ctx, make):
                 if by_id[s].kind in ("remember", "revise"):
                     withdrawn.setdefault(s, e.id)
     derived: dict[str, tuple[str, str]] = {}  # memory -> (withdrawn material, withdrawal)
-    for e in ctx.events:
+    for e in ctx.events if withdrawn else ():  # (nothing withdrawn: no memory built on it to look for)
         if e.kind != "remember":
             continue
         for s in g.sources[e.id]:
             for x in (s, *g.sources[s]):
                 if x in withdrawn and withdrawn[x] != e.id and pos[e.id] < pos[withdrawn[x]]:
                     derived.setdefault(e.id, (x, withdrawn[x]))
-    for r in ctx.scoped:
+    for r in ctx.scoped if derived else ():
         if r.kind != "recall":
             continue
         for m in g.sources[r.id]:
@@ -696,6 +696,14 @@ def _taken_back(summary: str) -> str:
 _REFUSING_RE = re.compile(r"\b(?:don['\u2019]t|do not|no longer|take (?:\S+ ){0,3}off|opt(?:s|ed)? out)\b", re.I)
 
 
+def _taking_back(ctx) -> list:
+    """The observations that take something back (a retraction or a withdrawal), read once per diagnosis."""
+    if "taking_back" not in ctx.memo:
+        ctx.memo["taking_back"] = [e for e in ctx.events if e.kind == "observe" and (
+            reading.says_retraction(e.summary) or reading.says_withdrawal(e.summary))]
+    return ctx.memo["taking_back"]
+
+
 def _carried_on(ctx, make, flagged: set[str]):
     """Executions that carry on with what a person or a source took back (an observation: "stop the share
     sale", "please cancel Tom's access", "Sandbay 7 Jul result withdrawn"), on the same subject, resting on
@@ -703,9 +711,10 @@ def _carried_on(ctx, make, flagged: set[str]):
     step that used another. An execution that itself undoes something (cancels, removes, holds) complies."""
     out = []
     by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
-    for o in ctx.events:
-        if o.kind != "observe" or not (reading.says_retraction(o.summary) or reading.says_withdrawal(o.summary)):
-            continue
+    executions: list[int] = []  # positions of the executions, built on the first withdrawal seen
+    for o in _taking_back(ctx):
+        if not executions:
+            executions = [i for i, e in enumerate(ctx.events) if e.kind == "act" and e.fields["form"] == "execution"]
         taken = _taken_back(o.summary)  # what is taken back, not the rest of the message
         words, ids = reading.subject_words(taken), reading.identifiers(o.summary)  # (whose it is: "from F-2285:")
 
@@ -720,8 +729,9 @@ def _carried_on(ctx, make, flagged: set[str]):
             return bool(shared - ctx.common) and (len(shared) >= 2 or bool(ids & theirs))
 
         updated = any(by_id[u].kind in ("remember", "revise") for u in ctx.used_by.get(o.id, ()))
-        for x in ctx.events[pos[o.id] + 1:pos[o.id] + 1 + _WINDOW]:
-            if x.kind != "act" or x.fields["form"] != "execution" or x.id in flagged or ctx.session and \
+        lo = bisect_right(executions, pos[o.id])
+        for x in (ctx.events[i] for i in executions[lo:bisect_right(executions, pos[o.id] + _WINDOW, lo)]):
+            if x.id in flagged or ctx.session and \
                     x.session != ctx.session or _UNDOING_RE.search(x.summary) or not on_subject(x.id):
                 continue
             up = _upstream(ctx, x.id, 3)
@@ -749,7 +759,7 @@ def _retracted(ctx, make):
     no memory kept from it in between."""
     out = []
     by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
-    said = [e for e in ctx.events if e.kind == "observe" and reading.says_retraction(e.summary)]
+    said = [e for e in _taking_back(ctx) if reading.says_retraction(e.summary)]
     if not said:
         return out
     said_pos = [pos[o.id] for o in said]
