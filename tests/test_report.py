@@ -425,14 +425,23 @@ def test_docs_page_is_up_to_date():
 
 
 @pytest.mark.slow
-def test_report_of_100k_events_is_fast_and_capped():
+def test_report_of_100k_events_grows_linearly_and_is_capped():
+    """The 5 s figure is the benchmark's (bench/bench_report.py); a wall-clock bound here
+    only measures how busy the runner is. What a test can hold on any runner: ten times
+    the events costs some ten to twenty times the time (a quadratic reading would cost a
+    hundred and more),
+    timed side by side in one process, and the page stays capped."""
     import time
 
-    events = synthetic_events(100_000)
-    t0 = time.perf_counter()
-    text = render_report(diagnose(events, agent="bench", branch="main", head="ab" * 20))
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 10, elapsed  # the benchmark's target is 5 s; this leaves room for a loaded machine
+    def timed(n):
+        events = synthetic_events(n)
+        t0 = time.perf_counter()
+        text = render_report(diagnose(events, agent="bench", branch="main", head="ab" * 20))
+        return time.perf_counter() - t0, text
+
+    small = min(timed(10_000)[0] for _ in range(2))
+    elapsed, text = timed(100_000)
+    assert elapsed / small < 50, (elapsed, small)  # 15 measured on a quiet machine
     assert len(text) < 200_000 and len(text.splitlines()) < 2_500
     assert_well_formed(text)
 
