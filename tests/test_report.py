@@ -428,9 +428,9 @@ def test_docs_page_is_up_to_date():
 def test_report_of_100k_events_grows_linearly_and_is_capped():
     """The 5 s figure is the benchmark's (bench/bench_report.py); a wall-clock bound here
     only measures how busy the runner is. What a test can hold on any runner: ten times
-    the events costs some ten to twenty times the time (a quadratic reading would cost a
-    hundred and more),
-    timed side by side in one process, and the page stays capped."""
+    the events costs some ten to twenty times the time, timed side by side in one
+    process (a quadratic reading would cost a hundred and more), and the page stays
+    capped."""
     import time
 
     def timed(n):
