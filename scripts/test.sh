@@ -7,7 +7,12 @@
 # installed into .venv-wheel and run from a copy of the tree without the
 # halo_git sources, so only the installed package can be imported.
 # HALO_CONSTRAINTS=FILE installs with those pip constraints (the lowest-versions job).
-# Arguments go to pytest.
+#
+# The whole suite runs in two passes: every test not marked serial on all cores
+# (pytest-xdist, one file per worker so module fixtures are built once), then the
+# serial ones alone (tests/conftest.py lists them and why: wall-clock bounds, timing
+# ratios, kill rounds, builds in the source tree). The run fails if either pass does.
+# Arguments go to one plain pytest run instead (a file, -k, -x ...).
 set -euo pipefail
 WHEEL=""
 if [ -n "${HALO_WHEEL:-}" ]; then WHEEL=$(realpath "$HALO_WHEEL"); fi
@@ -69,8 +74,18 @@ if ! .ci-tools/zensical/bin/zensical --version 2>/dev/null | grep -q "$ZENSICAL"
 fi
 # Every tool above is installed: a test that finds one missing fails instead of skipping.
 export HALO_REQUIRE_TOOLS=1
+run_suite() {  # $1: the python that has the package and the test tools; the rest go to pytest
+  local python=$1; shift
+  if [ $# -gt 0 ]; then exec "$python" -m pytest "$@"; fi
+  local parallel=0 serial=0
+  "$python" -m pytest -n "${HALO_TEST_WORKERS:-auto}" --dist loadfile -m "not serial" --durations=20 || parallel=$?
+  "$python" -m pytest -p no:xdist -m serial --durations=10 || serial=$?
+  echo "parallel pass: exit $parallel; serial pass: exit $serial"
+  [ "$parallel" = 0 ] && [ "$serial" = 0 ]
+}
 if [ -z "$WHEEL" ]; then
-  exec "$VENV/bin/python" -m pytest "$@"
+  run_suite "$VENV/bin/python" "$@"
+  exit
 fi
 copy=$(mktemp -d)
 tar --exclude=./halo_git --exclude=./.venv --exclude=./.venv-wheel --exclude='./*.egg-info' --exclude=./.git \
@@ -78,4 +93,4 @@ tar --exclude=./halo_git --exclude=./.venv --exclude=./.venv-wheel --exclude='./
 PYTHON_BIN="$PWD/$VENV/bin/python"  # not realpath: that would leave the venv
 cd "$copy"
 "$PYTHON_BIN" -c 'import halo_git; print("testing the installed wheel:", halo_git.__file__)'
-exec "$PYTHON_BIN" -m pytest "$@"
+run_suite "$PYTHON_BIN" "$@"

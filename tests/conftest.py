@@ -33,6 +33,42 @@ def require_tool(name: str, present: bool, why: str) -> None:
     pytest.skip(message)
 
 
+# Tests that run alone, after the parallel pass of ``scripts/test.sh`` (``-m serial``):
+# each holds a wall-clock bound, a timing ratio or a kill-and-wait round that a second
+# worker sharing the two cores would stretch, or builds the package in the source tree
+# (pip and ``build`` both write its egg-info there). Whole files by name; single tests
+# by node id. Everything else has no shared state: temporary folders, ports chosen by
+# the system, environment and working directory changed only through ``monkeypatch``,
+# and the one fixed port (the docs' OTLP receiver) used by one file.
+SERIAL_FILES = {
+    "test_crash.py": "kill -9 rounds timed against the stale-lock age",
+    "test_sync.py": "push latency and retry deadlines",
+    "test_scale.py": "append time at 20k against 1k, packing while readers loop",
+    "test_site_fleet.py": "site build time against fleet size",
+    "test_remote_limits.py": "clone time and memory bounds",
+    "test_http_concurrency.py": "one agent's wait while another holds the server",
+    "test_install.py": "pip builds the package in the source tree",
+    "test_distribution.py": "build writes the egg-info in the source tree",
+}
+SERIAL_TESTS = {
+    "tests/test_screening.py::test_screen_is_fast_on_hostile_input",
+    "tests/test_observed.py::test_alignment_scales_to_large_sessions",
+    "tests/test_report.py::test_report_of_100k_events_grows_linearly_and_is_capped",
+}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "serial: run alone after the parallel pass (see tests/conftest.py)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests listed above ``serial`` before ``-m`` selects on it."""
+    for item in items:
+        if item.path.name in SERIAL_FILES or item.nodeid.split("[")[0] in SERIAL_TESTS:
+            item.add_marker(pytest.mark.serial)
+
+
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     r = tmp_path / "root"
