@@ -30,546 +30,31 @@ summary uses a word of failure or complaint (``ADVERSE_WORDS``) counts as
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from dataclasses import asdict, dataclass, field
 from typing import Iterable, Sequence
 
 from .. import observed as _observed
-from ..model import CATEGORY_OF_LETTER, ENUMS, KINDS, LETTERS, Event, one_line
+from ..model import CATEGORY_OF_LETTER, KINDS, LETTERS, Event
 from . import reading
 from . import shapes as _shapes
+from .context import _common_words, _Context
 from .graph import (  # noqa: F401  (re-exported: the revision audit and the tests use them)
     _ALL_KINDS, _FAR, _GOVERNED_BIT, _KIND_BIT, _MEMORY_BITS, _SEARCH_BUDGET, _UNGOVERNED_BIT, MAX_PATH_EVENTS,
     _Graph, _decided, _failed_source, _grounded, _own_bit, is_user_rule, reviewed_memory,
 )
 from .reading import ADVERSE_WORDS, is_adverse  # noqa: F401  (re-exported: the Report page lists them)
-
-SEVERITIES = ("high", "medium", "low", "info")
-SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
-TRIGGERS = ENUMS["trigger"]
-FORMS = ENUMS["form"]
-SOURCE_CATEGORIES = tuple(CATEGORY_OF_LETTER[x] for x in LETTERS) + ("none",)
-
-PATHS_PER_SINK = 1  # one decisive chain per act or revision; near-duplicates are merged
-PATHS_LISTED = 20  # chains listed, most salient first
-QUOTE_CHARS = 90  # a finding quotes this much of its event's summary
-_MAX_ISSUES = 7
-
-# A newer memory that names an older one replaces it when it is itself recalled later, or says so.
-_REPLACES_RE = re.compile(r"\b(?:replac\w*|in place of|instead|supersed\w*|withdraw\w*|deleted|no longer|obsolete|"
-                          r"outdated|updated?|correct(?:ed|ion)|revoked|retracted|now)\b", re.I)
-_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A documented check. ``severity`` is what findings of the rule can get."""
-
-    id: str
-    name: str
-    severity: str
-    trigger: str
-    remedy: str
-
-
-RULES: dict[str, Rule] = {
-    r.id: r
-    for r in (
-        Rule(
-            "HALO-A1", "self-initiated-execution", "high / info",
-            "an act with trigger=self and form=execution that changes something (not a query, fetch or scan that "
-            "only looks): the agent changed something on its own. High, or "
-            "info when a rule the user made or approved, and decided (not an approval only the agent claims), lies "
-            "upstream of it: the user delegated such acts (a failure is then HALO-S1's business); whether an "
-            "outcome was logged never lowers it",
-            "Ask the user before executing on your own, or have the user set (and log) a rule for such actions; "
-            "log the outcome.",
-        ),
-        Rule(
-            "HALO-A2", "open-loop", "high / medium / low / info",
-            "an act (any form but silence) that nothing checked: no outcome about it, no observation naming it, "
-            "and for a preparation no later event using it; high for an execution a later execution builds on or "
-            "a later act states as achieved (\"preserved since 20 May\"); medium when a later act relies on it (or an "
-            "execution's only result says it was merely queued), low when it awaits a result that never comes "
-            "(pending, or an execution that hands something to another party: submitted, requested, ordered, "
-            "booked), medium for an execution when the agent checks at least three in four of its executions "
-            "(four or more) and the trace goes on past its session (the skipped check stands out; not for one that "
-            "only keeps the agent's own record: \"closed BCF-303\"), info otherwise. A message that only informs "
-            "(\"posted: all action items closed\"), not asking or waiting on an answer, is info whatever builds on "
-            "it. An act HALO-A1 covers is not repeated here, nor a "
-            "communication the user asked for that no later event builds on (a reply or a reminder: the user "
-            "is its check; it still counts in the outcome coverage and the Open loops list)",
-            "Check how the act went: log halo_outcome about it, or halo_observe naming it in uses.",
-        ),
-        Rule(
-            "HALO-A3", "act-without-basis", "medium / info",
-            "an act whose uses is empty; medium for a self-initiated execution or preparation (nobody can tell "
-            "what prompted it), info otherwise (for trigger=request, a logging gap: the request it answers is "
-            "not in the trace)",
-            "Name the observation, recall, outcome or rule the act relied on in uses.",
-        ),
-        Rule(
-            "HALO-A4", "retained-material-drives-act", "high / medium / low / info",
-            "an act whose ancestry holds a memory kept in another session, whatever its trigger. Unreviewed "
-            "material (a memory that keeps only the agent's own acts, recalls or memories, or nothing, rather "
-            "than an observation, an outcome or a rule the user approved, or that keeps an act of the agent's "
-            "that no outcome or observation had checked when it was kept): high for an execution, medium for "
-            "other acts when kept two or more sessions earlier, low otherwise; reviewed material driving an "
-            "execution: info",
-            "Have the retained material reviewed before it drives an act (observe or confirm it in this "
-            "session and name that in uses), or stop carrying it across sessions.",
-        ),
-        Rule(
-            "HALO-M1", "memory-without-source", "medium / low",
-            "a remember whose uses is empty: retained material of unknown provenance; medium when an act "
-            "later builds on it, low otherwise",
-            "Name what the memory keeps (an observation, act or outcome) in uses so its provenance can be checked.",
-        ),
-        Rule(
-            "HALO-M2", "memory-never-read-back", "high / medium / info",
-            "a remember that no later event names (neither a recall nor a direct use), although the trace goes on; "
-            "medium when a later session acts on its subject without it (two uncommon words or an identifier in "
-            "common), which also holds for a memory read back only in the session that kept it; high when the "
-            "memory keeps a restriction (\"on-site only\", \"must\", \"never\", \"no recovery action until\") and "
-            "an execution went without it (in a later session, or in the same one right after it was kept), or "
-            "a deadline (\"upload the estimate by 15 Aug\") that had passed when the later act went without it",
-            "Recall the memory when it is relevant, or stop retaining this kind of material.",
-        ),
-        Rule(
-            "HALO-M3", "recall-without-memory", "low",
-            "a recall whose uses names no remember event",
-            "Name the remember events the recall retrieved in uses.",
-        ),
-        Rule(
-            "HALO-M4", "recall-unused", "low",
-            "a recall that no later event names, although the trace goes on (a recall HALO-M5 covers is not "
-            "repeated here)",
-            "Name the recall in uses of the step it informed, or skip recalls that inform nothing.",
-        ),
-        Rule(
-            "HALO-M5", "dropped-obligation", "high / medium",
-            "a memory recalled two or more times from which no act ever follows (no act anywhere downstream "
-            "of the memory or its recalls), although the trace goes on after the last recall; or an act that "
-            "promises a later step to someone (\"I will remind them\", \"promised to message him\", \"then notify "
-            "finance\") that no later act carries out (none names it or speaks of what was promised) before the "
-            "trace moves on to another session or a later observation on its subject reports a problem (the "
-            "person asking after it, or what came of the drop): high in that last case, and when the time the "
-            "promise named (\"by Thursday\", \"this week\") ended before the trace did. Also a memory that keeps "
-            "an obligation (\"Owe Glasshouse a ruling by Sun 12:00\", \"TO DO: phone …\") that nothing reads back "
-            "and no act carries out while the trace goes on to a later session (high on the same terms)",
-            "Act on the recalled obligation, or close it: log that it no longer applies (a remember naming it) "
-            "and stop recalling it.",
-        ),
-        Rule(
-            "HALO-M6", "superseded-memory-recalled", "high / medium / low",
-            "a memory that a newer remember names (directly, or through a recall that retrieved it), or that a "
-            "newer remember naming no memory replaces in so many words on the same subject (two uncommon words "
-            "in common, no differing identifiers such as S03 and S11), recalled again after that newer memory was "
-            "kept; medium when an act follows from the stale recall, high when "
-            "the newer memory is never recalled or an execution follows within a few steps",
-            "Recall the newer memory instead, and mark the old one as replaced so it stops being retrieved.",
-        ),
-        Rule(
-            "HALO-M7", "failed-material-retained", "medium / low",
-            "a remember that keeps an act whose outcome is adverse without keeping that outcome: the failed "
-            "material is retained as if it had worked; medium when the memory is read back after the outcome",
-            "Keep the outcome with the material (name it in uses), or drop the material of failed acts.",
-        ),
-        Rule(
-            "HALO-R1", "ungoverned-self-revision", "high / info",
-            "a revise with made_by=agent and governance=none: a durable change with neither the "
-            "user's approval nor limits the user set; info when a later revise made_by=user, governance=approved "
-            "names it and an allowed signer signed that approval's commit (the user approved it afterwards, "
-            "provably), listing what rested on it before. An approval only the agent's account holds (logged "
-            "through its own session, or an approval commit no allowed signer signed) is a claim: the finding "
-            "stays high and says so",
-            "Have the user approve the change (or set bounds for such changes) and log that; "
-            "until then treat the revised target as unreviewed.",
-        ),
-        Rule(
-            "HALO-R2", "revision-without-evidence", "medium / info",
-            "a revise whose uses is empty; medium when the agent made it, info when the user did (the user's "
-            "own change needs no evidence to be legitimate)",
-            "Name the observations, outcomes or memories that motivated the change in uses.",
-        ),
-        Rule(
-            "HALO-R3", "repeated-revision", "medium / info",
-            "two or more revisions of the same target (case and spacing ignored), at least one in scope; "
-            "a user's approval of a revision (made_by=user, governance=approved, uses that one revise and any "
-            "evidence) is not one; "
-            "info when every one of them was made or approved by the user or stays within a bound the user set "
-            "(governance=bounded with such a revision upstream)",
-            "Review why earlier revisions of the target did not hold, and settle it once with the user.",
-        ),
-        Rule(
-            "HALO-R4", "unproven-approval", "high",
-            "policy, reported only by check --require-signed-approvals: a revise made_by=agent whose approval is "
-            "only claimed (governance=approved in its own event, an approval the agent logged, or an approval commit no "
-            "allowed signer signed)",
-            "Have the user approve the revision with halo-git approve --sign ssh, and list the user's key in the "
-            "allowed-signers file.",
-        ),
-        Rule(
-            "HALO-R5", "bounded-without-bound", "high / medium",
-            "a revise with governance=bounded whose ancestry holds no revision of the same target that the "
-            "user made or approved: the bound it claims is nowhere in the trace; high when later events "
-            "build on it",
-            "Log the bound the user set (a halo_revise of the target with made_by=user or governance=approved) "
-            "and name it in uses, or log the change as governance=none.",
-        ),
-        Rule(
-            "HALO-S1", "adverse-outcome-ignored", "high / medium / low",
-            "an adverse outcome (one reporting a problem) that nothing later repairs (no retry, memory, revision "
-            "or accepted alternative builds on it), although the trace goes on; medium when the agent later "
-            "repeats the same kind of act (same trigger, form and verb, the summary's first word), high when a "
-            "later message tells of the failed act as done (naming it, the failure, or another result of the same "
-            "act that went well), when a later execution puts the very thing that failed (named by an identifier "
-            "the failure names: crane STS-4) to use again without naming the failure, or when the failure is about "
-            "safety (an alarm, a stop, a near miss, a brake). Also high: an act of a later session that builds on "
-            "the failed act's output (names the act) without naming the failure or repairing it. Also high, repaired or not: an execution of the same "
-            "session that goes on from the failed execution (names it) without naming the failure and without "
-            "dealing with it (a retry, rollback, fix or pause), or an execution that names the failed result of a "
-            "preparation and rests on the part that failed (of \"RX412 export OK; RX418 truncated\", the rebooking "
-            "of RX418) as if it had worked, and an act that uses by its name the partial output a failed step left "
-            "(\"partial file cal_B_0310 written\", then \"loaded cal_B_0310 as mass cal\"), in its own words or an "
-            "observation it names, without saying it is partial or redoing it. Courtesy and success outcomes are not "
-            "feedback that needs building on",
-            "Build on the outcome: name it in uses of the next act of that kind, of a memory or of a revision.",
-        ),
-        Rule(
-            "HALO-S2", "acts-without-observation", "medium",
-            "a session (a child session counts with its parent's turn) with acts and no observe event, counting "
-            "only acts that name no observation or result (a failed one included) and rest on no rule the user made "
-            "or approved, on no reviewed memory (one keeping an observation or outcome, as for HALO-A4) and on no "
-            "result that reports no problem (a person's answer, what an import brought in), and that do not "
-            "themselves take in the situation (import, fetch, pull, scan, read): a scheduled run acting on such a "
-            "rule, on a memory of what the user asked, or on the user's reply, is not acting blind",
-            "Observe the current situation with halo_observe before acting, and name it in the act's uses.",
-        ),
-    )
-}
-RULES.update({spec[0]: Rule(*spec) for spec in _shapes.RULE_SPECS})  # shapes across events: diagnosis/shapes.py
-RULES.update({spec[0]: Rule(*spec) for spec in _observed.RULE_SPECS})  # observed evidence: halo_git/observed.py
-# Importance among rules of the same severity, for the Summary (first = most important).
-_RULE_ORDER = ("HALO-A4", "HALO-O1", "HALO-A1", "HALO-R1", "HALO-R6", "HALO-A5", "HALO-R4", "HALO-R5", "HALO-R7",
-               "HALO-M10", "HALO-O2", "HALO-M7", "HALO-M6", "HALO-M9", "HALO-M5", "HALO-S1", "HALO-S3", "HALO-M8",
-               "HALO-R3", "HALO-R2", "HALO-S2", "HALO-M1", "HALO-A3", "HALO-A2", "HALO-M4", "HALO-M3",
-               "HALO-M2")
-RULE_WEIGHT = {r: i for i, r in enumerate(_RULE_ORDER)}
-
-
-@dataclass(frozen=True, slots=True)
-class Ratio:
-    """A share with its counts, shown as ``3/4``; ``value`` is None for ``0/0``."""
-
-    numerator: int
-    denominator: int
-
-    @property
-    def value(self) -> float | None:
-        return self.numerator / self.denominator if self.denominator else None
-
-    def __str__(self) -> str:
-        return f"{self.numerator}/{self.denominator}"
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One problem the trace shows. ``ids``: the event it is about first, then related evidence.
-
-    ``message`` says what happened, ``quote`` is the first event's own summary
-    (shortened, not escaped: renderers escape it), ``why`` why it matters in
-    this trace and ``next_step`` one concrete step for the team running the
-    agent; ``remedy`` is the rule's general advice.
-    """
-
-    rule: str
-    severity: str
-    ids: tuple[str, ...]
-    message: str
-    remedy: str
-    quote: str = ""
-    why: str = ""
-    next_step: str = ""
-
-    @property
-    def name(self) -> str:
-        return RULES[self.rule].name
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["ids"] = list(self.ids)
-        d["name"] = self.name
-        return d
-
-
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
-    name: str
-    events: int
-    first_id: str
-    last_id: str
-    first_time: str
-    last_time: str
-
-
-@dataclass(frozen=True)
-class Metrics:
-    """The loop metrics, each a share with counts."""
-
-    outcome_coverage: Ratio  # acts other than silence with an outcome / such acts
-    memories_recalled: Ratio  # memories some later event reads back (recall or direct use) / memories
-    outcomes_used: Ratio  # outcomes a later event names / outcomes
-    revisions_governed: Ratio  # revisions with governance approved or bounded / revisions
-    self_initiated: Ratio  # acts with trigger=self / acts
-
-
-@dataclass(frozen=True, slots=True)
-class Memory:
-    id: str
-    sources: tuple[str, ...]
-    categories: tuple[str, ...]  # categories of the sources, in LETTERS order
-    recalled_by: tuple[str, ...]
-    used_by: tuple[str, ...] = ()  # later events naming the memory directly (not recalls)
-    reviewed: bool = False  # keeps an observation, an outcome or a rule the user made or approved
-
-
-@dataclass
-class WriteSide:
-    memories: list[Memory]
-    by_source: dict[str, int]  # memories per source category (SOURCE_CATEGORIES order)
-    unsourced: list[str]
-
-
-@dataclass(frozen=True, slots=True)
-class Recall:
-    id: str
-    retrieved: tuple[str, ...]  # remember events named in uses
-    other: tuple[str, ...]  # other events named in uses
-    cross_session: tuple[str, ...]  # retrieved memories kept in another session
-    used_by: tuple[str, ...]
-
-
-@dataclass
-class ReadBack:
-    recalls: list[Recall]
-    never_recalled: list[str]  # memories no later event names at all
-    unused: list[str]
-    without_memory: list[str]
-    cross_session: list[tuple[str, str]]  # (recall, memory of another session)
-    direct: list[str] = field(default_factory=list)  # memories read back only by direct use, no recall
-
-
-@dataclass(frozen=True, slots=True)
-class Act:
-    id: str
-    trigger: str
-    form: str
-    basis: tuple[str, ...]
-    outcomes: tuple[str, ...]
-    observed_by: tuple[str, ...] = ()  # observations naming the act in uses
-
-
-@dataclass
-class Actions:
-    acts: list[Act]
-    matrix: dict[tuple[str, str], int]  # (trigger, form) -> count, every pair in enum order
-    self_initiated: list[str]
-    no_basis: list[str]
-
-
-@dataclass(frozen=True, slots=True)
-class OutcomeInfo:
-    id: str
-    about: str
-    uses: tuple[str, ...]
-    used_by: tuple[str, ...]
-    adverse: bool = False
-
-
-@dataclass
-class Outcomes:
-    coverage: Ratio
-    outcomes: list[OutcomeInfo]
-    open_loops: list[str]  # acts nothing checked (no outcome, no observation naming them)
-    ignored: list[str]  # adverse outcomes nothing later used
-    observed: list[str] = field(default_factory=list)  # acts checked by an observation instead of an outcome
-
-
-@dataclass(frozen=True, slots=True)
-class Revision:
-    id: str
-    target: str
-    made_by: str
-    governance: str
-    basis: tuple[str, ...]
-    used_by: tuple[str, ...]
-
-    @property
-    def ungoverned(self) -> bool:
-        return self.made_by == "agent" and self.governance == "none"
-
-
-@dataclass(frozen=True, slots=True)
-class RepeatedTarget:
-    target: str
-    ids: tuple[str, ...]  # every revision of the target on the branch, oldest first
-
-
-@dataclass
-class Mechanism:
-    revisions: list[Revision]
-    ungoverned: list[str]
-    no_evidence: list[str]
-    repeated: list[RepeatedTarget]
-    unbounded: list[str] = field(default_factory=list)  # governance=bounded with no user bound upstream
-
-
-@dataclass(frozen=True, slots=True)
-class AuthorityPath:
-    """A backward chain over uses/about ending at an act or revision that holds authority."""
-
-    sink: str
-    ids: tuple[str, ...]  # oldest first; the last id is the sink
-    truncated: bool  # earlier events fed its first event (the chain stops at a depth limit)
-    carriers: tuple[str, ...]  # kinds on the path before the sink, in KINDS order
-    salience: tuple[str, ...] = ()  # why the chain matters, most salient first
-    also: tuple[str, ...] = ()  # other acts or revisions fed by a chain of the same shape from the same event
-    score: int = 0
-
-
-@dataclass
-class Authority:
-    paths: list[AuthorityPath]  # most salient first, then shortest, then earliest
-    sinks: int  # acts and revisions in scope that hold authority paths
-    sinks_with_more: int  # sinks whose chain is not listed (beyond ``listed``, or merged into another)
-    # For each sink, every kind anywhere upstream of it (no depth limit), in KINDS order.
-    upstream: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # Sinks with an ungoverned self-revision upstream, in id order.
-    ungoverned_upstream: list[str] = field(default_factory=list)
-    max_events: int = MAX_PATH_EVENTS
-    per_sink: int = PATHS_PER_SINK
-    # Sinks by class (one sink can be in several): execution, self, revise, cross-session.
-    classes: dict[str, int] = field(default_factory=dict)
-    cross_session: list[str] = field(default_factory=list)  # sinks fed by memory kept in another session
-    listed: int = PATHS_LISTED
-
-
-@dataclass(frozen=True)
-class Issue:
-    """One entry of the Summary: a group of findings of one rule, with related findings on its chain."""
-
-    rule: str
-    severity: str
-    findings: tuple[Finding, ...]
-    related: tuple[Finding, ...] = ()  # findings of other rules about events on the first finding's chain
-
-    @property
-    def first(self) -> Finding:
-        return self.findings[0]
-
-
-@dataclass
-class Diagnosis:
-    """Everything the report shows, as plain data (see the module docstring)."""
-
-    agent: str
-    branch: str
-    head: str | None
-    session: str  # "" for the whole trace
-    events: list[Event]  # the events in scope, in commit order
-    evidence: dict[str, Event]  # every event cited: the scope plus outside evidence
-    outside: tuple[str, ...]  # cited events outside the scope, in id order
-    by_kind: dict[str, int]  # every kind, in KINDS order
-    sessions: list[SessionInfo]  # sessions in scope, in order of first event
-    first_time: str | None
-    last_time: str | None
-    channels: dict[tuple[str, str], int]  # (from, to) letter pairs, all 16, LETTERS order
-    metrics: Metrics
-    write: WriteSide
-    read: ReadBack
-    actions: Actions
-    outcomes: Outcomes
-    mechanism: Mechanism
-    authority: Authority
-    findings: list[Finding]
-    dangling: tuple[str, ...] = field(default=())  # scoped events naming ids not earlier on the branch
-    observed: _observed.Alignment | None = None  # observed evidence set beside the trace, when given
-    claimed_approvals: tuple[str, ...] = ()  # approvals of ungoverned self-revisions that nothing proves
-
-    @property
-    def scope(self) -> str:
-        return f"session {self.session}" if self.session else "whole trace"
-
-    def is_outside(self, event_id: str) -> bool:
-        ev = self.evidence.get(event_id)
-        return bool(self.session) and ev is not None and ev.session != self.session
-
-    def issues(self, limit: int = _MAX_ISSUES) -> list[Issue]:
-        return issues(self.findings, limit)
-
-
-def severity_counts(findings: Iterable[Finding]) -> dict[str, int]:
-    """Findings per severity, every severity present, high first."""
-    counts = Counter(f.severity for f in findings)
-    return {s: counts.get(s, 0) for s in SEVERITIES}
-
-
-def at_or_above(findings: Iterable[Finding], threshold: str) -> list[Finding]:
-    """The findings whose severity is ``threshold`` or worse (``high`` is the worst)."""
-    limit = SEVERITY_RANK[threshold]
-    return [f for f in findings if SEVERITY_RANK[f.severity] <= limit]
-
-
-def group_findings(findings: Iterable[Finding]) -> list[tuple[str, str, list[Finding]]]:
-    """(rule, severity, findings) groups in the findings' own order (severity, rule, first id)."""
-    groups: dict[tuple[str, str], list[Finding]] = {}
-    for f in findings:
-        groups.setdefault((f.rule, f.severity), []).append(f)
-    return [(r, s, fs) for (r, s), fs in groups.items()]
-
-
-def issues(findings: Sequence[Finding], limit: int = _MAX_ISSUES) -> list[Issue]:
-    """The Summary: up to ``limit`` groups, most important first.
-
-    Findings are grouped by rule (a group's severity is its worst finding's,
-    and its worst finding comes first); groups are ranked by severity,
-    then by the rule's importance (``RULE_WEIGHT``), then by size. A group whose
-    first finding is about an event on the chain of a higher-ranked group's
-    first finding is folded into that group as related (one causal chain, one
-    issue). Info groups are shown only while fewer than three issues exist.
-    """
-    by_rule: dict[str, list[Finding]] = {}
-    for f in findings:
-        by_rule.setdefault(f.rule, []).append(f)
-    groups = []
-    for rule, fs in by_rule.items():
-        fs = sorted(fs, key=lambda f: (SEVERITY_RANK[f.severity], _first(f)))
-        groups.append((rule, fs[0].severity, fs))
-    groups.sort(key=lambda g: (SEVERITY_RANK[g[1]], RULE_WEIGHT.get(g[0], 99), -len(g[2]), _first(g[2][0])))
-    out: list[tuple[str, str, list[Finding], list[Finding]]] = []
-    for rule, severity, fs in groups:
-        if severity == "info" and len(out) >= 3:
-            break
-        subject = fs[0].ids[0] if fs[0].ids else None
-        host = next((o for o in out if subject in o[2][0].ids and o[0] != rule), None) if len(fs) == 1 and subject else None
-        if host is not None:
-            host[3].append(fs[0])
-            continue
-        if len(out) < limit:
-            out.append((rule, severity, fs, []))
-    return [Issue(r, s, tuple(fs), tuple(rel)) for r, s, fs, rel in out]
-
-
-def _num(event_id: str) -> int:
-    return int(event_id[1:])
-
-
-def _first(f: Finding) -> int:
-    """The number of the event a finding is about (0 for a finding about no logged event)."""
-    return _num(f.ids[0]) if f.ids else 0
+from .result import (  # noqa: F401  (re-exported: the report, the site, the gate, the formats and the diff read them)
+    FORMS, PATHS_LISTED, PATHS_PER_SINK, QUOTE_CHARS, SOURCE_CATEGORIES, TRIGGERS, Act, Actions, Authority,
+    AuthorityPath, Diagnosis, Finding, Mechanism, Memory, Metrics, OutcomeInfo, Outcomes, Ratio, ReadBack, Recall,
+    RepeatedTarget, Revision, SessionInfo, WriteSide, _finding, quote,
+)
+from .rules import RULE_WEIGHT, RULES, SEVERITIES, SEVERITY_RANK, Rule  # noqa: F401  (re-exported)
+from .shared import (  # noqa: F401  (approved_revision re-exported: revisions, lineage)
+    _SUBJECT_WINDOW, _bound_upstream, _ids_text, _later_act_on, _num, _outcomes_about, _plural, _same_target,
+    _within_bound, approved_revision,
+)
+from .summary import Issue, at_or_above, group_findings, issues, severity_counts  # noqa: F401  (re-exported)
 
 
 def _time_key(iso: str) -> tuple[str, float]:
@@ -578,63 +63,12 @@ def _time_key(iso: str) -> tuple[str, float]:
     return iso[:19], float(frac) if frac[:1] == "." and frac[1:].isdigit() else 0.0
 
 
-def _same_target(target: str) -> str:
-    return " ".join(target.split()).casefold()
-
-
-def approved_revision(e: Event, by_id: dict[str, Event]) -> str | None:
-    """The revise ``e`` approves, if ``e`` is an approval of one: a revise with
-    made_by=user and governance=approved whose uses name exactly one earlier
-    revise, of the same target, and nothing else or at least one event logged
-    after it (what ``halo-git approve`` logs, and what an agent logs for its
-    user's answer: uses [the revise, the outcome holding the answer], perhaps
-    with the original evidence); else None. Evidence from before the change
-    alone makes a new version that builds on it."""
-    f = e.fields
-    if e.kind != "revise" or f["made_by"] != "user" or f["governance"] != "approved" or not e.uses:
-        return None
-    revises = [by_id[u] for u in e.uses if u in by_id and by_id[u].kind == "revise"]
-    if len(revises) != 1 or _same_target(revises[0].fields["target"]) != _same_target(f["target"]):
-        return None
-    approved = revises[0].id
-    # evidence from before the change alone makes a new version that builds on it, not an approval;
-    # with the answer given after the change (an outcome or observation) it is an approval
-    n = _num(approved)
-    if any(_num(u) < n for u in e.uses) and not any(_num(u) > n for u in e.uses):
-        return None
-    return approved
-
-
-def quote(summary: str, limit: int = QUOTE_CHARS) -> str:
-    """A summary on one line, shortened to ``limit`` characters with an ellipsis."""
-    text = one_line(summary) if any(c in summary for c in _BREAKS) else summary
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
-def _ids_text(ids: Sequence[str], limit: int = 5) -> str:
-    shown = ", ".join(ids[:limit])
-    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
-
-
 _OBSERVED_WHY = {
     "HALO-O1": "The observed evidence shows a tool call the agent's own account leaves out, so the trace "
                "under-reports what the agent did.",
     "HALO-O2": "The trace claims an execution the observed evidence does not show: either the claim is wrong or "
                "the evidence is incomplete.",
 }
-
-
-def _finding(rule: str, ids: Sequence[str], message: str, severity: str | None = None, subject: Event | None = None,
-             why: str = "", next_step: str = "") -> Finding:
-    """A finding of ``rule``; ``subject`` is the event it quotes (callers outside this module may leave the
-    context out: renderers then fall back to the rule's remedy)."""
-    r = RULES[rule]
-    return Finding(rule, severity or r.severity, tuple(ids), message, r.remedy,
-                   quote(subject.summary) if subject is not None else "", why, next_step)
 
 
 def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "",
@@ -911,49 +345,6 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     )
 
 
-def _common_words(events: Sequence[Event]) -> frozenset[str]:
-    """Subject words found in more than a quarter of the events (at least six): the trace's
-    vocabulary, which says nothing about which thing two events speak of."""
-    # Long traces are sampled evenly (every k-th event, at most 5,000): the trace's common vocabulary
-    # shows in any even sample, and the cost stays bounded.
-    sample = events[::max(1, len(events) // 5000)]
-    df: Counter[str] = Counter()
-    for e in sample:
-        df.update(reading.subject_words(e.summary))
-    cut = max(6, len(sample) // 4)
-    return frozenset(w for w, n in df.items() if n > cut)
-
-
-def _decision_upstream(g: _Graph, rev: str) -> bool:
-    """Whether ``rev`` names (within two steps) an observation or outcome in which the user decides:
-    an instruction the user gave ("turn slow-mode off for the tournament, back on after") bounds a change
-    as a logged rule of the user's does. A change that loosens a limit needs the instruction to say how
-    far or how long ("for the tournament", "until 21:00"): choosing a loose preset bounds nothing."""
-    loosens = reading.says_loosening(g.by_id[rev].summary)
-    by_id = g.by_id
-    frontier, seen = list(g.sources[rev]), set()
-    for _ in range(2):
-        nxt = []
-        for s in frontier:
-            if s in seen:
-                continue
-            seen.add(s)
-            x = by_id[s]
-            if x.kind in ("recall", "remember"):  # what the user said, kept and read back: no step of its own
-                frontier.extend(y for y in g.sources[s] if by_id[y].kind in ("remember", "observe", "outcome"))
-                continue
-            if x.kind in ("observe", "outcome") and not reading.says_third_party(x.summary) \
-                    and not reading.quotes_claimed_authority(x.summary) and not reading.relays_approval(x.summary) \
-                    and not reading.says_requirement(x.summary) and (
-                    (reading.says_decision(x.summary) and reading.says_speech(x.summary))
-                    or (reading.quotes_speaker(x.summary) and reading.says_limit(x.summary))) \
-                    and (not loosens or reading.says_scoped(x.summary)):
-                return True
-            nxt.extend(g.sources[s])
-        frontier = nxt
-    return False
-
-
 def _claim_upstream(g: _Graph, event: str) -> bool:
     """Whether a revision that only claims the user's authority lies upstream of ``event``."""
     if not g.claimed or not g.up.get(event, 0) & _GOVERNED_BIT:
@@ -965,28 +356,6 @@ def _claim_upstream(g: _Graph, event: str) -> bool:
             continue
         seen.add(s)
         if s in g.claimed:
-            return True
-        if g.thru[s] & _GOVERNED_BIT:
-            stack.extend(g.sources[s])
-    return False
-
-
-def _bound_upstream(g: _Graph, rev: str, target: str) -> bool:
-    """Whether the ancestry of ``rev`` holds a rule the user made or approved, and decided (not a claim
-    the agent logged): the bound a ``governance=bounded`` change stays within. The user's limits are
-    often logged under a broader target ("job tuning limits" bounding "job config"), so any target counts."""
-    if not g.up[rev] & _GOVERNED_BIT:
-        return False
-    seen = {rev}
-    stack = list(g.sources[rev])
-    by_id = g.by_id
-    while stack and len(seen) < 20 * _SEARCH_BUDGET:
-        s = stack.pop()
-        if s in seen:
-            continue
-        seen.add(s)
-        e = by_id[s]
-        if e.kind == "revise" and g.own[s] & _GOVERNED_BIT and s not in g.claimed:
             return True
         if g.thru[s] & _GOVERNED_BIT:
             stack.extend(g.sources[s])
@@ -1122,30 +491,6 @@ def _decisive(e: Event, g: _Graph, cross: tuple[str, bool] | None, score: int) -
         salience.append("earlier revision")
     carriers = tuple(k for k in KINDS if k in kinds)
     return AuthorityPath(e.id, ids, truncated, carriers, tuple(salience), (), score)
-
-
-@dataclass
-class _Context:
-    events: Sequence[Event]
-    scoped: list[Event]
-    by_id: dict[str, Event]
-    pos: dict[str, int]
-    last: int
-    g: _Graph
-    used_by: dict[str, list[str]]
-    recalled_by: dict[str, list[str]]
-    reach: set[str]
-    is_bad: object
-    cross_of: dict[str, tuple[str, bool]]
-    session: str
-    common: frozenset[str] = frozenset()  # subject words too frequent in this trace to tell subjects apart
-    proven: frozenset[str] = frozenset()  # approval events whose commits an allowed signer signed
-    claimed_approvals: list[str] = field(default_factory=list)  # approvals of ungoverned revisions nothing proves
-    memo: dict = field(default_factory=dict)  # readings several rules share, made once per diagnosis
-
-    def rare(self, i: str) -> frozenset[str]:
-        """The subject words of event ``i`` that are not common in this trace."""
-        return reading.subject_words(self.by_id[i].summary) - self.common
 
 
 def _what_kept(g: _Graph, m: str) -> str:
@@ -1690,47 +1035,6 @@ def _told_as_fine(ctx: _Context, outcome: str, act: str) -> str | None:
     return None
 
 
-_SUBJECT_WINDOW = 2000  # events after an event searched for a later act on its subject (bounds the cost)
-
-
-def _later_act_on(ctx: _Context, subject: str, after: str, *, form: str | None = None,
-                  other_session: bool = False) -> str | None:
-    """The first act after ``after`` (within ``_SUBJECT_WINDOW`` events) that speaks of what event
-    ``subject`` speaks of: two or more uncommon subject words in common with the act, or with the
-    observations it names. ``form``: only acts of that form (else any but silence);
-    ``other_session``: only acts of a session other than the subject's."""
-    words = ctx.rare(subject)
-    ids = reading.identifiers(ctx.by_id[subject].summary)
-    if len(words) < 2 and not ids:
-        return None
-    session = ctx.by_id[subject].session
-    start = ctx.pos[after] + 1
-    for e in ctx.events[start:start + _SUBJECT_WINDOW]:
-        if e.kind != "act" or (other_session and e.session == session):
-            continue
-        if (e.fields["form"] != form) if form else e.fields["form"] == "silence":
-            continue
-        seen = ctx.rare(e.id).union(*(ctx.rare(s) for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe"))
-        theirs = reading.identifiers(e.summary)
-        if ids and theirs and not ids & theirs:
-            continue  # P-0871's fee is not P-0933's instruction
-        if len(words & seen) >= 2 or (ids & theirs and words & seen):  # (an identifier
-            # names one thing; with one more word in common it is the same fact about it)
-            if other_session and _read_other_memory_on(ctx, e.id, words, ids):
-                continue  # it read a newer memory of the same subject: it did not go without
-            return e.id
-    return None
-
-
-def _read_other_memory_on(ctx: _Context, act: str, words: frozenset[str], ids: frozenset[str]) -> bool:
-    """Whether ``act`` rests on a memory (named, or retrieved by a recall it names) that speaks of the same
-    subject: two uncommon words or an identifier in common."""
-    g, by_id = ctx.g, ctx.by_id
-    mems = [s for s in g.sources[act] if by_id[s].kind == "remember"] + [
-        m for s in g.sources[act] if by_id[s].kind == "recall" for m in g.sources[s] if by_id[m].kind == "remember"]
-    return any(len(words & ctx.rare(m)) >= 2 or ids & reading.identifiers(by_id[m].summary) for m in mems)
-
-
 def _answered(g: "_Graph", act: str) -> bool:
     """Whether ``act`` names a result that reports no problem: a person's answer to the agent's message
     ("Maya okayed cod and confirmed the cart") or what an earlier step brought in ("455 lines imported").
@@ -1745,16 +1049,6 @@ def _verb(summary: str) -> str:
     return words[0].casefold() if words else ""
 
 
-def _within_bound(g: "_Graph", e: Event) -> bool:
-    """A governance=bounded revision with a bound the user set upstream (the case HALO-R5 leaves alone)."""
-    return e.fields["governance"] == "bounded" and (
-        _bound_upstream(g, e.id, _same_target(e.fields["target"])) or _decision_upstream(g, e.id)
-        or (reading.says_tightening(e.summary) and not reading.says_loosening(e.summary))  # more careful: no leave
-        # needed ("per-host rate lowered to 1 request/10 s" after the site owner's complaint)
-        or (reading.says_restoration(e.summary) and any(g.by_id[s].kind == "revise" for s in g.sources[e.id])))
-    # (putting back the limit an earlier change lifted returns to what was: the bound is the old limit)
-
-
 def _asked_between(by_id: dict[str, Event], pos: dict[str, int], approval: str, revision: str) -> set[str]:
     """The events after ``revision`` that ``approval`` rests on (over uses and
     about): the question to the user and the answer, not reliance on the change."""
@@ -1767,10 +1061,6 @@ def _asked_between(by_id: dict[str, Event], pos: dict[str, int], approval: str, 
                 seen.add(u)
                 todo.append(u)
     return seen
-
-
-def _outcomes_about(ctx: _Context, act: str) -> list[str]:
-    return [u for u in ctx.used_by.get(act, ()) if ctx.by_id[u].kind == "outcome" and ctx.by_id[u].fields["about"] == act]
 
 
 def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | None:

@@ -1,12 +1,16 @@
 """Rules for shapes that span several events and read what they say (see ``reading``).
 
-Each function takes the diagnosis context (``diagnosis._Context``: the events,
+Each function takes the diagnosis context (``context._Context``: the events,
 the graph over uses/about, what each event is used by) and returns findings.
 They cover what a reviewer names that the link-only rules cannot see: an
 approval nobody gave, third-party text turned into a rule, a one-off grant that
 stays open, history re-read whole every turn, a memory read back after the
 world changed or after it was withdrawn, a failure that recurs with nothing
 learned, and a promise never kept.
+
+Room: diagnosis, one rule family. ``rules`` reads ``RULE_SPECS`` into the rule table; the
+package's ``_findings`` calls ``findings`` last of the families; ``memory`` uses
+``_execution_after``.
 """
 
 from __future__ import annotations
@@ -17,9 +21,12 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from . import reading
+from .graph import _GOVERNED_BIT
+from .shared import _decision_upstream, _within_bound
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import Finding, _Context
+    from .context import _Context
+    from .result import Finding
 
 RULE_SPECS = (
     ("HALO-R6", "claimed-approval", "high / medium",
@@ -98,7 +105,7 @@ _WINDOW = 2000  # events searched after one event for what follows from it: the 
 
 
 def findings(ctx: "_Context", make) -> list["Finding"]:
-    """Every finding of this module's rules; ``make`` is ``diagnosis._finding``."""
+    """Every finding of this module's rules; ``make`` is ``result._finding``."""
     out: list = []
     for rule in (_claimed, _external, _loosening, _unbounded, _stale, _withdrawn, _no_learning, _promises, _owed,
                  _partial_reused):
@@ -173,7 +180,6 @@ def _claimed(ctx, make):
 
 
 def _external(ctx, make):
-    from . import _GOVERNED_BIT, _decision_upstream, _within_bound  # (the package imports this module first)
     out = []
     by_id, g = ctx.by_id, ctx.g
     for e in ctx.scoped:
