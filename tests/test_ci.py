@@ -645,3 +645,26 @@ def test_action_without_seal_makes_none(in_repo):
     out = runner.run_action(IN_REPO)
     assert out["seals"] == "" and "seal" not in runner.outputs
     assert not (runner.temp / "halo-review" / "root" / "demo.git" / "refs" / "halo" / "seals").exists()
+
+
+def test_lowest_versions_pins_every_floor_pyproject_declares():
+    """The lowest-versions job installs with ci/lowest-constraints.txt: each direct dependency (extras
+    included) pinned at exactly the floor pyproject.toml allows, so a raised floor cannot drift apart."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = [*project["dependencies"], *(d for extra in project["optional-dependencies"].values() for d in extra)]
+    floors = {}
+    for spec in declared:
+        m = re.match(r"([A-Za-z0-9_.\-]+)\s*>=\s*([0-9][^,;\s]*)", spec)
+        assert m, f"{spec}: every dependency gives a floor (>=)"
+        floors[m.group(1).lower()] = m.group(2)
+    pins = {}
+    for line in (REPO / "ci" / "lowest-constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[name.strip().lower()] = version.strip()
+    assert set(pins) == set(floors), (set(floors) ^ set(pins))
+    for name, floor in floors.items():
+        assert tuple(map(int, pins[name].split("."))) == tuple(map(int, floor.split("."))) + (0,) * (
+            len(pins[name].split(".")) - len(floor.split("."))), (name, floor, pins[name])
