@@ -1,0 +1,301 @@
+"""The action rules (HALO-A1 to HALO-A4): what the agent did on its own, left unchecked, did without a
+basis, or did on retained material.
+
+Room: diagnosis, one rule family. ``findings`` reads the rule context (``context._Context``) and
+the actions and outcomes tables ``analysis`` built; ``diagnose`` calls it second of the families
+(the package's ``_findings``). The helpers below serve HALO-A1 and HALO-A4 only.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from ..model import KINDS, Event
+from . import reading
+from .context import _Context
+from .graph import _GOVERNED_BIT, _SEARCH_BUDGET, _UNGOVERNED_BIT, _Graph
+from .result import Act, Actions, Finding, Outcomes, _finding, quote
+from .shared import _bound_upstream, _ids_text, _outcomes_about, _plural
+
+
+def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Finding]:
+    """The findings of the action rules, in the order the rules run (``diagnose`` sorts them)."""
+    g, by_id, pos, used_by = ctx.g, ctx.by_id, ctx.pos, ctx.used_by
+    is_bad = ctx.is_bad
+    out: list[Finding] = []
+    add = out.append
+
+    a1: set[str] = set()
+    for a in actions.acts:
+        e = by_id[a.id]
+        if a.trigger == "self" and a.form == "execution" and not reading.takes_in(e.summary):
+            a1.add(a.id)  # (a query, a fetch or a scan changes nothing: it looks)
+            bad = [o for o in a.outcomes if is_bad(o)]
+            # delegated by a rule the user decided, and not through a change the agent made or only claims
+            ruled = bool(g.up[a.id] & _GOVERNED_BIT) and _bound_upstream(g, a.id, "") and not (
+                g.up[a.id] & _UNGOVERNED_BIT) and not _claim_upstream(g, a.id)
+            if bad:
+                state, tail = f"; its outcome {bad[0]} reports a problem", f" {bad[0]} reports a problem, so the change already cost something."
+            elif a.outcomes:
+                state, tail = f"; its outcome {a.outcomes[0]} was logged", ""
+            else:
+                state, tail = "; no outcome was logged", " No outcome was logged, so nobody can tell how it went."
+            add(_finding(
+                "HALO-A1", [a.id, *a.outcomes], f"Executed on its own (trigger=self){state}.",
+                "info" if ruled else "high", e,
+                "Nothing the user asked or scheduled started this change to the world"
+                + (", though a rule the user made or approved lies upstream of it." if ruled else
+                   ", and no rule the user made or approved lies upstream of it.") + tail,
+                f"Check that the user's rule upstream really covers {a.id}, and log how it went." if ruled and not bad else
+                f"Decide with the user whether the agent may do what {a.id} did on its own; if so log that rule "
+                "(halo_revise, made_by=user) and name it in uses, if not make the agent ask first.",
+            ))
+        if not a.basis:
+            add(_finding(
+                "HALO-A3", [a.id], f"Names no basis in uses (trigger={a.trigger}, form={a.form}).",
+                "medium" if a.trigger == "self" and a.form not in ("communication", "silence") else "info", e,
+                "A self-initiated act with no logged basis: nobody can tell what prompted it."
+                if a.trigger == "self" else "The request it answers is not in the trace, so its authority cannot be traced.",
+                f"Logging fix: have the agent name the observation, recall or rule behind {a.id} in its uses.",
+            ))
+        cross = ctx.cross_of.get(a.id)
+        if a.form == "execution" and (cross is None or not cross[1]):
+            reused = next((m for m in (*g.mem[a.id][0], *g.mem[a.id][1]) if m in g.failed_after
+                           and g.failed_after[m][0] < pos[a.id] and g.failed_after[m][1] not in a.basis), None)
+            if reused is not None:
+                cross = (reused, True)  # material whose last use failed, reused unchanged
+            elif g.mem[a.id][0]:
+                cross = (g.mem[a.id][0][0], True)  # the agent's own unreviewed material, in this session too
+        elif a.form == "communication" and cross is None:
+            # failed material told to someone as if it had worked ("registered — nothing to do"); a memory that
+            # keeps the act beside its failure ("snippet shown, not run") is a record of both, not a misstatement
+            cross = next(((m, True) for m in g.mem[a.id][0] if m in g.failed_mem and not (
+                by_id[g.failed_mem[m]].kind == "outcome" and by_id[g.failed_mem[m]].fields["about"] in g.sources[m])),
+                None)
+        if cross is not None and cross[0] not in g.failed_mem and _repairs(g, a, cross[0]):
+            cross = None  # repairing what the material got wrong, not carrying it further
+        if cross is not None and a.form != "silence":
+            f = _a4(ctx, a, e, *cross)
+            if f is not None:
+                add(f)
+    executions = [e.id for e in ctx.events if e.kind == "act" and e.fields["form"] == "execution"]
+    unchecked = set(outcomes.open_loops)
+    habit = len(executions) >= 4 and sum(x not in unchecked for x in executions) >= 0.75 * len(executions)
+    last_top = g.order[ctx.events[-1].session] if ctx.events else 0
+    for i in outcomes.open_loops:
+        if i in a1:
+            continue
+        f = by_id[i].fields
+        n = len(used_by.get(i, ()))
+        if f["trigger"] == "request" and f["form"] == "communication" and not any(
+            by_id[u].kind in ("act", "revise") for u in used_by.get(i, ())
+        ) and not any(reading.says_pending(by_id[o].summary) for o in _outcomes_about(ctx, i)):
+            continue  # a reply or reminder the user asked for, that no act builds on: the user is its check
+        later_acts = [u for u in used_by.get(i, ()) if by_id[u].kind == "revise" or (
+            by_id[u].kind == "act" and (f["form"] != "communication" or by_id[u].fields["form"] in ("execution", "preparation")))]
+        queued = any(reading.says_pending(by_id[o].summary) for o in _outcomes_about(ctx, i))
+        if queued and not later_acts and g.order[by_id[i].session] >= last_top:
+            sev = "info"  # the trace ends in the session that was told to wait: the answer was not yet due
+        elif later_acts or (queued and f["form"] == "execution"):
+            sev = "medium" if f["form"] == "execution" else "low"  # relied on, or the system said it only queued it
+            if f["form"] == "execution" and any(
+                    by_id[u].kind == "act" and (by_id[u].fields["form"] == "execution" or reading.says_settled(
+                        by_id[u].summary)) for u in later_acts):
+                sev = "high"  # what it was to achieve is built on (the originals dropped, preservation certified)
+        elif queued or reading.says_pending(by_id[i].summary) or (
+                f["form"] == "execution" and reading.awaits_reply(by_id[i].summary)):
+            sev = "low"  # it awaits a result that never comes back (queued, or submitted to someone who answers)
+        elif f["form"] == "execution" and habit and g.order[by_id[i].session] < last_top \
+                and not reading.keeps_own_record(by_id[i].summary):
+            sev = "medium"  # an agent that checks its executions skipped this one, and the trace went on
+        else:
+            sev = "info"
+        if sev == "low" and f["form"] == "communication" and not queued and not (
+                reading.says_question(by_id[i].summary) or reading.awaits_reply(by_id[i].summary)):
+            sev = "info"  # a message that informs ("posted: all action items closed"), not one that waits on
+            # an answer ("asked Helen to approve the refund"): what builds on it needs no reply
+        add(_finding(
+            "HALO-A2", [i], (f"Its only result says it is still pending, and nothing checks it later (trigger={f['trigger']}, "
+                             f"form={f['form']})." if _outcomes_about(ctx, i) else
+                             f"No outcome about it and no observation naming it (trigger={f['trigger']}, form={f['form']})."),
+            sev, by_id[i],
+            f"{_plural(n, 'later event')} build{'s' if n == 1 else ''} on it without knowing how it went." if n else
+            "Nothing in the trace shows whether it worked.",
+            f"Have the agent check how {i} went (read the result back, or ask) before anything relies on it, and log "
+            f"what it saw (halo_outcome about={i}, or halo_observe naming {i}).",
+        ))
+    return out
+
+
+def _claim_upstream(g: _Graph, event: str) -> bool:
+    """Whether a revision that only claims the user's authority lies upstream of ``event``."""
+    if not g.claimed or not g.up.get(event, 0) & _GOVERNED_BIT:
+        return False
+    seen, stack = {event}, list(g.sources[event])
+    while stack and len(seen) < 20 * _SEARCH_BUDGET:
+        s = stack.pop()
+        if s in seen:
+            continue
+        seen.add(s)
+        if s in g.claimed:
+            return True
+        if g.thru[s] & _GOVERNED_BIT:
+            stack.extend(g.sources[s])
+    return False
+
+
+def _what_kept(g: _Graph, m: str) -> str:
+    srcs = g.sources[m]
+    if not srcs:
+        return "nothing named in uses"
+    by_id = g.by_id
+    present = {by_id[s].kind for s in srcs}
+    return ", ".join(k for k in KINDS if k in present)
+
+
+def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | None:
+    g, by_id = ctx.g, ctx.by_id
+    order = g.order
+    mem = by_id[m]
+    back = abs(order[e.session] - order[mem.session])
+    far = back
+    lowest = g.mem[a.id][2]
+    if unreviewed and lowest < order[e.session]:
+        far = max(far, order[e.session] - lowest)
+    execution = a.form == "execution"
+    failed = g.failed_mem.get(m, "")
+    if not failed and m in g.failed_after and g.failed_after[m][0] < ctx.pos[a.id]:
+        failed = g.failed_after[m][1]
+    if unreviewed and _reviewed_before(ctx, a.id, m):
+        return None  # an observation or answer naming the material confirmed it before the act
+    if unreviewed and not failed and not (
+            ctx.rare(a.id) & (ctx.rare(m) | {w for s in g.sources[m] for w in ctx.rare(s)})) and _through_acts(ctx, a.id, m):
+        return None  # reached only through earlier acts, and about something else (a billing move resting on
+        # the booking that once used a sample-sheet note)
+    if unreviewed and a.form == "preparation" and reading.says_comparison(e.summary):
+        return None  # the act checks the material against other evidence: it is the review, not reliance
+    if unreviewed:
+        if (not execution and (reading.says_question(e.summary) or (far < 2 and not failed))) or (
+                not failed and reading.says_owed(mem.summary) and _looked_up_alone(ctx, e, m)):
+            return None  # a question to the user, material one session old, or something the agent noted it
+            # owed ("follow up the archives if no reply by 16 Jun", "owed to Ferris: 14pt print set"), looked up
+            # for itself and done, is not an authority problem (one owed note among a bulk load of threads is)
+        # failed material that produced another failure is high whatever the act
+        severity = "high" if execution or (failed and any(o in g.adverse for o in a.outcomes)) else "medium"
+    elif execution:
+        severity = "info"
+    else:
+        return None
+    chain = g.walk_to(a.id, m)
+    middle = [i for i in chain[1:-1]]
+    via = f" through {', '.join(f'{i} {by_id[i].kind}' for i in middle[:3])}" + (" …" if len(middle) > 3 else "") if middle else ""
+    sessions = "session" if back == 1 else "sessions"
+    when = (f"{back} {sessions} earlier" if pos_earlier(ctx, m, a.id) else
+            "earlier in this session" if back == 0 else "in another session")
+    message = (f"Rests on {m} remember, kept in session “{mem.session}” {when}{via}; "
+               f"the memory keeps {_what_kept(g, m)}" + (f", and {failed} {by_id[failed].kind} failed." if failed else "."))
+    where = "earlier in this session" if back == 0 else "in an earlier session"
+    drives = "an execution" if execution else f"this {a.form}"
+    confirm = [s for s in a.basis if by_id[s].kind == "observe" and by_id[s].session == e.session] if execution else []
+    seen = (f" The observation it names, {confirm[0]}, shows the request or the user's go-ahead, not a review of the "
+            "retained content.") if confirm else ""
+    if failed:
+        bad = g.failed_acts.get(failed) or failed
+        why = (f"The memory keeps failed material: {bad} reports a problem (“{quote(by_id[bad].summary, 70)}”), "
+               f"yet it drives {drives} as if it had worked.{seen}")
+    elif unreviewed:
+        raw = g.unchecked_kept.get(m, ())
+        what = ("with no source named" if not g.sources[m] else
+                f"from its own output ({_ids_text(raw)}, which nothing checked before it was read back)" if raw else
+                "from its own output")
+        why = (f"Material the agent retained {what} {where} drives {drives}: nothing reviewed it in between, so "
+               f"whatever it got wrong then is carried into action now.{seen}")
+        if far > back:
+            why += f" The oldest unreviewed material on its ancestry was kept {far} sessions earlier."
+    else:
+        why = (f"The memory was reviewed when it was kept, but it is {back} {sessions} old when it drives this "
+               "execution, and no observation in this session names it to confirm it still holds.")
+    revs = _revisions_between(ctx, m, a.id, set(chain)) if execution else []
+    if revs:
+        r = by_id[revs[-1]]
+        why += (f" Since {m} was kept, {r.id} revised “{r.fields['target']}”, and the chain does not name that "
+                "revision, so the material may predate the current rule.")
+    if failed:
+        step = (f"Stop reusing {m} as it stands: keep the failure with it (or a corrected version) and check the "
+                f"material again before {a.id} relies on it.")
+    elif unreviewed:
+        step = (f"Have {m} checked before it drives {a.id}: an observation or the user's answer that names {m} (or "
+                f"its recall) and confirms it, in session “{e.session}”, named in {a.id}'s uses.")
+    else:
+        step = f"Confirm that {m} still holds before executing on it (an observation naming it), and name that in {a.id}'s uses."
+    return _finding("HALO-A4", [a.id, *chain[:-1]], message, severity, e, why, step)
+
+
+def _through_acts(ctx: _Context, act: str, m: str) -> bool:
+    """Whether memory ``m`` reaches ``act`` only through two or more other acts on the way."""
+    chain = ctx.g.walk_to(act, m)
+    return sum(ctx.by_id[i].kind == "act" for i in chain[1:-1]) >= 2
+
+
+def _looked_up_alone(ctx: _Context, e: Event, m: str) -> bool:
+    """Whether act ``e`` names ``m`` directly or through a recall that read ``m`` alone."""
+    return m in e.uses or any(ctx.by_id[r].kind == "recall" and ctx.by_id[r].uses == (m,) for r in e.uses
+                              if r in ctx.by_id)
+
+
+def _repairs(g: _Graph, a: Act, m: str, depth: int = 6) -> bool:
+    """Whether the act names a failure that came of using memory ``m`` (an adverse outcome or
+    observation with ``m`` in its ancestry): it repairs the damage rather than carrying the material."""
+    for s in a.basis:
+        if s not in g.adverse:
+            continue
+        seen, frontier = {s}, [s]
+        for _ in range(depth):
+            nxt = []
+            for x in frontier:
+                for y in g.sources[x]:
+                    if y == m:
+                        return True
+                    if y not in seen:
+                        seen.add(y)
+                        nxt.append(y)
+            frontier = nxt
+    return False
+
+
+def _reviewed_before(ctx: _Context, act: str, m: str) -> bool:
+    """Whether an observation or outcome the act rests on names memory ``m`` (or a recall of it, or a
+    preparation built on it) and says it was checked or confirmed: the review HALO-A4 asks for."""
+    by_id, g = ctx.by_id, ctx.g
+    near = {m} | {r for r in ctx.recalled_by.get(m, ()) if ctx.pos[r] < ctx.pos[act]}
+    for s in g.sources[act]:
+        x = by_id[s]
+        if x.kind not in ("observe", "outcome") or s in g.adverse or not reading.says_confirmation(x.summary):
+            continue
+        named = set(x.uses) | ({x.fields["about"]} if x.kind == "outcome" else set())
+        for _ in range(2):  # the message that carried the draft, and the draft built on the material
+            for u in list(named):
+                if by_id.get(u) is not None and by_id[u].kind == "act":
+                    named |= set(g.sources[u])
+        if named & near:
+            return True
+    return False
+
+
+def pos_earlier(ctx: _Context, a: str, b: str) -> bool:
+    return ctx.g.order[ctx.by_id[a].session] < ctx.g.order[ctx.by_id[b].session]
+
+
+def _revisions_between(ctx: _Context, m: str, act: str, chain: set[str]) -> list[str]:
+    """The newest revision logged after memory ``m`` and before ``act`` that the chain does not name."""
+    lo, hi = ctx.pos[m], ctx.pos[act]
+    revs = ctx.g.revision_positions
+    k = bisect_left(revs, hi) - 1
+    steps = 0
+    while k >= 0 and revs[k] > lo and steps < 50:
+        i = ctx.events[revs[k]].id
+        if i not in chain:
+            return [i]
+        k -= 1
+        steps += 1
+    return []

@@ -1,0 +1,183 @@
+"""The memory rules (HALO-M1 to HALO-M7): what the agent kept, read back, replaced and kept of its failures.
+
+Room: diagnosis, one rule family. ``findings`` reads the rule context (``context._Context``) and
+the write side and read-back tables ``analysis`` built; ``diagnose`` calls it first of the
+families (the package's ``_findings``).
+"""
+
+from __future__ import annotations
+
+from . import reading
+from . import shapes as _shapes
+from .context import _Context
+from .result import Finding, ReadBack, WriteSide, _finding
+from .shared import _ids_text, _later_act_on, _outcomes_about, _plural
+
+
+def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding]:
+    """The findings of the memory rules, in the order the rules run (``diagnose`` sorts them)."""
+    g, by_id, pos, last, used_by = ctx.g, ctx.by_id, ctx.pos, ctx.last, ctx.used_by
+    is_bad = ctx.is_bad
+    out: list[Finding] = []
+    add = out.append
+
+    def after(i: str) -> int:
+        return last - pos[i]
+
+    # memories whose unreviewed material reaches an act (through no review point), a question to the user aside
+    driving = {m for e in ctx.events if e.kind == "act" and not reading.says_question(e.summary) for m in g.mem[e.id][0]}
+    for i in write.unsourced:
+        acted = i in driving
+        add(_finding(
+            "HALO-M1", [i], "Kept with nothing in uses: its provenance cannot be checked.",
+            "medium" if acted else "info", by_id[i],
+            "An act later builds on it, so material of unknown origin carries authority over what the agent does."
+            if acted else "Nothing acts on it yet, but what it holds cannot be traced to where it came from.",
+            (f"Have the agent check where what {i} keeps came from before acting on it; then (a logging fix) name "
+             f"that source in {i}'s uses.") if acted else
+            f"Logging fix: have the agent name what {i} keeps (the observation, act or outcome) in its uses.",
+        ))
+    for i in read.never_recalled:
+        same = _later_act_on(ctx, i, i, other_session=True)  # a later session acting on its subject
+        if same is None and reading.says_constraint(by_id[i].summary):  # or, for a restriction, an execution
+            same = _later_act_on(ctx, i, i, form="execution")  # right after it ("do not pursue under 5k")
+            if same is not None and by_id[same].session != by_id[i].session:
+                same = None  # (a later session's act was judged above, with what it read instead)
+        # a restriction kept ("on-site only", "must be admitted first") that an execution then went without
+        bound = same and reading.says_constraint(by_id[i].summary) and (
+            by_id[same].fields["form"] == "execution" or _shapes._execution_after(ctx, same))
+        at = reading.parse_time(by_id[i].time)
+        due = reading.valid_until(by_id[i].summary, at) if same and at else None  # "upload ... by 15 Aug"
+        bound = bound or (due is not None and due >= at and (reading.parse_time(by_id[same].time) or at) > due)
+        add(_finding(
+            "HALO-M2", [i, *([same] if same else [])],
+            "No later event names it, neither a recall nor a direct use"
+            + (f"; {same} act later deals with the same subject without it." if same else "."),
+            "high" if bound else "medium" if same else "info", by_id[i],
+            (f"{same} acted on what this memory is about without reading it back, so what the agent kept did not "
+             "reach the step it was for.") if same else
+            f"The trace went on for {_plural(after(i), 'more event')} without reading it back: the agent keeps "
+            "material it never uses, or forgets to look it up.",
+            f"Have the agent recall {i} before acting on its subject (as {same} did), or stop retaining this kind "
+            "of material." if same else "Recall it where it is relevant, or stop retaining this kind of material.",
+        ))
+    # A memory read only in the session that kept it served as working context: when a later session
+    # acts on its subject without it, it did not reach the step it was kept for either. Naming it in
+    # the same session's uses (diligent logging) must not hide that.
+    order = g.order
+    for m in write.memories:
+        readers = (*m.recalled_by, *m.used_by)
+        if not readers or any(order[by_id[r].session] != order[by_id[m.id].session] for r in readers):
+            continue
+        if not (reading.says_terms(by_id[m.id].summary) or any(s in g.adverse for s in g.sources[m.id])):
+            continue  # a record that served its session ("bag on shelf C4") owes nothing to later steps; terms
+            # or a known problem ("wrong account picked") are what a later step on the subject needs
+        same = _later_act_on(ctx, m.id, max(readers, key=pos.__getitem__), other_session=True)
+        if same is None or m.id in g.sources[same] or any(m.id in g.sources[s] for s in g.sources[same]):
+            continue
+        add(_finding(
+            "HALO-M2", [m.id, same],
+            f"Read back only in the session that kept it ({', '.join(readers[:3])}); {same}, in a later session, "
+            "deals with the same subject without it.",
+            "medium", by_id[m.id],
+            f"The memory was kept past its session, but {same} acted on what it is about without reading it, so "
+            "what the agent learned did not reach the later step.",
+            f"Have the agent recall {m.id} before acting on its subject again (as {same} did), or stop retaining "
+            "this kind of material.",
+        ))
+    for i in read.without_memory:
+        add(_finding(
+            "HALO-M3", [i], "Names no remember event it retrieved.", "low", by_id[i],
+            "The read-back cannot be tied to what was kept, so the memory's influence on later steps is invisible.",
+            f"Logging fix: have the agent name the remember events {i} retrieved in its uses.",
+        ))
+    dropped: set[str] = set()
+    for m in write.memories:
+        recs = ctx.recalled_by.get(m.id, ())
+        if len(recs) < 2 or m.id in ctx.reach or pos[recs[-1]] >= last:
+            continue
+        dropped.update(recs)
+        n_sess = len({by_id[r].session for r in recs})
+        add(_finding(
+            "HALO-M5", [m.id, *recs],
+            f"Recalled {len(recs)} times ({_ids_text(recs)}) in {_plural(n_sess, 'session')}; no act ever follows from it.",
+            "medium", by_id[m.id],
+            "The agent keeps looking this up and never acts on it: an obligation it carries is being dropped, "
+            "and nothing tells the user.",
+            f"Have the agent act on {m.id} or log that it no longer applies, and stop recalling it.",
+        ))
+    for r in read.recalls:
+        if r.used_by or pos[r.id] >= last or r.id in dropped:
+            continue
+        got = f" (it retrieved {_ids_text(r.retrieved)})" if r.retrieved else ""
+        add(_finding(
+            "HALO-M4", [r.id], f"No later event names this recall{got}.", "low", by_id[r.id],
+            "The material was looked up and then nothing used it: it either informed a step that does not say so, "
+            "or the lookup was wasted.",
+            f"Have the agent skip lookups that inform nothing, or (a logging fix) name {r.id} in the uses of the step "
+            "it informed.",
+        ))
+    # superseded memories recalled again
+    superseded: dict[str, str] = {}
+    for e in ctx.events:
+        if e.kind != "remember":
+            continue
+        for s in g.sources[e.id]:
+            olds = (s,) if by_id[s].kind == "remember" else (
+                tuple(x for x in g.sources[s] if by_id[x].kind == "remember") if by_id[s].kind == "recall" else ())
+            for old in olds:
+                superseded.setdefault(old, e.id)
+    # A newer memory that says it replaces ("now", "instead of", "is closed") what an earlier one on the same
+    # subject keeps (two uncommon words in common) supersedes it even when it does not name it.
+    kept_so_far: list[str] = []
+    for e in ctx.events:
+        if e.kind != "remember":
+            continue
+        names_one = any(by_id[s].kind in ("remember", "recall") for s in g.sources[e.id])  # it said which
+        if not names_one and (reading.says_replacement(e.summary) or reading.says_withdrawal(e.summary)):
+            words, ids = ctx.rare(e.id), reading.identifiers(e.summary)
+            for old in kept_so_far[-500:]:
+                theirs = reading.identifiers(by_id[old].summary)
+                if old not in superseded and len(words & ctx.rare(old)) >= 2 and not (ids and theirs and
+                                                                                       not ids & theirs):
+                    superseded[old] = e.id  # (S03's note does not replace S11's)
+        kept_so_far.append(e.id)
+    for m in write.memories:
+        new = superseded.get(m.id)
+        if new is None or not (reading.says_replacement(by_id[new].summary) or reading.says_withdrawal(by_id[new].summary)):
+            continue  # a memory that combines older ones (a synthesis) does not replace them
+        stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new]]
+        if not stale:
+            continue
+        acted = any(r in ctx.reach for r in stale)
+        lost = not ctx.recalled_by.get(new)  # the newer version is never looked up at all
+        carried = any(_shapes._execution_after(ctx, r) for r in stale)  # it reached an execution
+        add(_finding(
+            "HALO-M6", [stale[0], m.id, new, *stale[1:]],
+            f"Recalls {m.id}, which {new} remember replaced" + (f" ({_ids_text(stale[1:])} do the same)" if stale[1:] else "")
+            + "." + (f" {new} is never recalled." if lost else ""),
+            ("high" if lost or carried else "medium") if acted else "low", by_id[stale[0]],
+            "The stale recall feeds an act, so superseded material still drives behaviour." if acted else
+            "The superseded version keeps reaching the agent's context and can win over the newer one.",
+            f"Have the agent retrieve {new} instead of {m.id}, and mark {m.id} as replaced so it is no longer recalled.",
+        ))
+    for m in write.memories:
+        for a in m.sources:
+            if by_id[a].kind != "act":
+                continue
+            bad = [o for o in _outcomes_about(ctx, a) if is_bad(o) and o not in m.sources]
+            if not bad:
+                continue
+            o = bad[0]
+            readers = [u for u in used_by.get(m.id, ()) if pos[u] > pos[o]]
+            add(_finding(
+                "HALO-M7", [m.id, a, o],
+                f"Keeps {a} act, whose outcome {o} reports a problem, without keeping that outcome.",
+                "medium" if readers else "low", by_id[m.id],
+                f"{readers[0]} {by_id[readers[0]].kind} reads it back after the failure was known, so failed material "
+                "is passed on as if it had worked." if readers else
+                "The failure is not stored with the material: whatever reads it later will not know it failed.",
+                f"Name {o} in the uses of {m.id} (keep the failure with the material), or drop material from failed acts.",
+            ))
+            break
+    return out
