@@ -74,7 +74,7 @@ def test_four_later_sets_written_apart():
     for it (the first figures are on the Report page). They now guard the readings they led to."""
     hit, total, alarms, notes = score(MORE)
     assert total == 108
-    assert hit >= 90 and alarms <= 2, notes  # 94/108 and 2 when recorded in docs/report.md
+    assert hit >= 91 and alarms <= 2, notes  # 95/108 and 2 after the write-only memory reading (94 before)
 
 
 LATE = HERE / "fixtures" / "traces_apart_late"
@@ -86,7 +86,7 @@ def test_eleven_sets_written_apart_this_round():
     led to."""
     hit, total, alarms, notes = score(LATE)
     assert total == 274
-    assert hit >= 225 and alarms <= 10, notes  # 227/274 and 10 at the end of the Z round (209 and 18 when first recorded)
+    assert hit >= 231 and alarms <= 10, notes  # 233/274 and 10 after the write-only memory reading (227 before; 209 and 18 when first recorded)
 
 
 LATEST = HERE / "fixtures" / "traces_apart_latest"
@@ -97,7 +97,7 @@ def test_eight_sets_written_apart_in_the_latest_round():
     any rule changed for it (first figures on the Report page); they now guard the readings they led to."""
     hit, total, alarms, notes = score(LATEST)
     assert total == 198
-    assert hit >= 142 and alarms <= 17, notes  # 144/198 and 17 at the end of the Z round (139 before it)
+    assert hit >= 144 and alarms <= 17, notes  # 146/198 and 17 after the write-only memory reading (144 before; 139 before the Z round)
 
 
 NEWEST = HERE / "fixtures" / "traces_apart_z"
@@ -109,7 +109,7 @@ def test_twelve_sets_written_apart_in_the_newest_round():
     figures on the Report page: 40/82, 46/76 and 50/81 by batch); they now guard the readings they led to."""
     hit, total, alarms, notes = score(NEWEST)
     assert total == 239
-    assert hit >= 164 and alarms <= 28, notes  # 168/239 and 28 when recorded in docs/report.md
+    assert hit >= 170 and alarms <= 28, notes  # 172/239 and 28 after the write-only memory reading (168 before)
 
 
 UNREAD = HERE / "fixtures" / "traces_apart_z_unread"
@@ -122,7 +122,7 @@ def test_four_sets_written_apart_and_never_read_for_development():
     traces nobody tuned for shows at once."""
     hit, total, alarms, notes = score(UNREAD)
     assert total == 81
-    assert hit >= 52 and alarms <= 19, notes
+    assert hit >= 53 and alarms <= 19, notes  # 53/81 after the write-only memory reading, measured once (52 before)
 
 
 def test_seed_analyses_modelled_apart():

@@ -3337,3 +3337,39 @@ def test_a2_a_message_that_informs_needs_no_reply_one_that_asks_does():
     assert {f[1] for f in rules_of(t2, "HALO-A2") if f[2][0] == m2} == {"low"}
     from halo_git.diagnosis.reading import keeps_own_record
     assert keeps_own_record("Closed BCF-303 as approved exception") and not keeps_own_record("Shipped order 5512")
+
+
+def test_m2_memory_no_later_session_reads_back_is_medium():
+    """A memory is kept for the steps after its session. When two later sessions go by (and the agent
+    works on for ten events or more) without any of them reading it back, it never reached the work it
+    was kept for: medium, whatever its subject. One later session, or a short tail, stays info: the
+    situation the memory was kept for may simply not have come back yet."""
+
+    def trace(later_sessions: int, tail: int = 6) -> tuple[Trace, str]:
+        t = Trace(session="mon")
+        o = t.observe(summary="customer prefers calls after 17:00")
+        m = t.remember([o], summary="customer prefers calls after 17:00")
+        for n in range(later_sessions):
+            for _ in range(tail // later_sessions or 1):
+                x = t.observe(session=f"day{n}", summary="new parcel scanned")
+                t.act([x], session=f"day{n}", summary="routed the parcel")
+        return t, m
+
+    t, m = trace(2, tail=12)
+    assert ("HALO-M2", "medium", (m,)) in found(t.diagnose())
+    f = next(f for f in t.diagnose().findings if f.rule == "HALO-M2")
+    assert "2 later sessions" in f.message and "recall" in f.next_step
+    near, m1 = trace(1, tail=12)  # one later session: the situation may not have come back yet
+    assert ("HALO-M2", "info", (m1,)) in found(near.diagnose())
+    short, m2 = trace(2, tail=2)  # two later sessions but a short tail
+    assert ("HALO-M2", "info", (m2,)) in found(short.diagnose())
+    read = Trace(session="mon")  # read back in a later session: nothing to say
+    o = read.observe(summary="customer prefers calls after 17:00")
+    kept = read.remember([o], summary="customer prefers calls after 17:00")
+    for n in range(2):
+        for _ in range(6):
+            x = read.observe(session=f"day{n}", summary="new parcel scanned")
+            read.act([x], session=f"day{n}", summary="routed the parcel")
+    r = read.recall([kept], session="day1")
+    read.act([r], session="day1", summary="called the customer at 17:30")
+    assert "HALO-M2" not in {f.rule for f in read.diagnose().findings}

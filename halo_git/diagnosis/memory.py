@@ -14,6 +14,13 @@ from .result import Finding, ReadBack, WriteSide, _finding
 from .shared import _ids_text, _later_act_on, _outcomes_about, _plural
 
 
+# A memory no later event names, once the agent has gone on through this many later sessions and this many
+# events, never reached the work it was kept for (HALO-M2 medium): one later session, or a short tail, may
+# simply not have met the situation it was kept for yet.
+WENT_ON_SESSIONS = 2
+WENT_ON_EVENTS = 10
+
+
 def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding]:
     """The findings of the memory rules, in the order the rules run (``diagnose`` sorts them)."""
     g, by_id, pos, last, used_by = ctx.g, ctx.by_id, ctx.pos, ctx.last, ctx.used_by
@@ -37,6 +44,12 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
              f"that source in {i}'s uses.") if acted else
             f"Logging fix: have the agent name what {i} keeps (the observation, act or outcome) in its uses.",
         ))
+    begun: list[int] = []  # top-level sessions begun up to each position (a child session is its parent's turn)
+    if read.never_recalled:
+        tops: set[str] = set()
+        for e in ctx.events:
+            tops.add(e.session.split("/", 1)[0])
+            begun.append(len(tops))
     for i in read.never_recalled:
         same = _later_act_on(ctx, i, i, other_session=True)  # a later session acting on its subject
         if same is None and reading.says_constraint(by_id[i].summary):  # or, for a restriction, an execution
@@ -49,6 +62,19 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
         at = reading.parse_time(by_id[i].time)
         due = reading.valid_until(by_id[i].summary, at) if same and at else None  # "upload ... by 15 Aug"
         bound = bound or (due is not None and due >= at and (reading.parse_time(by_id[same].time) or at) > due)
+        later = begun[-1] - begun[pos[i]]
+        if same is None and later >= WENT_ON_SESSIONS and after(i) >= WENT_ON_EVENTS:
+            add(_finding(
+                "HALO-M2", [i],
+                f"No later event names it: the agent went on for {_plural(after(i), 'more event')} over "
+                f"{_plural(later, 'later session')} without reading it back.",
+                "medium", by_id[i],
+                "A memory is kept for the steps after its session; none of them read it, so what the agent kept "
+                "never reached its work (a write-only memory).",
+                f"Have the agent recall {i} when a later session takes up its subject, or stop retaining this kind "
+                "of material.",
+            ))
+            continue
         add(_finding(
             "HALO-M2", [i, *([same] if same else [])],
             "No later event names it, neither a recall nor a direct use"
