@@ -23,9 +23,10 @@ recall of an older memory) or build on scoped events (a later recall of a
 memory kept in this session). Such events are cited in ``evidence`` and listed
 in ``outside``.
 
-Outcomes are free text. Only one judgement is made of them: an outcome whose
-summary uses a word of failure or complaint (``ADVERSE_WORDS``) counts as
-*adverse*; severities and the feedback rule use that, nothing else.
+Summaries are free text. What they say (adverse or fine, a decision, a
+restriction, a change, a promise, a claimed approval ...) is read in one place,
+``reading``, deterministically and with its vocabulary listed on the Report
+page; the rules combine those readings with the links between events.
 
 Layout (one module per room, each saying who calls it): ``graph`` (the event graph) and
 ``reading`` (what an event says) at the bottom; ``rules`` (the rule table), ``result`` (the
