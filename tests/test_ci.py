@@ -668,3 +668,15 @@ def test_lowest_versions_pins_every_floor_pyproject_declares():
     for name, floor in floors.items():
         assert tuple(map(int, pins[name].split("."))) == tuple(map(int, floor.split("."))) + (0,) * (
             len(pins[name].split(".")) - len(floor.split("."))), (name, floor, pins[name])
+
+
+def test_every_test_listed_as_serial_exists():
+    """tests/conftest.py names the tests that run alone after the parallel pass; a renamed test
+    would silently join the parallel pass and share the cores with its timing."""
+    from .conftest import SERIAL_FILES, SERIAL_TESTS
+
+    for name in SERIAL_FILES:
+        assert (REPO / "tests" / name).is_file(), name
+    for node in SERIAL_TESTS:
+        path, _, function = node.partition("::")
+        assert re.search(rf"^def {re.escape(function)}\(", (REPO / path).read_text(encoding="utf-8"), re.M), node
