@@ -2,7 +2,7 @@
 basis, or did on retained material.
 
 Room: diagnosis, one rule family. ``findings`` reads the rule context (``context._Context``) and
-the actions and outcomes tables ``analysis`` built; ``diagnose`` calls it second of the families
+the actions and outcomes tables ``stages`` built; ``diagnose`` calls it second of the families
 (the package's ``_findings``). The helpers below serve HALO-A1 and HALO-A4 only.
 """
 

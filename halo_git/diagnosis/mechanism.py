@@ -2,7 +2,7 @@
 authority.
 
 Room: diagnosis, one rule family. ``findings`` reads the rule context (``context._Context``) and
-the mechanism table ``analysis`` built, and records the approvals nothing proves in
+the mechanism table ``stages`` built, and records the approvals nothing proves in
 ``ctx.claimed_approvals`` (``Diagnosis.claimed_approvals``; the revision audit checks their
 signatures). ``diagnose`` calls it last of the link-only families (the package's ``_findings``).
 """

@@ -1,7 +1,7 @@
 """The memory rules (HALO-M1 to HALO-M7): what the agent kept, read back, replaced and kept of its failures.
 
 Room: diagnosis, one rule family. ``findings`` reads the rule context (``context._Context``) and
-the write side and read-back tables ``analysis`` built; ``diagnose`` calls it first of the
+the write side and read-back tables ``stages`` built; ``diagnose`` calls it first of the
 families (the package's ``_findings``).
 """
 

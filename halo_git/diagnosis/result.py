@@ -2,7 +2,7 @@
 
 Room: diagnosis. The Markdown report, the review site, the CI gate, the output formats and the
 branch diff all read these types (through the package's re-exports); ``diagnose`` and the stages
-in ``analysis`` and ``authority`` build them, and every rule family calls ``_finding``.
+in ``stages`` and ``authority`` build them, and every rule family calls ``_finding``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The sensing rules (HALO-S1, HALO-S2): failures nothing built on, and sessions that acted without looking.
 
 Room: diagnosis, one rule family. ``findings`` reads the rule context (``context._Context``) and
-the outcomes table ``analysis`` built; ``diagnose`` calls it third of the families (the
+the outcomes table ``stages`` built; ``diagnose`` calls it third of the families (the
 package's ``_findings``). The helpers below serve these two rules only.
 """
 

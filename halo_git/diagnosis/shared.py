@@ -3,7 +3,7 @@ stays within, and the search for a later act on the same subject.
 
 Room: diagnosis. Pure functions over events, the graph (``graph._Graph``) and the rule context
 (``context._Context``); they make no findings. Called by the rule families (``memory``,
-``actions``, ``sensing``, ``mechanism``, ``shapes``), by ``analysis`` (the mechanism table) and
+``actions``, ``sensing``, ``mechanism``, ``shapes``), by ``stages`` (the mechanism table) and
 by ``summary``; ``approved_revision`` is re-exported by the package for the revision audit and
 the lineage.
 """
