@@ -88,3 +88,16 @@ def test_shapes_and_values_the_file_must_have():
 def test_describe_collapses_whitespace():
     assert Accepted("HALO-R1", "booked  a taxi\n at 9:05", "ok", "Ann").describe() == (
         "HALO-R1 about “booked a taxi at 9:05” (accepted by Ann: ok)")
+
+
+def test_entries_yaml_gives_no_line_for_are_named_by_position():
+    """A merge key (``<<:``) builds the 'accepted' list where the file has no such key, so YAML gives no
+    line for its entries: a refusal names the entry by its position instead, and a good entry has no line."""
+    from halo_git.accept import parse_accepted
+
+    good = "{rule: HALO-R1, summary: s, reason: r, by: b}"
+    [entry] = parse_accepted(f"<<: {{accepted: [{good}]}}\n", "a.yaml")
+    assert entry.line == 0 and entry.where() == "a.yaml"
+    with pytest.raises(InvalidCall) as e:
+        parse_accepted(f"<<: {{accepted: [{good}, 5]}}\n", "a.yaml")
+    assert str(e.value) == "a.yaml entry 2: each entry is a mapping with rule, summary, reason, by"
