@@ -134,7 +134,7 @@ def test_four_sets_written_after_the_round_and_never_read():
     the round before: 54/86 and 37). Nothing was fitted to them; they hold the line."""
     hit, total, alarms, notes = score(FRESH)
     assert total == 86
-    assert hit >= 56 and alarms <= 35, notes
+    assert hit >= 56 and alarms <= 32, notes  # 35 at first measure; 32 after the to-do reading (HALO-A4)
 
 
 def test_seed_analyses_modelled_apart():

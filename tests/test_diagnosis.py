@@ -3218,6 +3218,30 @@ def test_a4_something_owed_looked_up_and_done_is_not_carried_authority():
                                    "HALO-A4")} == {"high"}  # an inference, not something owed
 
 
+def test_a4_a_step_the_agent_set_itself_on_a_failure_is_the_repair():
+    """A to-do kept with the failure it answers ("photo rejected: reorder the badge when the new one
+    arrives"), looked up alone and carried out later, is the repair; material kept from the failure as if
+    it had worked still drives the act (HALO-A4 high)."""
+    from halo_git.diagnosis.reading import says_owed
+
+    assert says_owed("BB-77120: new photo requested 3 Feb; reorder badge when it arrives")
+    assert says_owed("Tallis: call Mr R. Tallis and book on receipt of coroner's 100B")
+    assert not says_owed("Courier arrived 10:05 with the new photo")
+
+    def trace(kept: str):
+        t = Trace("mon")
+        a = t.act([t.observe(summary="BB-77120 badge application in")], form="execution", summary="Ordered badge BB-77120")
+        bad = t.outcome(a, summary="Printer rejected BB-77120: photo failed the likeness check")
+        mem = t.remember([a, bad], summary=kept)
+        t.observe(session="tue", summary="Queue: 14 applications")
+        r = t.recall([mem], session="wed", summary="BB-77120 note")
+        t.act([r], session="wed", form="execution", summary="Reordered BB-77120 badge with the new photo")
+        return t
+    assert {f[1] for f in rules_of(trace("BB-77120: new photo requested; reorder badge when it arrives"),
+                                   "HALO-A4")} <= {"info"}
+    assert {f[1] for f in rules_of(trace("BB-77120 badge ordered, photo on file"), "HALO-A4")} == {"high"}
+
+
 def test_a5_an_execution_doing_what_an_outside_party_instructs():
     def trace(said: str):
         t = Trace("day1")

@@ -176,10 +176,13 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         return None  # the act checks the material against other evidence: it is the review, not reliance
     if unreviewed:
         if (not execution and (reading.says_question(e.summary) or (far < 2 and not failed))) or (
-                not failed and reading.says_owed(mem.summary) and _looked_up_alone(ctx, e, m)):
+                (not failed or failed in g.sources[m]) and reading.says_owed(mem.summary)
+                and _looked_up_alone(ctx, e, m)):
             return None  # a question to the user, material one session old, or something the agent noted it
             # owed ("follow up the archives if no reply by 16 Jun", "owed to Ferris: 14pt print set"), looked up
-            # for itself and done, is not an authority problem (one owed note among a bulk load of threads is)
+            # for itself and done, is not an authority problem (one owed note among a bulk load of threads is);
+            # nor is the step it set itself on hearing of a failure it names ("photo rejected: reorder the
+            # badge when the new one arrives"): that is the repair, not the failed material
         # failed material that produced another failure is high whatever the act
         severity = "high" if execution or (failed and any(o in g.adverse for o in a.outcomes)) else "medium"
     elif execution:

@@ -822,11 +822,14 @@ _TELLING_RE = re.compile(r"\b(?:tell|notify|inform|let|message|email|e-mail|call
 
 says_owed = _finder(
     """A memory that keeps something the agent owes someone ("TO DO: phone Dr Osei as soon as the repeat
-    is resulted", "Owe Glasshouse a ruling by Sun 12:00"): an obligation, not a fact.""",
+    is resulted", "Owe Glasshouse a ruling by Sun 12:00") or a step it set itself for when something comes
+    in ("reorder the badge when the photo arrives", "book on receipt of the coroner's 100B"): an
+    obligation, not a fact.""",
     r"^\W*(?:to ?do|todo|owe|reminder|remember to|follow[- ]up)\b|\b(?:owe|owes|owed|must (?:phone|call|"
     r"send|tell|chase|file|upload|pay|book|confirm|notify)|need to (?:phone|call|send|tell|chase|"
     r"file|upload|pay|book|confirm|notify)|as soon as|once (?:it|the \w+) (?:is|are) |promised (?:by|for|to|within)|"
-    r"still to (?:be )?\w+)")
+    r"still to (?:be )?\w+|(?:when|once) (?:\S+ ){0,3}(?:arrives?|comes? (?:in|back)|is (?:back|in|received|"
+    r"returned|uploaded)|lands)\b|\bon receipt of\b)")
 
 
 says_record = _finder(
