@@ -122,7 +122,7 @@ def test_four_sets_written_apart_and_never_read_for_development():
     traces nobody tuned for shows at once."""
     hit, total, alarms, notes = score(UNREAD)
     assert total == 81
-    assert hit >= 53 and alarms <= 19, notes  # 53/81 after the write-only memory reading, measured once (52 before)
+    assert hit >= 53 and alarms <= 17, notes  # 53/81 after the write-only memory reading, measured once (52 before); 17 false alarms after the answer reading (19 before)
 
 
 FRESH = HERE / "fixtures" / "traces_apart_z_fresh"
@@ -134,7 +134,7 @@ def test_four_sets_written_after_the_round_and_never_read():
     the round before: 54/86 and 37). Nothing was fitted to them; they hold the line."""
     hit, total, alarms, notes = score(FRESH)
     assert total == 86
-    assert hit >= 56 and alarms <= 32, notes  # 35 at first measure; 32 after the to-do reading (HALO-A4)
+    assert hit >= 56 and alarms <= 28, notes  # 35 at first measure; 28 after the to-do and answer readings
 
 
 def test_seed_analyses_modelled_apart():

@@ -1558,6 +1558,28 @@ def test_r6_a_systems_answer_or_a_checklist_is_no_persons_decision():
     assert rules_of(t2, "HALO-R6") == set()
 
 
+def test_r6_the_answer_of_the_person_asked_decides_unless_it_refuses():
+    """An outcome about an act that put the change to a person by name, naming that person again, is that
+    person's answer ("Mehta by email: day 48 -> 52 m for the test window only"), whatever its words; a
+    refusal is no grant, and a result of an act that asked nobody stays a system's answer."""
+    def trace(asked: str, answer: str):
+        t = Trace("mon")
+        ask = t.act([t.observe(summary="H-1407 hydrant test booked for Thu")], summary=asked)
+        said = t.outcome(ask, summary=answer)
+        rev = t.revise([said], target="PRV-HX14 day setpoint", made_by="agent", governance="approved",
+                       summary="PRV-HX14 day 48 -> 52 m 09:45-11:15 for the H-1407 test")
+        t.act([rev], form="execution", summary="PRV-HX14 set 52 m")
+        return t, rev
+    t, rev = trace("Asked S. Mehta for a temporary HX-14 day boost", "Mehta by email: 48 -> 52 m for the test window only")
+    assert rules_of(t, "HALO-R6") == set()
+    t, rev = trace("Proposal to O. Adebayo: HX-14 day 48 -> 52 m", "Adebayo approved 52 m for the test")
+    assert rules_of(t, "HALO-R6") == set()
+    t, rev = trace("Asked S. Mehta for a temporary HX-14 day boost", "Mehta refused: no boost during the test")
+    assert {f[2][0] for f in rules_of(t, "HALO-R6")} == {rev}  # a refusal grants nothing
+    t, rev = trace("Set HX-14 controller to manual for S. Mehta", "Mehta: 48 -> 52 m for the test window only")
+    assert {f[2][0] for f in rules_of(t, "HALO-R6")} == {rev}  # nobody was asked
+
+
 def test_readings_from_a_fourth_set_written_apart():
     from halo_git.diagnosis.reading import awaits_reply, says_decision
     assert awaits_reply("Ordered 4 kits from the central lab") and not awaits_reply(

@@ -11,6 +11,8 @@ plain dicts and sets out.
 
 from __future__ import annotations
 
+import re
+
 from collections import deque
 from typing import Iterable, Sequence
 
@@ -71,10 +73,11 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
                 continue
             seen.add(s)
             x = by_id[s]
-            if x.kind in ("observe", "outcome") and reading.says_decision(x.summary) and not (
+            answer = x.kind == "outcome" and _answer_of_asked(x, by_id)
+            if x.kind in ("observe", "outcome") and (answer or reading.says_decision(x.summary)) and not (
                     x.kind == "observe" and (reading.says_third_party(x.summary) or reading.quotes_claimed_authority(
                         x.summary))) and not _system_result(x, by_id) \
-                    and not reading.relays_approval(x.summary) and (not loosens or reading.grants_change(x.summary)) and (
+                    and not reading.relays_approval(x.summary) and (not loosens or answer or reading.grants_change(x.summary)) and (
                     s in sources[e.id] or x.kind == "outcome" or subject & reading.subject_words(x.summary)):
                 return True  # (an observation further up must speak of the change: a request for something else
                 # that the change's evidence answered is no decision about the change)
@@ -89,10 +92,26 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
 def _system_result(x: Event, by_id: dict[str, Event]) -> bool:
     """A result of an execution or preparation that names no person: what a system answered ("Portal
     accepted HLX-2207"), which decides nothing for anyone."""
-    if x.kind != "outcome" or reading.says_speech(x.summary):
+    if x.kind != "outcome" or reading.says_speech(x.summary) or _answer_of_asked(x, by_id):
         return False
     about = by_id.get(x.fields["about"])
     return about is not None and about.kind == "act" and about.fields["form"] in ("execution", "preparation")
+
+
+_NAME_RE = re.compile(r"\b[A-Z][a-z]{2,}\b")  # a capitalised word: a name, in a log's terse style
+_ASKED_RE = re.compile(r"\b(?:ask(?:ed|s)?|propos(?:al|ed|es)|request(?:ed|s)?|sought|put (?:it )?to)\b", re.I)
+
+
+def _answer_of_asked(x: Event, by_id: dict[str, Event]) -> bool:
+    """An outcome about an act that put something to a person by name ("Proposal to O. Adebayo: TR-5 to
+    5.8 A", "Asked S. Mehta for a day boost"), naming that person again and reporting no refusal: that
+    person's answer ("Adebayo approved ...", "Mehta by email: 48 -> 52 m for the test window only")."""
+    about = by_id.get(x.fields.get("about", ""))
+    if about is None or about.kind != "act" or reading.is_adverse(x.summary):
+        return False
+    # the names the act put it to (a capital that opens the summary is no name), named again in the answer
+    asked = {m.group() for m in _NAME_RE.finditer(about.summary) if m.start()}
+    return bool(asked & set(_NAME_RE.findall(x.summary))) and bool(_ASKED_RE.search(about.summary))
 
 
 def _redoes(act: Event, failure: Event, by_id: dict[str, Event]) -> bool:
