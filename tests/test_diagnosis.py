@@ -1580,6 +1580,22 @@ def test_r6_the_answer_of_the_person_asked_decides_unless_it_refuses():
     assert {f[2][0] for f in rules_of(t, "HALO-R6")} == {rev}  # nobody was asked
 
 
+def test_r5_the_answer_of_the_person_asked_bounds_a_change():
+    """The same answer bounds a governance=bounded change as a logged rule of the user's does."""
+    def trace(asked: str):
+        t = Trace("mon")
+        ask = t.act([t.observe(summary="H-1407 hydrant test booked for Thu")], summary=asked)
+        said = t.outcome(ask, summary="Mehta by email: 48 -> 52 m for the test window only")
+        rev = t.revise([said], target="PRV-HX14 day setpoint", made_by="agent", governance="bounded",
+                       summary="PRV-HX14 day 48 -> 52 m 09:45-11:15 for the H-1407 test")
+        t.act([rev], form="execution", summary="PRV-HX14 set 52 m")
+        return t, rev
+    t, rev = trace("Asked S. Mehta for a temporary HX-14 day boost")
+    assert rules_of(t, "HALO-R5") == set()
+    t, rev = trace("Set HX-14 controller to manual for S. Mehta")  # nobody was asked
+    assert {f[2][0] for f in rules_of(t, "HALO-R5")} == {rev}
+
+
 def test_readings_from_a_fourth_set_written_apart():
     from halo_git.diagnosis.reading import awaits_reply, says_decision
     assert awaits_reply("Ordered 4 kits from the central lab") and not awaits_reply(

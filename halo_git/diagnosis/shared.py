@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from ..model import Event
 from . import reading
-from .graph import _GOVERNED_BIT, _SEARCH_BUDGET, _Graph
+from .graph import _GOVERNED_BIT, _SEARCH_BUDGET, _Graph, _answer_of_asked
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import _Context
@@ -82,6 +82,8 @@ def _decision_upstream(g: _Graph, rev: str) -> bool:
             if x.kind in ("recall", "remember"):  # what the user said, kept and read back: no step of its own
                 frontier.extend(y for y in g.sources[s] if by_id[y].kind in ("remember", "observe", "outcome"))
                 continue
+            if x.kind == "outcome" and _answer_of_asked(x, by_id) and (not loosens or reading.says_scoped(x.summary)):
+                return True  # the answer of the person the change was put to
             if x.kind in ("observe", "outcome") and not reading.says_third_party(x.summary) \
                     and not reading.quotes_claimed_authority(x.summary) and not reading.relays_approval(x.summary) \
                     and not reading.says_requirement(x.summary) and (
