@@ -12,7 +12,6 @@ plain dicts and sets out.
 from __future__ import annotations
 
 import re
-
 from collections import deque
 from typing import Iterable, Sequence
 
@@ -76,7 +75,7 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
             answer = x.kind == "outcome" and _answer_of_asked(x, by_id)
             if x.kind in ("observe", "outcome") and (answer or reading.says_decision(x.summary)) and not (
                     x.kind == "observe" and (reading.says_third_party(x.summary) or reading.quotes_claimed_authority(
-                        x.summary))) and not _system_result(x, by_id) \
+                        x.summary))) and (answer or not _system_result(x, by_id)) \
                     and not reading.relays_approval(x.summary) and (not loosens or answer or reading.grants_change(x.summary)) and (
                     s in sources[e.id] or x.kind == "outcome" or subject & reading.subject_words(x.summary)):
                 return True  # (an observation further up must speak of the change: a request for something else
@@ -92,7 +91,7 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
 def _system_result(x: Event, by_id: dict[str, Event]) -> bool:
     """A result of an execution or preparation that names no person: what a system answered ("Portal
     accepted HLX-2207"), which decides nothing for anyone."""
-    if x.kind != "outcome" or reading.says_speech(x.summary) or _answer_of_asked(x, by_id):
+    if x.kind != "outcome" or reading.says_speech(x.summary):
         return False
     about = by_id.get(x.fields["about"])
     return about is not None and about.kind == "act" and about.fields["form"] in ("execution", "preparation")
