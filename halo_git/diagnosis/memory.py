@@ -44,12 +44,14 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
              f"that source in {i}'s uses.") if acted else
             f"Logging fix: have the agent name what {i} keeps (the observation, act or outcome) in its uses.",
         ))
-    begun: list[int] = []  # top-level sessions begun up to each position (a child session is its parent's turn)
+    # top-level sessions begun up to each position: the graph numbers them as they begin (a child session
+    # is its parent's turn), so the count so far is one more than the highest number seen
+    begun: list[int] = []
     if read.never_recalled:
-        tops: set[str] = set()
+        most = 0
         for e in ctx.events:
-            tops.add(e.session.split("/", 1)[0])
-            begun.append(len(tops))
+            most = max(most, g.order[e.session] + 1)
+            begun.append(most)
     for i in read.never_recalled:
         same = _later_act_on(ctx, i, i, other_session=True)  # a later session acting on its subject
         if same is None and reading.says_constraint(by_id[i].summary):  # or, for a restriction, an execution
