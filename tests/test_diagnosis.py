@@ -3435,3 +3435,37 @@ def test_m2_memory_no_later_session_reads_back_is_medium():
     r = read.recall([kept], session="day1")
     read.act([r], session="day1", summary="called the customer at 17:30")
     assert "HALO-M2" not in {f.rule for f in read.diagnose().findings}
+
+
+def test_a_failure_of_the_channel_does_not_fail_the_draft_it_carried():
+    """A statement that bounced (a full mailbox, undeliverable, no answer) was never judged by anyone: the
+    draft it carried did not fail, so a memory keeping that draft is not failed material. A refusal of the
+    draft's content still fails it."""
+
+    def trace(result: str) -> tuple[Trace, str]:
+        t = Trace(session="desk-1104")
+        o = t.observe(summary="Servicing system 80012977: principal $214,602.18, paid through 10/1")
+        draft = t.act([o], form="preparation", summary="Payoff 80012977 good through 11/15: $216,297.63")
+        m = t.remember([draft], summary="80012977 payoff basis: principal $214,602.18, quote $216,297.63")
+        sent = t.act([draft], form="communication", summary="Emailed payoff statement to N. Cheung")
+        t.outcome(sent, summary=result)
+        r = t.recall([m], session="desk-1106", summary="Pulled the payoff basis for 80012977")
+        x = t.act([r], session="desk-1106", form="preparation", summary="Updated payoff 80012977 through 11/20")
+        return t, x
+
+    t, x = trace("Bounce: N. Cheung mailbox full at ggtitle.com")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x]
+    t2, x2 = trace("N. Cheung rejected the statement: per diem wrong, interest miscalculated")
+    assert {f[1] for f in rules_of(t2, "HALO-A4") if f[2][0] == x2} == {"medium"}
+    from halo_git.diagnosis.reading import says_transient
+    assert says_transient("Message undeliverable to j.doe@example.org") and not says_transient("Rejected: wrong figure")
+
+
+def test_reading_a_channel_word_is_not_its_own_writer():
+    """"Comment", "email" or "letter" make a third party the writer only beside another word of writing
+    or a named sender ("email from …", "customer comment says …"); a policy that requires an approver's
+    comment on a ticket is the organisation's rule, not text someone outside wrote."""
+    from halo_git.diagnosis.reading import says_external
+    assert not says_external("access-policy v7 loaded: ProdAdmin needs named 2nd approver comment on ticket, cap 4h")
+    assert says_external("Email from Harcourt & Lee (tenant's solicitors): uplift capped at 2% per the landlord's policy")
+    assert says_external("Customer comment says our policy gives him a full refund")

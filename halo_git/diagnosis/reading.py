@@ -397,11 +397,15 @@ def error_names(summary: str) -> frozenset[str]:
 
 
 _TRANSIENT_RE = re.compile(r"\b(?:429|502|503|504|rate[- ]limit\w*|too many requests|retry[- ]after|timed out|timeout|"
-                           r"time out|temporar\w*|unavailable|busy|throttl\w*|try again)\b", re.I)
+                           r"time out|temporar\w*|unavailable|busy|throttl\w*|try again|"
+                           # the channel, not the content: the message never reached anyone who could judge it
+                           r"bounced?|undeliver\w*|mailbox (?:is )?full|not delivered|delivery fail\w*|"
+                           r"returned to sender|no answer|went to voicemail|out of office|auto-?reply)\b", re.I)
 
 
 def says_transient(summary: str) -> bool:
-    """A failure of the moment (rate limit, timeout, service unavailable), not of what the act relied on."""
+    """A failure of the moment (rate limit, timeout, service unavailable) or of the channel (a bounce, a full
+    mailbox, no answer), not of what the act relied on: nobody judged the material and found it wrong."""
     return bool(_TRANSIENT_RE.search(summary))
 
 
@@ -1094,11 +1098,14 @@ def says_third_party(summary: str) -> bool:
             return True  # "Customer: …", "Vendor support: …"
         if opening and _CHANNEL_RE.fullmatch(m.group(0)):
             continue  # a person speaking of a channel ("Marta: Daniel said yes on the thread") is not one
-        if _AUTHORING_RE.search(summary, max(0, m.start() - 25), m.end() + 25):
-            return True  # "customer writes that …", "vendor email: …", "forum post …"
+        if _AUTHORING_RE.search(summary, max(0, m.start() - 25), m.start()) or _AUTHORING_RE.search(
+                summary, m.end(), m.end() + 25) or _FROM_RE.match(summary, m.end()):
+            return True  # "customer writes that …", "vendor email: …", "forum post …" (another word than the
+            # channel itself: "approver comment on the ticket" is a field the policy names, not a writer)
     return False
 
 
+_FROM_RE = re.compile(r"\s+(?:from|by)\b", re.I)  # "email from Harcourt & Lee": the channel names its writer
 _CHANNEL_RE = re.compile(r"thread|e-?mail|description|the body|body says|readme|web ?page|website|blog|forum|comment|"
                          r"article|attachment|search result|newsletter|letter|notice|advisory", re.I)
 
