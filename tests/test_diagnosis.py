@@ -3469,3 +3469,30 @@ def test_reading_a_channel_word_is_not_its_own_writer():
     assert not says_external("access-policy v7 loaded: ProdAdmin needs named 2nd approver comment on ticket, cap 4h")
     assert says_external("Email from Harcourt & Lee (tenant's solicitors): uplift capped at 2% per the landlord's policy")
     assert says_external("Customer comment says our policy gives him a full refund")
+
+
+def test_a4_notes_looked_at_again_after_the_recall_are_reviewed():
+    """An agent that reads its note back, then looks at the system on the note's subject, and acts on both
+    re-checked the note before use: no HALO-A4. The same observation logged before the recall is the
+    request that prompted the lookup, and the note still drives the execution unchecked (high)."""
+
+    def trace(look_first: bool) -> tuple[Trace, str]:
+        t = Trace(session="leavers-0602")
+        o = t.observe(summary="HR-7710: R. Castillo stays active until 06-04 12:00 for on-call handover")
+        kept_act = t.act([o], form="silence", summary="R. Castillo left active until 06-04 12:00 per HR-7710")
+        m = t.remember([o, kept_act], summary="R. Castillo deprovision due 06-04 12:00 (HR-7710 handover)")
+        look = "Workday: R. Castillo termination unchanged; HR-7710 extension ends 12:00, none further filed"
+        if look_first:
+            seen = t.observe(session="leavers-0604", summary=look)
+            r = t.recall([m], session="leavers-0604", summary="Pending deprovisions")
+        else:
+            r = t.recall([m], session="leavers-0604", summary="Pending deprovisions")
+            seen = t.observe(session="leavers-0604", summary=look)
+        x = t.act([r, seen], session="leavers-0604", form="execution",
+                  summary="Okta suspended R. Castillo, sessions revoked; removed Slack, GitHub")
+        return t, x
+
+    rechecked, x = trace(look_first=False)
+    assert not [f for f in rules_of(rechecked, "HALO-A4") if f[2][0] == x]
+    prompted, x2 = trace(look_first=True)
+    assert {f[1] for f in rules_of(prompted, "HALO-A4") if f[2][0] == x2} == {"high"}

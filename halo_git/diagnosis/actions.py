@@ -172,6 +172,8 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
             ctx.rare(a.id) & (ctx.rare(m) | {w for s in g.sources[m] for w in ctx.rare(s)})) and _through_acts(ctx, a.id, m):
         return None  # reached only through earlier acts, and about something else (a billing move resting on
         # the booking that once used a sample-sheet note)
+    if unreviewed and not failed and _looked_again(ctx, a.id, m):
+        return None  # the agent read its notes back, looked at the world on their subject, and acted on both
     if unreviewed and a.form == "preparation" and reading.says_comparison(e.summary):
         return None  # the act checks the material against other evidence: it is the review, not reliance
     if unreviewed:
@@ -210,7 +212,8 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         raw = g.unchecked_kept.get(m, ())
         what = ("with no source named" if not g.sources[m] else
                 f"from its own output ({_ids_text(raw)}, which nothing checked before it was read back)" if raw else
-                "from its own output")
+                "from its own output" if any(by_id[s].kind != "observe" for s in g.sources[m]) else
+                "from what it was told or shown")
         why = (f"Material the agent retained {what} {where} drives {drives}: nothing reviewed it in between, so "
                f"whatever it got wrong then is carried into action now.{seen}")
         if far > back:
@@ -302,3 +305,20 @@ def _revisions_between(ctx: _Context, m: str, act: str, chain: set[str]) -> list
         k -= 1
         steps += 1
     return []
+
+
+
+def _looked_again(ctx: _Context, act: str, m: str) -> bool:
+    """Whether ``act`` names an observation logged after the recall of ``m`` on its chain and about the
+    same subject: old notes re-checked against the world before use. The order is what tells it from a
+    request that merely prompted the lookup (logged before the recall). A rule taken from text a third
+    party wrote is not re-checked by looking at the state it governs."""
+    g, by_id, pos = ctx.g, ctx.by_id, ctx.pos
+    recalls = [i for i in g.walk_to(act, m) if by_id[i].kind == "recall"]
+    if not recalls or any(by_id[s].kind == "observe" and (reading.says_external(by_id[s].summary) or
+                                                          reading.says_relayed(by_id[s].summary)) for s in g.sources[m]):
+        return False
+    r = recalls[-1]
+    subject = ctx.rare(m) | ctx.rare(r)
+    return any(by_id[x].kind == "observe" and x not in g.adverse and pos[r] < pos[x] < pos[act]
+               and subject & ctx.rare(x) for x in g.sources[act])
