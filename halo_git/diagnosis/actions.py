@@ -8,6 +8,7 @@ the actions and outcomes tables ``stages`` built; ``diagnose`` calls it second o
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 
 from ..model import KINDS, Event
@@ -311,8 +312,10 @@ def _revisions_between(ctx: _Context, m: str, act: str, chain: set[str]) -> list
 def _looked_again(ctx: _Context, act: str, m: str) -> bool:
     """Whether ``act`` names an observation logged after the recall of ``m`` on its chain and about the
     same subject: old notes re-checked against the world before use. The order is what tells it from a
-    request that merely prompted the lookup (logged before the recall). A rule taken from text a third
-    party wrote is not re-checked by looking at the state it governs."""
+    request that merely prompted the lookup (logged before the recall); a request or an alert logged after
+    it still reports no state, and an observation built on the recall ("loaded the plan") reads the notes,
+    not the world. A rule taken from text a third party wrote is not re-checked by looking at the state it
+    governs."""
     g, by_id, pos = ctx.g, ctx.by_id, ctx.pos
     recalls = [i for i in g.walk_to(act, m) if by_id[i].kind == "recall"]
     if not recalls or any(by_id[s].kind == "observe" and (reading.says_external(by_id[s].summary) or
@@ -321,4 +324,9 @@ def _looked_again(ctx: _Context, act: str, m: str) -> bool:
     r = recalls[-1]
     subject = ctx.rare(m) | ctx.rare(r)
     return any(by_id[x].kind == "observe" and x not in g.adverse and pos[r] < pos[x] < pos[act]
-               and subject & ctx.rare(x) for x in g.sources[act])
+               and subject & ctx.rare(x) and not set(g.sources[x]) & {r, m} and not reading.says_question(by_id[x].summary)
+               and not _PROMPT_RE.match(by_id[x].summary) for x in g.sources[act])
+
+
+# an observation that opens as a request or an alert prompts the act; it reports no state of the subject
+_PROMPT_RE = re.compile(r"\W*(?:page|paged|alert|alarm|request|ticket|incident|call from|message from)\b", re.I)
