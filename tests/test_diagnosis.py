@@ -3496,3 +3496,13 @@ def test_a4_notes_looked_at_again_after_the_recall_are_reviewed():
     assert not [f for f in rules_of(rechecked, "HALO-A4") if f[2][0] == x]
     prompted, x2 = trace(look_first=True)
     assert {f[1] for f in rules_of(prompted, "HALO-A4") if f[2][0] == x2} == {"high"}
+
+
+def test_reading_a_revocation_taking_hold_is_no_failure():
+    """Sessions killed or terminated after an act that revoked or suspended access, and a test login denied,
+    are the act working; a refusal of the act itself still reads as a failure."""
+    from halo_git.diagnosis.reading import intended
+    act = "Okta: suspended H. Nair, P. Larsen; revoked all sessions"
+    assert intended("Both suspended; 6 sessions killed; Salesforce SSO test login denied", act)
+    assert not intended("Suspension refused for P. Larsen: sole admin of the tenant", act)
+    assert not intended("6 sessions killed", "Rolled out the new session store")

@@ -140,7 +140,8 @@ def intended(outcome: str, act: str) -> bool:
     parts = [c for c in clauses(outcome) if is_adverse(c)]
     if parts and all(_PROBE_RE.search(c) for c in parts):
         return True  # "a probe from outside the /28 is denied": the refusal is what the probe checks
-    toks = _TOKEN_RE.findall(outcome.lower())
+    # (a clause that probes — "test login denied" — is the check passing; the other clauses must echo the act)
+    toks = _TOKEN_RE.findall(" ; ".join(c for c in clauses(outcome) if not _PROBE_RE.search(c)).lower())
     hits = {w[:5] for w in toks if w in _SINGLE_WORDS}
     if not hits or any(w in _PHRASES and any(tuple(toks[i:i + len(p)]) == p for p in _PHRASES[w])
                        for i, w in enumerate(toks)):
@@ -161,8 +162,10 @@ _OUT_OF_USE_RE = re.compile(
     r"\b(?:out of (?:service|use|action|order)|tag(?:ged)? out|lock(?:ed)? out|(?:take|took|taken|put) \w+ offline|"
     r"disabl\w*|deactivat\w*|suspend\w*|quarantin\w*|blocked|blocking|block (?:it|them|the|access|all|traffic|"
     r"port|sender|domain)|decommission\w*|withdr[ae]w\w* from|"
-    r"pull(?:ed)? from (?:service|use|sale|the)|cancel\w*)\b", re.I)
-_OUT_OF_USE = frozenset(w[:5] for w in ("unavailable", "unusable", "blocked", "blocks", "cancelled", "canceled"))
+    r"pull(?:ed)? from (?:service|use|sale|the)|cancel\w*|revok\w*)\b", re.I)
+# (sessions "killed" or "terminated" after access was revoked or suspended are the revocation taking hold)
+_OUT_OF_USE = frozenset(w[:5] for w in ("unavailable", "unusable", "blocked", "blocks", "cancelled", "canceled",
+                                        "killed", "terminated"))
 
 
 # The failure named is going away: "errors fell to zero", "timeouts stopped", "the 5xx cleared".
