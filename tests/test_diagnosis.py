@@ -3506,3 +3506,15 @@ def test_reading_a_revocation_taking_hold_is_no_failure():
     assert intended("Both suspended; 6 sessions killed; Salesforce SSO test login denied", act)
     assert not intended("Suspension refused for P. Larsen: sole admin of the tenant", act)
     assert not intended("6 sessions killed", "Rolled out the new session store")
+
+
+def test_reading_a_persons_answer_instruction_or_obligation_decides():
+    """An answer whose topic is the proposal decides ("Priya on the proposal: approved 02:40"); so does a
+    person's instruction to copy or forward, or an obligation in their own words. A proposal still does
+    not, and a document's heading is no person ("Release checklist v7: … must be green")."""
+    from halo_git.diagnosis.reading import says_decision
+    assert says_decision("Priya on the proposal: approved 02:40, keep retries at 3")
+    assert says_decision("Ravi: in Kerala 14-28 Mar; copy anything urgent for Mum to Priya too")
+    assert says_decision("Ines: LH-22 released for REQ-7713, but invoices must be kept 7 years (tax law)")
+    assert not says_decision("Priya: a proposal — we could move the sync to 02:40")
+    assert not says_decision("Release checklist v7: instrumentation tests must be green before a build is uploaded")

@@ -537,7 +537,8 @@ _IMPERATIVE_RE = re.compile(
     r"order|pay|approve|reject|decline|offer|ship|publish|post|resume|restart|swap|replace|change|block|unblock|"
     r"allow|let|leave|take|treat|count|file|run|mark|charge|refund|call|tell|notify|waive|roll|flush|apply|release|"
     r"return|revert|try|cut|increase|decrease|reduce|confirm|escalate|update|fix|retry|rerun|re-run|reorder|"
-    r"restock|print|archive|accept|hire|assign|route|schedule|reschedule|trial|lift|reopen)\b", re.I)
+    r"restock|print|archive|accept|hire|assign|route|schedule|reschedule|trial|lift|reopen|copy|cc|forward|share|"
+    r"wait|hold off)\b", re.I)
 _PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|(?-i:may)(?! not\b))\b|(?:^|(?<=[.!?:;\"'\u201c]\s)|(?<=[.!?:;\"'\u201c]))"
                             r"(?-i:May)\b(?!\s*\d)", re.I)  # ("may", or "May" opening a sentence: not "May receipts")
 _MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-\u2013]\s*\d+|voted|resolved that|"
@@ -650,6 +651,13 @@ _ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to)\b", re.I)
 
 
 _ACCEPTED_RE = re.compile(r"\b(?:good|great|nice|fine|excellent|sensible)\s+(?:idea|suggestion|proposal|plan)\b", re.I)
+# the proposal as the topic of an answer ("Priya on the proposal: approved 02:40"), not a proposal made
+_TOPIC_RE = re.compile(r"\b(?:on|about|re|to) (?:the|this|that|his|her|my|our|your|their) (?:proposal|suggestion|idea)\b",
+                       re.I)
+# a speaker's obligation in their own words ("Ines: invoices must be kept 7 years")
+_MUST_RE = re.compile(r"\b(?:must|has to|have to|needs? to|shall)\b", re.I)
+_DOC_HEAD_RE = re.compile(r"\b(?:checklist|policy|runbook|playbook|guide\w*|sop|procedure|handbook|manual|terms|rules?|"
+                          r"readme|standard|template|spec\w*|v\d[\w.]*)\b", re.I)
 _OWN_PLAN_RE = re.compile(r"\b(?:I['\u2019]ll|I will|we['\u2019]ll|we will|I['\u2019]m going to|I am going to)\s+\w+", re.I)
 
 
@@ -659,7 +667,7 @@ def says_decision(summary: str) -> bool:
     'Claire: "Pause the texts"'), or say what they will do themselves ("Mrs Hale: for the exam fortnight I'll
     teach Saturdays"), decide too, and so does a motion a body carried. Taking up a proposal ("good idea, do it
     from Saturday") is a decision, not one."""
-    if _PROPOSAL_RE.search(_ACCEPTED_RE.sub("", summary)):
+    if _PROPOSAL_RE.search(_TOPIC_RE.sub("", _ACCEPTED_RE.sub("", summary))):
         return False
     if _ACCEPTED_RE.search(summary):
         return True
@@ -667,7 +675,9 @@ def says_decision(summary: str) -> bool:
         return True
     if quotes_speaker(summary) and not says_third_party(summary):
         said = summary[_QUOTED_RE.match(summary).end():]
+        person = not _DOC_HEAD_RE.search(summary[:len(summary) - len(said)])  # ("Release checklist v7: …" is a document)
         return says_limit(said) or bool(_IMPERATIVE_RE.search(said) or _PERMISSION_RE.search(said)
+                                        or (person and _MUST_RE.search(said))
                                         or _GRANTING_RE.search(said) or _OWN_PLAN_RE.search(said)
                                         or says_change(said))  # "Review lead: age criterion lowered to 60+"
     return False
