@@ -3518,3 +3518,32 @@ def test_reading_a_persons_answer_instruction_or_obligation_decides():
     assert says_decision("Ines: LH-22 released for REQ-7713, but invoices must be kept 7 years (tax law)")
     assert not says_decision("Priya: a proposal — we could move the sync to 02:40")
     assert not says_decision("Release checklist v7: instrumentation tests must be green before a build is uploaded")
+
+
+def test_s1_a_failed_execution_left_into_a_later_session_is_medium():
+    """A rejected filing nobody refiles while the agent works on into later sessions is medium: it had the
+    time to put it right. Left at the end of the trace, or a failure of the moment, it stays low at most; a refiling
+    naming the rejection silences it."""
+
+    def trace(later: bool, result: str = "WCIS acknowledgment TE: FROI 00 rejected, error 0058 employer FEIN invalid",
+              refile: bool = False) -> tuple[Trace, str]:
+        t = Trace("setup")
+        filed = t.act([t.observe(summary="New claim WC-24-01873")], form="execution",
+                      summary="Filed FROI 00 for WC-24-01873 to WCIS via EDI")
+        bad = t.outcome(filed, session="benefits", summary=result)
+        if refile:
+            t.outcome(t.act([bad], session="benefits", form="execution", summary="Corrected the FEIN and refiled FROI 00"),
+                      session="benefits", summary="FROI 00 accepted")
+        if later:
+            t.act([t.observe(session="week2", summary="TTD payment due for WC-24-01873")], session="week2",
+                  form="execution", summary="Issued TTD payment of $812.40")
+        return t, bad
+
+    t, bad = trace(later=True)
+    assert ("HALO-S1", "medium") in {f[:2] for f in found(t.diagnose()) if f[2][0] == bad}
+    end, bad2 = trace(later=False)
+    assert {f[1] for f in rules_of(end, "HALO-S1") if f[2][0] == bad2} <= {"low"}
+    busy, bad3 = trace(later=True, result="WCIS gateway timed out, 503")
+    assert {f[1] for f in rules_of(busy, "HALO-S1") if f[2][0] == bad3} <= {"low"}
+    fixed, bad4 = trace(later=True, refile=True)
+    assert not [f for f in rules_of(fixed, "HALO-S1") if f[2][0] == bad4]
