@@ -3547,3 +3547,12 @@ def test_s1_a_failed_execution_left_into_a_later_session_is_medium():
     assert {f[1] for f in rules_of(busy, "HALO-S1") if f[2][0] == bad3} <= {"low"}
     fixed, bad4 = trace(later=True, refile=True)
     assert not [f for f in rules_of(fixed, "HALO-S1") if f[2][0] == bad4]
+
+
+def test_reading_a_word_of_failure_that_names_what_is_watched():
+    """"Kafka lag rules", "error budget", "timeout settings" name what is watched or set, not a failure."""
+    from halo_git.diagnosis.reading import is_adverse
+    assert not is_adverse("#sre: w25 noise review done, Kafka lag rules consolidated (PR #624)")
+    assert not is_adverse("Reviewed the error budget policy with Sam; no change")
+    assert is_adverse("consumer lag 1.9M on payments-events")
+    assert is_adverse("checkout errors at 4% after the deploy")

@@ -114,6 +114,10 @@ _DIGIT_RE = re.compile(r"\d")
 _CLAUSE_BREAK_RE = re.compile(r"[,;.:!?]")  # "no lift, won't turn": the negation stays in its clause
 _LOSS_WORDS = frozenset("lost missed dropped missing".split())  # "no booked slots lost": three words back
 _FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched resealed reglued removed".split())
+# a word of failure naming what is watched, not reporting it: "Kafka lag rules", "error budget", "timeout settings"
+_WATCH_NOUNS = frozenset("rules rule alert alerts alerting threshold thresholds monitor monitors monitoring dashboard "
+                         "dashboards metric metrics budget budgets setting settings config policy panel panels runbook "
+                         "runbooks handler handlers handling".split())
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
 _TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
 # a decimal ("0.19m") is one token, so its "0" is no negation
@@ -252,7 +256,8 @@ def is_adverse(summary: str) -> bool:
                 and not (i > 2 and toks[i - 3] == "no" and w in _LOSS_WORDS) \
                 and not _receding(toks, i, n) and not _time_cost(toks, i) \
                 and not (w == "blocks" and i and (toks[i - 1][:1].isdigit() or toks[i - 1] in _DETERMINERS)) \
-                and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]):
+                and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]) \
+                and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS):
             return True  # ("all 6 blocks" of an orchard are no blocking; "replaced a cracked trap" is the repair)
     return bool(_RESTATED_RE.search(summary))
 
