@@ -3556,3 +3556,32 @@ def test_reading_a_word_of_failure_that_names_what_is_watched():
     assert not is_adverse("Reviewed the error budget policy with Sam; no change")
     assert is_adverse("consumer lag 1.9M on payments-events")
     assert is_adverse("checkout errors at 4% after the deploy")
+
+
+def test_a4_a_repair_made_after_the_failed_material_was_used_does_not_clear_it():
+    """A memory keeping an aborted run's partial export is failed material for what reads it before the run
+    is redone; the redo that worked clears it only for reads after it."""
+
+    def trace(redo_first: bool) -> tuple[Trace, str]:
+        t = Trace("mon")
+        run = t.act([t.observe(summary="94 cards punched")], form="execution", summary="Started MS/MS run P-0412")
+        bad = t.outcome(run, summary="P-0412 aborted at well 61: QC2 calibrator out of range; wells 1-60 exported")
+        m = t.remember([bad], summary="P-0412 export: wells 1-60 (cards C-5501..C-5560)")
+
+        def redo():
+            t.outcome(t.act([bad], session="tue", form="execution",
+                            summary="Recalibrated MS/MS and re-ran P-0412 wells 1-94"), session="tue",
+                      summary="P-0412 re-run complete, QC in range")
+        if redo_first:
+            redo()
+        r = t.recall([m], session="tue", summary="Recalled P-0412 export, wells 1-60")
+        x = t.act([r], session="tue", form="execution", summary="Released reports for C-5501..C-5560 from P-0412 export")
+        t.outcome(x, session="tue", summary="60 reports released")
+        if not redo_first:
+            redo()
+        return t, x
+
+    used_first, x = trace(redo_first=False)
+    assert {f[1] for f in rules_of(used_first, "HALO-A4") if f[2][0] == x} == {"high"}
+    redone, x2 = trace(redo_first=True)
+    assert "high" not in {f[1] for f in rules_of(redone, "HALO-A4") if f[2][0] == x2}

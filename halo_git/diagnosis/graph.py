@@ -260,10 +260,13 @@ class _Graph:
         # Failures a later act took up and got right ("3 rows mismatch" -> "re-copied with trim off" -> "checksum
         # match"): material that keeps them keeps a failure already repaired.
         worked_acts = {e.fields["about"] for e in events if e.kind == "outcome" and e.id not in adverse}
-        self.repaired = repaired = {s for e in events if e.kind == "act" and e.fields["form"] == "execution"
-                                    and e.id in worked_acts and e.id not in failed_acts
-                                    for s in sources[e.id] if s in adverse and by_id[s].kind == "outcome"
-                                    and _redoes(e, by_id[s], by_id)}  # (telling someone, or a next step that
+        repaired_at: dict[str, int] = {}  # failure -> position of the first execution that redid it and worked
+        for e in events:
+            if e.kind == "act" and e.fields["form"] == "execution" and e.id in worked_acts and e.id not in failed_acts:
+                for s in sources[e.id]:
+                    if s in adverse and by_id[s].kind == "outcome" and s not in repaired_at and _redoes(e, by_id[s], by_id):
+                        repaired_at[s] = pos[e.id]
+        self.repaired = repaired = set(repaired_at)  # (telling someone, or a next step that
         # merely follows the failure, repairs nothing)
         # A memory whose recall drove an act that failed is failed material for what reads it afterwards.
         failed_after: dict[str, tuple[int, str]] = {}
@@ -405,7 +408,10 @@ class _Graph:
                                              for x in (*sources[s], *srcs))))
                 if raw:
                     unchecked_kept[i] = raw
-                bad = _failed_source(e, srcs, by_id, adverse - repaired, failed_acts, failed_mem)
+                # (a repair counts only once it came before the memory was read back: what was read before it
+                # was still the failed material)
+                bad = _failed_source(e, srcs, by_id, adverse - {s for s in repaired if repaired_at[s] < read_at},
+                                     failed_acts, failed_mem)
                 if bad:
                     failed_mem[i] = bad
                 widened = (not reading.says_scoped(e.summary) and any(
