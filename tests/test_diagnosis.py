@@ -3585,3 +3585,29 @@ def test_a4_a_repair_made_after_the_failed_material_was_used_does_not_clear_it()
     assert {f[1] for f in rules_of(used_first, "HALO-A4") if f[2][0] == x} == {"high"}
     redone, x2 = trace(redo_first=True)
     assert "high" not in {f[1] for f in rules_of(redone, "HALO-A4") if f[2][0] == x2}
+
+
+def test_s1_an_execution_naming_a_partial_result_uses_it_as_complete():
+    """A run cut off part-way ("aborted at 2,960/4,105 lines", "stopped at 21.9M / 38.5M rows") leaves
+    partial output; an execution that names that result and goes on (reconciles, merges, submits) uses it
+    as if it were complete: high. Doing the step over ("re-authenticated and resumed", "re-ran the
+    conversion") is the repair, not reuse."""
+
+    def trace(then: str) -> tuple[Trace, str, str]:
+        t = Trace("feb-close")
+        job = t.act([t.observe(summary="February bordereau: 4,105 lines")], form="execution",
+                    summary="Ran FX conversion on the February bordereau")
+        bad = t.outcome(job, summary="Job aborted at line 2,960/4,105: NOK rate missing from rate table")
+        x = t.act([bad], form="execution", summary=then)
+        return t, bad, x
+
+    t, bad, x = trace("Reconciled February premium bordereau (converted output) to GL")
+    assert ("HALO-S1", "high", (bad, t.events[1].id, x)) in found(t.diagnose())
+    for repair in ("Added the NOK rate; re-ran the FX conversion on all 4,105 lines",
+                   "Re-authenticated and resumed the conversion from line 2,960"):
+        t2, bad2, x2 = trace(repair)
+        assert not [f for f in rules_of(t2, "HALO-S1") if f[2][0] == bad2 and x2 in f[2] and f[1] == "high"], repair
+    from halo_git.diagnosis.reading import says_partial_output, says_remedy
+    assert says_partial_output("snapshot aborted 23:47 at 21.9M / 38.5M rows: broker 3 disk full")
+    assert not says_partial_output("snapshot finished at 23:47, 38.5M rows")
+    assert not says_remedy("Imported the latest re-check results into MIS")

@@ -472,7 +472,9 @@ says_unfit = _finder(
 
 _REMEDY_RE = re.compile(r"\b(?:retr(?:y|ied|ies|ying)|re-?r[au]n\w*|re-?tr\w+|again|roll(?:ed|s|ing)? back|rollback|"
                         r"revert\w*|undo\w*|undid|restor\w*|repair\w*|fix\w*|investigat\w*|diagnos\w*|paused?|"
-                        r"halt\w*|stopp?\w*|abort\w*|hold|held)\b", re.I)
+                        r"halt\w*|stopp?\w*|abort\w*|hold|held|resum\w*|"
+                        # doing the step over: "re-authenticated", "…; re-copy chunked" (not "the re-check results")
+                        r"re-[a-z]+ed)\b|(?:^|[;:,]\s*)re-[a-z]+\b", re.I)
 
 
 def says_remedy(summary: str) -> bool:
@@ -899,7 +901,10 @@ says_partial_output = _finder(
     partial", "only 6 of 14 calibrant ions"), or an act that says it uses something partial.""",
     r"\bpartial(?:ly)? (?:output|file|export|results?|data|upload|copy|run|import)\b|"
     r"\b(?:output|file|export|results?|data) (?:is|was|are|were) (?:only )?(?:partial|incomplete|truncated)\b|"
-    r"\bincomplete (?:output|file|export|results?|data)\b|\bpartial\b[^.;]{0,40}\b(?:written|saved|left)\b")
+    r"\bincomplete (?:output|file|export|results?|data)\b|\bpartial\b[^.;]{0,40}\b(?:written|saved|left)\b|"
+    # a run cut off part-way: "aborted at 2,130/4,800", "stopped at 21.9M / 38.5M rows"
+    r"\b(?:abort\w*|stopp?\w*|fail\w*|cut off|died|crash\w*|killed)\b[^.;]{0,30}\bat\s+(?:[a-z]+\s)?[\d.,]+\s?[KMB]?\s?"
+    r"/\s?[\d.,]+")
 
 
 _FILE_RE = re.compile(r"\b[a-z0-9][\w-]*_[\w.-]*\w|\b[a-z0-9][\w-]*\.(?:csv|xml|json|txt|pdf|route|xlsx?|zip|log|"

@@ -879,17 +879,22 @@ def _partial_reused(ctx, make):
         if o.kind != "outcome" or o.id not in ctx.g.adverse or not reading.says_partial_output(o.summary):
             continue
         names = reading.file_names(o.summary)
-        if not names:
-            continue
+        about = by_id.get(o.fields["about"])
+        verb = about.summary.split(maxsplit=1)[0].casefold() if about is not None and about.summary else ""
         for x in ctx.events[pos[o.id] + 1:pos[o.id] + 1 + _WINDOW]:
             if x.kind != "act" or x.fields["form"] == "silence" or x.id == o.fields["about"] or (
                     ctx.session and x.session != ctx.session):
                 continue
             seen = reading.file_names(x.summary).union(*(reading.file_names(by_id[s].summary) for s in ctx.g.sources[x.id]
                                                          if by_id[s].kind == "observe"))  # ("latest file X.csv")
-            if not names & seen or reading.says_partial_output(x.summary) or reading.says_remedy(x.summary) \
+            # or the result itself, named in uses by an act that is no rerun of the failed one
+            direct = o.id in ctx.g.sources[x.id] and x.fields["form"] == "execution" and not (
+                x.summary.split(maxsplit=1)[:1] and x.summary.split(maxsplit=1)[0].casefold() == verb)
+            if not (names & seen or direct) or reading.says_partial_output(x.summary) or reading.says_remedy(x.summary) \
                     or reading.is_adverse(x.summary):
                 continue
+            if not names & seen:
+                names = seen = {o.id}
             out.append(make(
                 "HALO-S1", [o.id, o.fields["about"], x.id],
                 f"Reports that {o.fields['about']} left partial output ({', '.join(sorted(names & seen))}), "
