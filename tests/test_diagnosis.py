@@ -3611,3 +3611,52 @@ def test_s1_an_execution_naming_a_partial_result_uses_it_as_complete():
     assert says_partial_output("snapshot aborted 23:47 at 21.9M / 38.5M rows: broker 3 disk full")
     assert not says_partial_output("snapshot finished at 23:47, 38.5M rows")
     assert not says_remedy("Imported the latest re-check results into MIS")
+
+
+def test_r7_a_limit_moved_for_one_occasion_and_left():
+    """A limit moved for one occasion ("heat stop 30 -> 32C for Tuesday's backlog"; a cap resting on "OK 15%
+    for Harbridge, this renewal only") is an exception meant to end: relied on sessions later, HALO-R7. Put
+    back in time (a revise that closes it), it is not; nor is the closing revise itself."""
+
+    def trace(put_back: bool, said: str = "Heat stop raised 30 -> 32C for Tuesday's backlog",
+              grant: str = "Helen: fine, pick on to 32C today") -> tuple[Trace, str, str]:
+        t = Trace("tue")
+        ok = t.observe(summary=grant)
+        rev = t.revise([ok], target="tunnel heat-stop threshold", made_by="user", governance="approved", summary=said)
+        t.act([rev], form="execution", summary="Crews kept picking until 32C")
+        if put_back:
+            t.revise([rev], session="wed", target="tunnel heat-stop threshold", made_by="agent", governance="approved",
+                     summary="Backlog cleared; heat stop back to 30C")
+        t.observe(session="wed", summary="Tunnels 28C at noon")
+        late = t.act([rev], session="thu", form="execution", summary="Crews kept in tunnels at 31.6C")
+        return t, rev, late
+
+    t, rev, late = trace(put_back=False)
+    assert any(f[0] == "HALO-R7" and f[2][0] == rev for f in found(t.diagnose()))
+    t2, rev2, _ = trace(put_back=False, said="Discount cap 15% (Okafor OK, Harbridge)",
+                        grant="Okafor: OK 15% for Harbridge, this renewal only")
+    assert any(f[0] == "HALO-R7" and f[2][0] == rev2 for f in found(t2.diagnose()))
+    t3, rev3, _ = trace(put_back=True)
+    assert not [f for f in rules_of(t3, "HALO-R7") if f[2][0] != rev3 or f[1] == "high"]
+    from halo_git.diagnosis.reading import says_scoped
+    assert says_scoped("wall tol +/-0.25 for 7712") and says_scoped("runs may go to 11 h for day1 backlog")
+    assert not says_scoped("Paid 1,200 for 2025 membership")
+
+
+def test_r7_the_period_of_a_grant_is_its_own_not_the_timetable_it_departs_from():
+    """A grant's period is read from the grant and the revision, not from a basis that states the standing
+    arrangement ("timetable for the week: Mon-Thu only"); a change for a kind of case ("for T5 long-haul
+    only") is no occasion that ends."""
+    t = Trace("mon-1")
+    week = t.observe(at="2025-02-24T08:00:00Z", summary="Timetable for the week: 24 lessons Mon-Thu; Mon-Thu only")
+    ask = t.observe(session="sat-1", at="2025-03-08T09:19:00Z",
+                    summary="Mrs Hale: for the exam fortnight (15-28 Mar) I'll teach Saturdays 9-12; back to Mon-Thu after")
+    rev = t.revise([ask, week], session="sat-1", at="2025-03-08T09:22:00Z", target="teaching days rule",
+                   made_by="user", governance="approved", summary="Teaching days: Saturdays 15, 22 Mar 09:00-12:00 open")
+    t.act([rev], session="sat-1", at="2025-03-08T09:42:00Z", form="execution", summary="Booked the Saturday run-throughs")
+    t.revise([rev], session="mon-3", at="2025-03-31T08:30:00Z", target="teaching days rule", made_by="agent",
+             governance="bounded", summary="Teaching days back to Mon-Thu; the Saturday run-throughs are over")
+    assert rules_of(t, "HALO-R7") == set()
+    from halo_git.diagnosis.shapes import _KIND_ONLY_RE
+    assert _KIND_ONLY_RE.search("Gary: agreed for T5 long-haul only, review end of August")
+    assert not _KIND_ONLY_RE.search("Okafor: OK 15% for Harbridge, this renewal only")

@@ -741,6 +741,12 @@ _SCOPED_RE = re.compile(
     r"permission|override|allowance|rule|bypass|limit|lift|measure|arrangement|suspension|pause)s?\b|\bfor now\b|\buntil\b|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
     r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install|festival|event|holiday|peak|weekend|drive|"
     r"tournament|match|game|race|launch|sale|demo|meeting|trip|job|outage|storm|audit|inspection)\b|"
+    # the occasion named: "for Tuesday's backlog", "for the Q3 backfill", "for CHG-4410 window", "for order 7712"
+    r"\bfor (?:the |this |that |\w+['\u2019]s )?[\w-]{0,20} ?(?:window|backlog|backfill|surge|rally|incident|cutover|"
+    r"changeover|shutdown|closure|works)\b|\bfor (?:order |job |change |ticket |batch |lot )?(?!(?:19|20)\d\d\b)\d{3,}"
+    r"\b(?![\d,.])|\bfor (?:CHG|INC|CR|RFC|MW|WO)-?\d+\b|"  # ("for 7712", "for CHG-4410"; not "for E-0457", a person)
+    r"\b(?:\d{1,2}(?:st|nd|rd|th)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?|"
+    r"(?:mon|tue|wed|thu|fri|sat|sun)\w*) only\b|"
     r"\bput (?:it )?back\b|"
     r"\bfor [\w ,/'\u2019-]{1,30} only\b|\bthis \w+ only\b|\b(?:through|thru) (?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
     r"nov|dec)\w*\.? \d)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days? only\b|"

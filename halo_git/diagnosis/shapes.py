@@ -240,6 +240,33 @@ def _external(ctx, make):
     return out
 
 
+# a target that is a limit the agent works within
+_LIMIT_TARGET_RE = re.compile(r"\b(?:limit|cap|threshold|tolerance|quota|max\w*|min\w*|ceiling|floor|allowance|authority|"
+                              r"duty|stop|setpoint|alert|alarm|trigger|budget|window|hours?|rule)\b", re.I)
+_MOVED_RE = re.compile(r"\d\s*[a-z%/]{0,5}\s*(?:\u2192|->)\s*\d|\b(?:raised|increased|lowered|relaxed|widened|extended|"
+                       r"waived|lifted|optional|may|without)\b", re.I)
+
+
+_CLOSES_RE = re.compile(r"\b(?:again|closed?|ended|ends|back to|back in force|restored|reinstated)\b", re.I)
+# "for T5 long-haul only": a kind of case the change applies to, not an occasion it ends with
+_KIND_ONLY_RE = re.compile(r"\bfor (?![\w ,/'\u2019-]*\b(?:this|today|tonight|weekend)\b)[\w ,/'\u2019-]{1,30} only\b", re.I)
+_PERMANENT_RE = re.compile(r"\b(?:permanent\w*|for good|from now on|standing rule)\b", re.I)
+
+
+def _limit_moved_for_occasion(e, basis) -> bool:
+    """A revision that moves a limit for one occasion ("heat stop 30 -> 32C for Tuesday's backlog", "discount
+    cap 15% for Harbridge", resting on "OK 15% for Harbridge, this renewal only"): whichever way it moves, it
+    is an exception meant to end. The occasion and the move may be said in the revision or in the words of
+    the person who granted it."""
+    if _CLOSES_RE.search(e.summary) or _PERMANENT_RE.search(e.summary):
+        return False  # "closed the Christmas exception; every payment needs a PO again": the end, not the grant;
+        # "(Nadia approved, permanent)": a standing rule, not an exception
+    said = [e.summary, *(b.summary for b in basis if b.kind in ("observe", "outcome"))]
+    return bool(_LIMIT_TARGET_RE.search(e.fields["target"]) and any(reading.says_scoped(_KIND_ONLY_RE.sub("", x))
+                                                                    for x in said)
+                and (any(_MOVED_RE.search(x) for x in said) or re.search(r"\d", e.summary) is not None))
+
+
 def _loosening(ctx, make):
     out = []
     by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
@@ -254,7 +281,7 @@ def _loosening(ctx, make):
             continue
         basis = [by_id[s] for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome", "revise")]
         granted = any(reading.says_scoped(b.summary) and reading.says_decision(b.summary) for b in basis)
-        if not (reading.says_loosening(e.summary) or (granted and (
+        if not (reading.says_loosening(e.summary) or _limit_moved_for_occasion(e, basis) or (granted and (
                 e.fields["governance"] == "bounded" or reading.says_planned_end(e.summary)))):
             continue  # a change under a grant the user limited to one occasion loosens for that occasion (one
             # governed otherwise, when it says when it goes back: "back to drafts on Monday")
@@ -333,8 +360,8 @@ def _loosening(ctx, make):
 def _stated_end(e, basis):
     """When the period a loosening or its grant states ends ("Saturday only", "until Fri 11/08 18:00"), or None."""
     end = None
-    for x in (e, *basis):
-        at = reading.parse_time(x.time)
+    for x in (e, *(b for b in basis if reading.says_decision(b.summary))):  # (the grant's words, not a timetable
+        at = reading.parse_time(x.time)  # for the week that the change departs from)
         got = reading.valid_until(x.summary, at) if at else None
         if got is not None and got >= at:
             end = got if end is None else min(end, got)
