@@ -3660,3 +3660,13 @@ def test_r7_the_period_of_a_grant_is_its_own_not_the_timetable_it_departs_from()
     from halo_git.diagnosis.shapes import _KIND_ONLY_RE
     assert _KIND_ONLY_RE.search("Gary: agreed for T5 long-haul only, review end of August")
     assert not _KIND_ONLY_RE.search("Okafor: OK 15% for Harbridge, this renewal only")
+
+
+def test_reading_words_of_failure_in_operations():
+    """A call nobody answered, stock sold beyond what there was, a debit unpaid, a task not done, a batch
+    that cannot start or was binned report a failure."""
+    from halo_git.diagnosis.reading import is_adverse
+    for said in ("No answer, 3 bleeps over 30 min", "Mkt applied 10:27; 22 oversold",
+                 "ARUDD: 255 of 389 unpaid again (code 0)", "D-12, D-19 not done - rooms locked",
+                 "Imran: captopril can't start, methylcellulose base needs 12 h", "labels read HWD24; batch 1 binned"):
+        assert is_adverse(said), said

@@ -70,6 +70,8 @@ ADVERSE_WORDS = (
     "leaking", "leaked", "torn", "faulty", "defective", "unmatched", "won't fit", "won't go", "won't turn",
     "won't clear", "won't start", "won't open", "won't load", "won't work", "will not go", "will not fit",
     "would not fit", "doesn't fit", "didn't fit", "does not fit", "did not fit",
+    "no answer", "unanswered", "no reply", "no response", "oversold", "overbooked", "unpaid", "not done",
+    "not completed", "can't start", "cannot start", "can't proceed", "cannot proceed", "binned", "scrapped",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -183,6 +185,8 @@ def _receding(toks: list[str], i: int, n: int = 1) -> bool:
         return False  # "the job failed and stopped": the failure itself is the verb
     for j in range(i + n, min(i + n + 3, len(toks))):
         if toks[j] in _RECEDE:
+            if toks[j] == "over" and j + 1 < len(toks) and toks[j + 1][:1].isdigit():
+                continue  # "3 bleeps over 30 min": a span, not the end of it
             return not (toks[j] == "fell" and j + 1 < len(toks) and toks[j + 1] == "back")  # "fell back": a fallback
         if toks[j] == "back" and j + 2 < len(toks) and toks[j + 1] in ("to", "at", "within", "under", "below") and (
                 toks[j + 2][0].isdigit() or toks[j + 2] in ("normal", "baseline", "zero", "green", "service")):
