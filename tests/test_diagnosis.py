@@ -3670,3 +3670,39 @@ def test_reading_words_of_failure_in_operations():
                  "ARUDD: 255 of 389 unpaid again (code 0)", "D-12, D-19 not done - rooms locked",
                  "Imran: captopril can't start, methylcellulose base needs 12 h", "labels read HWD24; batch 1 binned"):
         assert is_adverse(said), said
+
+
+def test_reading_changes_in_the_world():
+    """A person gone and replaced, a venue closed from a date, hearings moving, a road reopened, a charge set
+    from a date onward, a cap cut to a figure, a reviewer no longer taking requests report a change; a plan
+    still to be made does not."""
+    from halo_git.diagnosis.reading import says_change
+    for said in ("Lindens Care Home admin: S. Obi left 11 Jul; new registered manager H. Grant is responsible",
+                 "Facilities: Court 2 closed 8 Sep-31 Oct for refit; all hearings move to Council Chamber",
+                 "National Highways 08:04: A449 Ombersley fully reopened 07:58",
+                 "Pricing bulletin PB-25-11: LTL FSC 33.0% on all quotes dated 03/12 onward",
+                 "deed of variation completed 18 Mar - U4 CPI cap cut to 3% for reviews 2024-2026",
+                 "Auto-reply from Lindqvist: on fieldwork until 30 Jun, not taking new review requests"):
+        assert says_change(said), said
+    assert not says_change("A449 Ombersley closed both ways, diversion A4133")
+
+
+def test_m9_a_recall_after_a_person_was_replaced():
+    """The contact note read back after the home said that person left, in the act's uses without the news:
+    HALO-M9; naming the news where it is used clears it."""
+
+    def trace(name_news: bool) -> tuple[Trace, str]:
+        t = Trace("wk29")
+        m = t.remember([t.observe(summary="Route 2 contacts: Lindens Care Home - S. Obi")],
+                       summary="Route 2 responsible persons: Lindens Care Home - S. Obi")
+        news = t.observe(session="wk30", summary="Lindens Care Home admin: S. Obi left 11 Jul; new registered "
+                                                 "manager H. Grant is responsible person")
+        r = t.recall([m], session="wk31", summary="Route 2 responsible persons for chasers")
+        x = t.act([r, *([news] if name_news else [])], session="wk31",
+                  summary="Second Route 2 request to Lindens Care Home, addressed to S. Obi")
+        return t, r
+
+    t, r = trace(False)
+    assert any(f[0] == "HALO-M9" and f[2][0] == r for f in found(t.diagnose()))
+    t2, r2 = trace(True)
+    assert not [f for f in rules_of(t2, "HALO-M9") if f[2][0] == r2]

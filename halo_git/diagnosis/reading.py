@@ -974,7 +974,10 @@ _CHANGE_RE = re.compile(
     r"(?:rais|lower|increas|decreas|reduc|rais)es|(?:increas|decreas|reduc)ed|takes effect|effective (?:from|on|as of)|"
     r"from \$?\d[\d.,]*%? to \$?\d[\d.,]*%?|\d+ [\w -]{0,20}(?:used|consumed|sold|dispensed|taken out|left)\b|"
     r"(?:up|down|rise|rises|rose|fall|falls|fell|jump(?:s|ed)?|climb(?:s|ed)?|drop(?:s|ped)?)\s+(?:by\s+)?"
-    r"\d[\d.,]*(?:\s*[-\u2013]\s*\d[\d.,]*)?\s*(?:%|percent\b|pc\b))(?!\w)",
+    r"\d[\d.,]*(?:\s*[-\u2013]\s*\d[\d.,]*)?\s*(?:%|percent\b|pc\b)|"
+    # a person gone or replaced, a place shut or reopened, a figure cut, a rule from a date on
+    r"left (?:on )?\d|new (?:\w+ ){0,2}(?:manager|lead|contact|owner|address|number|venue|location|rate|price|supplier|"
+    r"provider)|closed (?:from |on )?\d|move to|reopen\w*|cut (?:to|from) \$?\d|onwards?|not taking new)(?!\w)",
     re.I)
 
 
