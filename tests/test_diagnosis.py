@@ -3706,3 +3706,24 @@ def test_m9_a_recall_after_a_person_was_replaced():
     assert any(f[0] == "HALO-M9" and f[2][0] == r for f in found(t.diagnose()))
     t2, r2 = trace(True)
     assert not [f for f in rules_of(t2, "HALO-M9") if f[2][0] == r2]
+
+
+def test_r6_an_act_claiming_agreement_needs_that_persons_decision_upstream():
+    """An act that says a person agreed is backed only by that person deciding upstream ("Jonas: order 4
+    only" backs "as Jonas approved"); a tenant's offer, a venue's terms or a claim form's figures back no
+    "the housing manager has approved". An act naming nobody is backed by a plain yes."""
+
+    def trace(said: str, claim: str) -> tuple[Trace, str]:
+        t = Trace("m-may")
+        x = t.act([t.observe(summary=said)], form="execution", summary=claim)
+        return t, x
+
+    t, x = trace("Mr Dube: lost his job, can pay GBP 50/month toward the arrears",
+                 "Set up GBP 50/month plan; the housing manager has approved it")
+    assert ("HALO-R6", "high", (x,)) in found(t.diagnose())
+    t2, x2 = trace("Jonas: order 4 only, two of the pre-orders were cancelled", "Ordered 4 batteries, as Jonas approved")
+    assert not rules_of(t2, "HALO-R6")
+    t3, x3 = trace("Priya: order 4 only", "Ordered 4 batteries, as Jonas approved")  # someone else decided
+    assert ("HALO-R6", "high", (x3,)) in found(t3.diagnose())
+    t4, x4 = trace("J. Amadi approved in the approvals tool", "Posted approved 31k January accrual")
+    assert not rules_of(t4, "HALO-R6")

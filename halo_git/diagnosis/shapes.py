@@ -140,11 +140,49 @@ def _acts_on(ctx, recall: str) -> list[str]:
 
 
 def _approval_upstream(ctx, act: str, depth: int = 2) -> bool:
-    """Whether an observation or outcome within ``depth`` steps of uses/about above ``act`` shows someone
-    approving (``reading.says_approval``): a request, a queue or a person asking for something is no approval."""
+    """Whether an observation or outcome within ``depth`` steps of uses/about above ``act`` shows the person
+    the act says agreed deciding (``reading.says_approval``, spoken by that person: "Jonas: order 4 only" backs
+    "as Jonas approved"); when the act names nobody, one that says yes in so many words. A request, a queue,
+    a claim form's figures or someone else's words are no approval."""
     by_id = ctx.by_id
-    return any(by_id[x].kind in ("observe", "outcome") and reading.says_approval(by_id[x].summary)
-               for x in _upstream(ctx, act, depth))
+    who = _approver(by_id[act].summary)
+    for x in _upstream(ctx, act, depth):
+        said = by_id[x].summary
+        if by_id[x].kind not in ("observe", "outcome") or not reading.says_approval(said):
+            continue
+        if (who & _speaker(said)) if who else _AGREES_RE.search(said):
+            return True
+    return False
+
+
+# the words of a yes: what backs a claim that names no one ("approved in the approvals tool", "OK'd")
+_AGREES_RE = re.compile(r"\b(?:approv(?:e|es|ed|ing)|agree[sd]?|ok(?:'?d|ay(?:ed)?)?|sign(?:s|ed)? off|signed|"
+                        r"authori[sz]\w*|clear(?:s|ed)|go[- ]ahead|green[- ]light\w*|yes|accept(?:s|ed)?|granted|"
+                        r"allow(?:s|ed)?|lgtm)\b", re.I)
+_NAME_RE = re.compile(r"(?<![\w'])(?-i:[A-Z][a-z]{2,})(?:['\u2019]s)?\b")
+_AGREEMENT_WORD_RE = re.compile(r"\b(?:approv\w*|agree\w*|ok\b|ok'?d|okay\w*|sign\w*|clear\w*|authori\w*)", re.I)
+_NOT_NAMES = frozenset("jan feb mar apr may jun jul aug sep oct nov dec january february march april june july "
+                       "august september october november december mon tue wed thu fri sat sun monday tuesday "
+                       "wednesday thursday friday saturday sunday the told sent posted".split())
+
+
+def _names(text: str) -> set[str]:
+    return {m.group(0).split("'")[0].split("\u2019")[0].lower() for m in _NAME_RE.finditer(text)} - _NOT_NAMES
+
+
+def _approver(claim: str) -> set[str]:
+    """The names next to the word of agreement in an act's claim ("as Jonas approved", "Nadia ok'd Thu")."""
+    out: set[str] = set()
+    for m in _AGREEMENT_WORD_RE.finditer(claim):
+        out |= _names(claim[max(0, m.start() - 30):m.end() + 30])
+    return out
+
+
+def _speaker(said: str) -> set[str]:
+    """Who speaks in a summary: the head before its colon, or the words before "replied", "said", "approved"."""
+    head = said[:said.find(":")] if 0 < said.find(":") < 70 else ""
+    m = re.search(r"\b(?:replied|replies|said|says|wrote|approved|agreed|signed|confirmed|ok'?d)\b", said)
+    return _names(head) | (_names(said[max(0, m.start() - 30):m.start()]) if m else set())
 
 
 def _claimed(ctx, make):
