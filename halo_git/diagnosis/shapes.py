@@ -174,7 +174,8 @@ def _approver(claim: str) -> set[str]:
     """The names next to the word of agreement in an act's claim ("as Jonas approved", "Nadia ok'd Thu")."""
     out: set[str] = set()
     for m in _AGREEMENT_WORD_RE.finditer(claim):
-        out |= _names(claim[max(0, m.start() - 30):m.end() + 30])
+        out |= _names(claim[max(0, m.start() - 12):m.end() + 25])  # (not the addressee further off: "Sent to
+        # Barrow Kemp: litigation approved by claims manager" names no approver)
     return out
 
 
