@@ -6,9 +6,10 @@ entries below ``events/`` for the first million events and every append writes
 six objects: one blob, four trees, one commit. The cost of an append therefore
 does not grow with history.
 
-Appends are compare-and-swap on the branch ref (``set_if_equals``): build the
-commit on the head we read, swap only if the head is still that commit,
-otherwise rebuild on the new head with the next id. A per-repository thread lock
+Appends are compare-and-swap on the branch ref (``_swap_ref``: git's lock
+protocol, dulwich's ``set_if_equals`` for a ref that is not a plain loose
+file): build the commit on the head we read, swap only if the head is still
+that commit, otherwise rebuild on the new head with the next id. A per-repository thread lock
 serialises threads of one process; CAS serialises processes.
 
 A single append writes loose objects, which a background pass packs every
