@@ -113,3 +113,20 @@ def test_a_ref_moved_between_read_and_swap_is_not_overwritten(root):
     assert subjects(repo) == ["e3 observe: second", "e2 observe: from the other writer", "e1 observe: first"]
     fsck = git(repo, "fsck", "--full", "--strict", check=False)
     assert fsck.returncode == 0 and not fsck.stderr.strip(), fsck.stdout + fsck.stderr
+
+
+def test_where_rename_cannot_replace_a_file_dulwich_writes_as_before(root, monkeypatch):
+    """Off POSIX (Windows) the append writes through dulwich, as it did before its
+    own writes: the same repository, readable by git."""
+    from halo_git.store import repo as repo_module
+
+    with Halo(root, session="s") as h:
+        h.log(AGENT, "observe", "written the short way")
+    monkeypatch.setattr(repo_module, "_POSIX", False)
+    with Halo(root, session="s") as h:
+        for i in range(3):
+            h.log(AGENT, "observe", f"through dulwich {i}")
+    repo = root / f"{AGENT}.git"
+    assert [s.split(":")[0] for s in subjects(repo)] == ["e4 observe", "e3 observe", "e2 observe", "e1 observe"]
+    fsck = git(repo, "fsck", "--full", "--strict", check=False)
+    assert fsck.returncode == 0 and not fsck.stderr.strip(), fsck.stdout + fsck.stderr

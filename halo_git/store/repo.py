@@ -572,6 +572,10 @@ class AgentRepo:
         return items
 
     def _write_loose(self, repo: Repo, items: list[Item]) -> None:
+        if not _POSIX:  # Windows: dulwich's way (binary mode, renames over read-only files)
+            for item in items:
+                self._add_object(repo, ShaFile.from_raw_string(item.type_num, item.raw, sha=item.sha.hex()))
+            return
         objects = os.path.join(os.fspath(self.path), "objects")
         for item in items:
             self._write_object_file(objects, item)
@@ -631,8 +635,8 @@ class AgentRepo:
         file holding a commit id (new, packed, symbolic, anything odd) goes
         through dulwich's ``set_if_equals``, which does the same with more
         checks. Raises ``FileLocked`` like it when the lock is taken."""
-        if old is None:
-            return repo.refs.set_if_equals(ref, ZERO_SHA, new)
+        if old is None or not _POSIX:
+            return repo.refs.set_if_equals(ref, old or ZERO_SHA, new)
         path = os.path.join(os.fsencode(self.path), ref)
         lock = path + b".lock"
         try:
@@ -703,6 +707,26 @@ class AgentRepo:
             if writer is not None:
                 writer.abort()
             raise
+
+    def _add_object(self, repo: Repo, obj) -> None:
+        """Write one object, waiting out a lock on it.
+
+        Objects are named by their content, so a lock on one belongs either to
+        a live writer of the very same bytes (gone within milliseconds, after
+        which ``add_object`` finds the object and returns) or to a killed
+        writer (removed once stale). Either way the wait ends.
+        """
+        deadline = time.monotonic() + STALE_LOCK_SECONDS + 5
+        while True:
+            try:
+                repo.object_store.add_object(obj)
+                return
+            except FileLocked as e:
+                if self._clear_if_stale(e.lockfilename):
+                    continue
+                if time.monotonic() > deadline:
+                    raise Conflict(f"an object of agent '{self.agent}' stayed locked by {os.fsdecode(e.lockfilename)}; try again") from None
+                time.sleep(0.01)
 
     def _clear_if_stale(self, lockfile: str | bytes) -> bool:
         """Remove a lock file older than STALE_LOCK_SECONDS; True if it is gone.
@@ -1232,6 +1256,7 @@ def read_travelling(get: Callable[[bytes], ShaFile], sha: bytes, count: int, bod
 
 
 _TYPE_NAMES = {OBJ_COMMIT: b"commit", OBJ_TREE: b"tree", OBJ_BLOB: b"blob"}
+_POSIX = os.name == "posix"  # the append's own writes (rename over a file, no O_BINARY); elsewhere dulwich's
 
 
 _HEX = frozenset(b"0123456789abcdef")
