@@ -2,6 +2,7 @@
 
     python bench/profile_write.py           # 300 calls of each kind
     python bench/profile_write.py --quick   # 60 calls of each kind
+    python bench/profile_write.py --lever   # only the lever (3.), and one packing pass over both repositories
 
 Not a figure with a target but the measurement behind one (``bench_mcp.py``'s
 observe / guide ratio): the same client as ``bench_mcp.py`` calls one tool
@@ -139,10 +140,45 @@ def lookups(repo_path: Path) -> float:
         return (time.perf_counter() - t0) / len(shas)
 
 
+def fold(repo_path: Path) -> tuple[int, int, float, float]:
+    """One packing pass over a repository (what folds the small packs), then
+    (packs before, packs after, objects/ bytes per event after, a cold
+    reader's lookup after)."""
+    from halo_git.store import maintenance
+
+    pack_dir = repo_path / "objects" / "pack"
+    before = len(maintenance.packs(pack_dir))
+    maintenance.run(repo_path)
+    events = int(subprocess.run(["git", "--git-dir", str(repo_path), "rev-list", "--count", "main"], capture_output=True, text=True, check=True).stdout)
+    return before, len(maintenance.packs(pack_dir)), common.disk_bytes(repo_path / "objects")[0] / events, lookups(repo_path)
+
+
+def lever_only(n: int) -> int:
+    """The lever alone (``--lever``): appends, lookups, and what one packing pass makes of both repositories."""
+    with tempfile.TemporaryDirectory(prefix="halo-profile-") as tmp:
+        work = Path(tmp)
+        loose, packed, n_packs = micro_pack_lever(work, n)
+        per_object = {name: lookups(work / name / f"{common.AGENT}.git") for name in ("lever-loose", "lever-pack")}
+        folded = {name: fold(work / name / f"{common.AGENT}.git") for name in ("lever-loose", "lever-pack")}
+    print(f"the lever, {len(loose)} appends each, alternating (median): six loose objects {common.median_ms(loose):.2f} ms; "
+          f"one small pack per append {common.median_ms(packed):.2f} ms (ratio {common.median_ms(packed) / common.median_ms(loose):.2f})")
+    print(f"  a cold reader's object lookup before the pass: {per_object['lever-loose'] * 1e6:.0f} us among loose objects, "
+          f"{per_object['lever-pack'] * 1e6:.0f} us among {n_packs} small packs")
+    for name, label in (("lever-loose", "loose objects"), ("lever-pack", "small packs")):
+        before, after, per_event, lookup = folded[name]
+        print(f"  after one packing pass over the {label}: {before} -> {after} packs, lookup {lookup * 1e6:.0f} us, "
+              f"{per_event / 1024:.2f} KB per event under objects/")
+    print(f"machine: {common.machine_note()}")
+    return 0
+
+
 def main() -> int:
     p = common.parser(__doc__)
+    p.add_argument("--lever", action="store_true", help="only the one-small-pack-per-append lever and what a packing pass makes of it")
     args = p.parse_args()
     n = 60 if args.quick else 300
+    if args.lever:
+        return lever_only(min(n, 240))
     with tempfile.TemporaryDirectory(prefix="halo-profile-") as tmp:
         work = Path(tmp)
         if shutil.which("strace"):

@@ -298,7 +298,7 @@ def test_the_snapshot_grows_by_the_new_events_only_and_a_foreign_one_is_rewritte
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("script", ["bench_append", "bench_import", "bench_read", "bench_disk", "bench_mcp", "bench_clone", "bench_cold"])
+@pytest.mark.parametrize("script", ["bench_append", "bench_import", "bench_read", "bench_disk", "bench_mcp", "bench_clone", "bench_cold", "bench_write"])
 def test_each_storage_benchmark_runs_in_its_quick_form(script):
     bench = Path(__file__).resolve().parents[1] / "bench"
     r = subprocess.run([PYTHON, str(bench / f"{script}.py"), "--quick"], capture_output=True, text=True, timeout=600)

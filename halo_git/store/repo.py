@@ -6,9 +6,10 @@ entries below ``events/`` for the first million events and every append writes
 six objects: one blob, four trees, one commit. The cost of an append therefore
 does not grow with history.
 
-Appends are compare-and-swap on the branch ref (``set_if_equals``): build the
-commit on the head we read, swap only if the head is still that commit,
-otherwise rebuild on the new head with the next id. A per-repository thread lock
+Appends are compare-and-swap on the branch ref (``_swap_ref``: git's lock
+protocol, dulwich's ``set_if_equals`` for a ref that is not a plain loose
+file): build the commit on the head we read, swap only if the head is still
+that commit, otherwise rebuild on the new head with the next id. A per-repository thread lock
 serialises threads of one process; CAS serialises processes.
 
 A single append writes loose objects, which a background pass packs every
@@ -27,9 +28,11 @@ import random
 import shutil
 import threading
 import time
+import zlib
 from bisect import bisect_left
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -81,6 +84,15 @@ BRANCH_RULE = (
 
 def branch_ref(branch: str) -> bytes:
     """``refs/heads/<branch>``, or ``InvalidCall`` stating the rule."""
+    return _branch_ref(branch) if isinstance(branch, str) else _check_branch(branch)
+
+
+@lru_cache(maxsize=1024)
+def _branch_ref(branch: str) -> bytes:
+    return _check_branch(branch)  # remembered: every append and read checks its branch name
+
+
+def _check_branch(branch: str) -> bytes:
     if isinstance(branch, str) and 0 < len(branch) <= MAX_BRANCH and branch not in ("HEAD", "@") and not branch.startswith("-"):
         try:
             ref = f"refs/heads/{branch}".encode()
@@ -355,7 +367,10 @@ class AgentRepo:
     def _branch_sha(self, repo: Repo, branch: str) -> bytes | None:
         """The branch's commit id, None for a branch that never existed, or
         ``IntegrityError`` when its caches outlive it (see below)."""
-        sha = _read_ref(repo, branch_ref(branch))
+        ref = branch_ref(branch)
+        sha = self._loose_ref(ref)
+        if sha is None:
+            sha = _read_ref(repo, ref)
         if sha is None and (_read_ref(repo, snapshot.cache_ref(branch)) is not None
                             or snapshot.path_for(self.path, branch).is_file()):
             # HALO never deletes a branch: its cache outliving it means the ref was removed or bent outside HALO
@@ -367,6 +382,18 @@ class AgentRepo:
                 f"{snapshot.cache_ref(branch).decode()}, and {snapshot.path_for(self.path, branch)})"
             )
         return sha
+
+    def _loose_ref(self, ref: bytes) -> bytes | None:
+        """The commit id a loose ref file holds, read with one open and one read;
+        None when there is no such file or it holds anything else (a symbolic
+        ref, say): ``_read_ref`` then reads it the way dulwich does (packed
+        refs too). A loose ref file takes precedence over packed-refs in git."""
+        try:
+            with open(os.path.join(os.fsencode(self.path), ref), "rb", buffering=0) as f:
+                current = f.read(128).strip()
+        except OSError:
+            return None
+        return current if _is_hex_id(current) else None
 
     def branches(self) -> list[str]:
         with self._lock:
@@ -451,7 +478,7 @@ class AgentRepo:
                 self._write_loose(repo, items)
                 commit = items[-1].sha.hex().encode()
                 try:
-                    if repo.refs.set_if_equals(ref, old or ZERO_SHA, commit):
+                    if self._swap_ref(repo, ref, old, commit):
                         break
                 except FileLocked as e:
                     self._clear_if_stale(e.lockfilename)
@@ -545,8 +572,109 @@ class AgentRepo:
         return items
 
     def _write_loose(self, repo: Repo, items: list[Item]) -> None:
+        if not _POSIX:  # Windows: dulwich's way (binary mode, renames over read-only files)
+            for item in items:
+                self._add_object(repo, ShaFile.from_raw_string(item.type_num, item.raw, sha=item.sha.hex()))
+            return
+        objects = os.path.join(os.fspath(self.path), "objects")
         for item in items:
-            self._add_object(repo, ShaFile.from_raw_string(item.type_num, item.raw, sha=item.sha.hex()))
+            self._write_object_file(objects, item)
+
+    def _write_object_file(self, objects: str, item: Item) -> None:
+        """Write one loose object as git and dulwich do (its ``<id>.lock`` created
+        exclusively, written, fsynced in fsync mode, renamed into place), with
+        one system call per step: no folder is created unless the object's
+        fan-out folder is missing (only the first object of each of the 256
+        ever meets that), no existence probe before the write. Objects are named
+        by their content, so a lock already there belongs to a live writer of
+        the same bytes (gone within milliseconds, the object then there) or to
+        a killed writer (removed once stale): either way the wait ends."""
+        hexsha = item.sha.hex()
+        folder = os.path.join(objects, hexsha[:2])
+        path = os.path.join(folder, hexsha[2:])
+        lock = path + ".lock"
+        data = zlib.compress(b"%s %d\0" % (_TYPE_NAMES[item.type_num], len(item.raw)) + item.raw, 0)
+        deadline = None
+        while True:
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+            except FileNotFoundError:
+                os.makedirs(folder, exist_ok=True)
+                continue
+            except FileExistsError:
+                if os.path.exists(path) or self._clear_if_stale(lock):
+                    if os.path.exists(path):
+                        return
+                    continue
+                deadline = deadline if deadline is not None else time.monotonic() + STALE_LOCK_SECONDS + 5
+                if time.monotonic() > deadline:
+                    raise Conflict(f"an object of agent '{self.agent}' stayed locked by {lock}; try again") from None
+                time.sleep(0.01)
+                continue
+            try:
+                _write_all(fd, data)
+                if self.fsync:
+                    os.fsync(fd)
+            except BaseException:
+                os.close(fd)
+                _unlink_quietly(lock)
+                raise
+            os.close(fd)
+            try:
+                os.rename(lock, path)
+            except BaseException:
+                _unlink_quietly(lock)
+                raise
+            return
+
+    def _swap_ref(self, repo: Repo, ref: bytes, old: bytes | None, new: bytes) -> bool:
+        """Move ``ref`` from ``old`` to ``new`` if it still points at ``old``:
+        git's protocol (``<ref>.lock`` created exclusively, the ref read again
+        under it, the new id written and fsynced, the lock renamed over the
+        ref), with one system call per step. A ref that is not a plain loose
+        file holding a commit id (new, packed, symbolic, anything odd) goes
+        through dulwich's ``set_if_equals``, which does the same with more
+        checks. Raises ``FileLocked`` like it when the lock is taken."""
+        if old is None or not _POSIX:
+            return repo.refs.set_if_equals(ref, old or ZERO_SHA, new)
+        path = os.path.join(os.fsencode(self.path), ref)
+        lock = path + b".lock"
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            raise FileLocked(path, lock) from None
+        except FileNotFoundError:
+            return repo.refs.set_if_equals(ref, old, new)
+        try:
+            try:
+                with open(path, "rb", buffering=0) as f:
+                    current = f.read(128).strip()
+            except FileNotFoundError:
+                current = b""
+            if not _is_hex_id(current):
+                os.close(fd)
+                _unlink_quietly(lock)
+                return repo.refs.set_if_equals(ref, old, new)
+            if current != old:
+                os.close(fd)
+                _unlink_quietly(lock)
+                return False
+            _write_all(fd, new + b"\n")
+            os.fsync(fd)
+        except BaseException:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+            _unlink_quietly(lock)
+            raise
+        os.close(fd)
+        try:
+            os.rename(lock, path)
+        except BaseException:
+            _unlink_quietly(lock)
+            raise
+        return True
 
     def _write_batch(self, repo: Repo, events: list[Event], root: bytes | None, parent: bytes | None) -> tuple[list[Committed], bytes, str | None]:
         """Write one commit per event, chained on ``parent``; returns the
@@ -1125,6 +1253,30 @@ def read_travelling(get: Callable[[bytes], ShaFile], sha: bytes, count: int, bod
     except (KeyError, ValueError, AttributeError, UnicodeDecodeError):
         return None
     return snap if snap.events else None
+
+
+_TYPE_NAMES = {OBJ_COMMIT: b"commit", OBJ_TREE: b"tree", OBJ_BLOB: b"blob"}
+_POSIX = os.name == "posix"  # the append's own writes (rename over a file, no O_BINARY); elsewhere dulwich's
+
+
+_HEX = frozenset(b"0123456789abcdef")
+
+
+def _is_hex_id(value: bytes) -> bool:
+    return len(value) == 40 and _HEX.issuperset(value)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _unlink_quietly(path: str | bytes) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def storage_error(e: OSError, root: Path, outcome: str) -> HaloError:
