@@ -1220,8 +1220,34 @@ def says_external(summary: str) -> bool:
     """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent (not
     a person's say over their own things, ``speaks_for_self``, nor someone taking back what they gave:
     an opt-out restricts, it grants no authority)."""
+    if quotes_document_instruction(summary):
+        return True
     return says_third_party(summary) and bool(_AUTHORITY_RE.search(summary)) and not speaks_for_self(summary) \
         and not says_retraction(summary)
+
+
+# a document or channel whose words are quoted: "release notes: '...'", "Form footer: 'Provider note: ...'",
+# "label note: \"...\"", "Cancellation feed item: 'NOTICE ...'", "cover sheet stamped '...'"
+_DOC_CHANNEL_RE = re.compile(r"\b(?:release notes?|footer|label note|dealer note|seller note|feed item|cover sheet|"
+                             r"stamp(?:ed)?|notice|bulletin|newsletter|press release|statement|memo|email|e-mail|"
+                             r"reply|ticket|letter|note to)\b[^'\"\u2018\u201c]{0,40}$", re.I)
+# what an outside text tells its readers to do, in its own words
+_INSTRUCTS_RE = re.compile(r"\b(?:must|required|action required|please|pls|override|do not|don't|change|update|add|set|"
+                           r"forward|pay|hold|release|treat|publish|disable|enable|remove|apply|accept|freeze|waive|"
+                           r"ok to|supersedes?)\b", re.I)
+
+
+def quotes_document_instruction(summary: str) -> bool:
+    """Whether the summary quotes a document or channel (not a person speaking for themselves) whose quoted
+    words instruct or assert a rule ("release notes: 'operators MUST set --disable-warmup-probe'")."""
+    for q in _QUOTE_RE.finditer(summary):
+        before = summary[:q.start() + 1]
+        if _OFFICIAL_RE.search(before) and not _PARTY_RE.search(before):
+            continue  # an official writing about what is theirs to decide ("Venue fire officer, by email: ...")
+        if _DOC_CHANNEL_RE.search(before) and _INSTRUCTS_RE.search(q.group(1)) \
+                and not speaks_for_self(q.group(1)) and not says_retraction(q.group(1)):
+            return True
+    return False
 
 
 # -- validity windows: a fact stated for a period -------------------------------------------------

@@ -227,7 +227,8 @@ def _external(ctx, make):
             if e.fields["form"] != "execution" or not (reading.says_loosening(e.summary) or any(
                     by_id[s].kind == "observe" and (reading.quotes_claimed_authority(by_id[s].summary)
                                                     or reading.says_external(by_id[s].summary)
-                                                    and reading.names_outside_party(by_id[s].summary))
+                                                    and reading.names_outside_party(by_id[s].summary)
+                                                    or reading.quotes_document_instruction(by_id[s].summary))
                     for s in g.sources[e.id])):
                 continue  # (or does what outside text instructs: "treat A0412 as cancelled", "please release")
         elif e.kind not in ("revise", "remember") or (e.kind == "revise" and e.fields["made_by"] == "user"
