@@ -3749,3 +3749,28 @@ def test_a5_an_execution_doing_what_a_quoted_document_instructs():
                          'forward to 14 Marsh Lane"')
     assert not says_external('Venue fire officer (Mr Dlamini), by email: "v5 is not acceptable; v6 attached moves '
                              'plots C1-C8, please use v6"')
+
+
+def test_a2_a_result_that_reports_the_act_done_with_a_queued_tail_closes_the_loop():
+    """"HC-214 record updated; plate sticker queued for Thursday print" reports what the act was for done;
+    only a consequence is on its way, so the act is not an open loop. A result that is only queued, or an
+    acknowledgement with the answer still to come, leaves it open; "14,202 unit tests" is no HTTP 202."""
+    from halo_git.diagnosis.reading import reports_done_before_tail, says_pending
+    assert reports_done_before_tail("HC-214 record updated; plate sticker queued for Thursday print")
+    assert not reports_done_before_tail("Disclosure unit acknowledged: request logged, response within 10 working days")
+    assert not reports_done_before_tail("queued. assessor SLA 5d")
+    assert not says_pending("Branch created; CI pipeline 88213 green (14,202 unit tests)")
+    assert says_pending("202 accepted, settlement pending")
+
+    def trace(result: str) -> tuple[Trace, str]:
+        t = Trace("day1")
+        x = t.act([t.observe(summary="HC-214 renewal due")], form="execution", summary="Renewed HC-214 vehicle licence")
+        t.outcome(x, summary=result)
+        t.act([x], form="communication", summary="Told the owner HC-214 is renewed")
+        t.observe(session="day2", summary="next renewals batch")
+        return t, x
+
+    t, x = trace("HC-214 record updated; plate sticker queued for Thursday print")
+    assert not [f for f in rules_of(t, "HALO-A2") if f[2][0] == x]
+    t2, x2 = trace("Renewal queued for Thursday processing")
+    assert [f for f in rules_of(t2, "HALO-A2") if f[2][0] == x2 and f[1] != "info"]

@@ -72,6 +72,7 @@ ADVERSE_WORDS = (
     "would not fit", "doesn't fit", "didn't fit", "does not fit", "did not fit",
     "no answer", "unanswered", "no reply", "no response", "oversold", "overbooked", "unpaid", "not done",
     "not completed", "can't start", "cannot start", "can't proceed", "cannot proceed", "binned", "scrapped",
+    "throttled",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -266,7 +267,7 @@ def is_adverse(summary: str) -> bool:
     return bool(_RESTATED_RE.search(summary))
 
 
-_PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|in progress|in process|reference pending|202|will (?:settle|"
+_PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|in progress|in process|reference pending|(?<![\d,.])202(?![\d,.])|will (?:settle|"
                          r"arrive|follow|confirm|respond|reply|be (?:processed|reviewed|answered|emailed|notified|decided|sent))|"
                          r"not yet|response (?:usually |expected )?within|within \d+ (?:working |business )?days)\b", re.I)
 
@@ -339,6 +340,28 @@ def says_pending(summary: str) -> bool:
         if not _NOT_BEFORE_RE.search(before) and not _STATUS_NAME_RE.search(before):
             last = m
     return last is not None and not _SETTLED_RE.search(summary, last.end())
+
+
+def reports_done_before_tail(summary: str) -> bool:
+    """A result that reports what the act was for done ahead of a queued or pending tail ("HC-214 record
+    updated; plate sticker queued for Thursday", "All six accepted in e-RS and the letters are queued"):
+    the act worked; only a consequence is still on its way."""
+    parts = clauses(summary)
+    return len(parts) > 1 and bool(_SUCCEEDED_RE.search(parts[0])) and not _PENDING_RE.search(parts[0]) \
+        and not is_adverse(parts[0]) and not any(_SUCCEEDED_RE.search(c) for c in parts[1:] if _PENDING_RE.search(c))
+
+
+# what an act was for, reported done in the result's first clause ("record updated", "accepted in e-RS"); not an
+# acknowledgement or an acceptance for processing, which is the wait itself
+_SUCCEEDED_RE = re.compile(r"\b(?:accepted in|updated|created|matched|delivered|issued|paid|recorded|posted|booked|"
+                           r"completed)\b", re.I)  # "record updated; plate sticker queued for
+    # Thursday": what the act was for is done, the rest is its tail
+
+
+# what an act was for, reported done ahead of a queued tail ("All six accepted in e-RS ... letters queued");
+# not an asynchronous acceptance ("202 accepted", "accepted for processing"), which is the wait itself
+_SUCCEEDED_RE = re.compile(r"\b(?:accepted in|updated|created|matched|delivered|issued|paid|recorded|posted|booked|"
+                           r"completed)\b", re.I)
 
 
 # A result that cannot be credited to the act: something else happened in the same window, or the
