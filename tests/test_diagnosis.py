@@ -3774,3 +3774,24 @@ def test_a2_a_result_that_reports_the_act_done_with_a_queued_tail_closes_the_loo
     assert not [f for f in rules_of(t, "HALO-A2") if f[2][0] == x]
     t2, x2 = trace("Renewal queued for Thursday processing")
     assert [f for f in rules_of(t2, "HALO-A2") if f[2][0] == x2 and f[1] != "info"]
+
+
+def test_s1_going_on_from_the_part_that_worked_after_the_failed_part_was_taken_in():
+    """"Portal accepted 5 forms; J4 rejected: MPAN missing", a note to resubmit J4, then the next step from
+    the five that went through: no HALO-S1. When the whole result failed ("output invalid, rerun needed"),
+    taking the failure in does not make the failed output usable."""
+
+    def trace(result: str) -> tuple[Trace, str]:
+        t = Trace("wk1")
+        sent = t.act([t.observe(summary="6 DNO forms ready")], form="execution", summary="Submitted 6 DNO forms on the portal")
+        bad = t.outcome(sent, summary=result)
+        t.remember([bad], summary="Pending: resubmit J4 DNO form once MPAN arrives")
+        t.act([sent], session="wk2", form="execution", summary="Booked installs for the accepted jobs")
+        return t, bad
+
+    t, bad = trace("DNO portal accepted 5 forms; J4 rejected: MPAN missing")
+    assert not [f for f in rules_of(t, "HALO-S1") if f[2][0] == bad and f[1] == "high"]
+    t2, bad2 = trace("DNO portal rejected all 6 forms: MPAN field invalid")
+    assert [f for f in rules_of(t2, "HALO-S1") if f[2][0] == bad2 and f[1] == "high"]
+    from halo_git.diagnosis.reading import intended
+    assert intended("Bed feed shows Ward 7 bay C closed, 6 beds blocked", "Set Ward 7 bay C to closed in the bed feed")

@@ -169,7 +169,7 @@ _OUT_OF_USE_RE = re.compile(
     r"\b(?:out of (?:service|use|action|order)|tag(?:ged)? out|lock(?:ed)? out|(?:take|took|taken|put) \w+ offline|"
     r"disabl\w*|deactivat\w*|suspend\w*|quarantin\w*|blocked|blocking|block (?:it|them|the|access|all|traffic|"
     r"port|sender|domain)|decommission\w*|withdr[ae]w\w* from|"
-    r"pull(?:ed)? from (?:service|use|sale|the)|cancel\w*|revok\w*)\b", re.I)
+    r"pull(?:ed)? from (?:service|use|sale|the)|cancel\w*|revok\w*|(?:set|marked) (?:\S+ ){0,4}(?:to )?closed)\b", re.I)
 # (sessions "killed" or "terminated" after access was revoked or suspended are the revocation taking hold)
 _OUT_OF_USE = frozenset(w[:5] for w in ("unavailable", "unusable", "blocked", "blocks", "cancelled", "canceled",
                                         "killed", "terminated"))

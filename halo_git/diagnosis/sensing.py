@@ -7,6 +7,8 @@ package's ``_findings``). The helpers below serve these two rules only.
 
 from __future__ import annotations
 
+import re
+
 from bisect import bisect_right
 
 from . import reading
@@ -39,8 +41,10 @@ def findings(ctx: _Context, *, outcomes: Outcomes) -> list[Finding]:
                        and g.order[by_id[u].session] > g.order[a.session])  # or later, from its output
                   and o.id not in g.sources[u] and not reading.says_remedy(by_id[u].summary)
                   and not reading.is_adverse(by_id[u].summary)), None)
-        if x is not None:
-            proceeded[o.id] = x
+        if x is not None and not (_partly_worked(by_id[o.id].summary) and any(
+                by_id[u].kind in ("act", "remember", "revise") and pos[u] < pos[x] for u in used_by.get(o.id, ()))):
+            proceeded[o.id] = x  # (a result that failed in part, whose failed part a step took in first, a
+            # repair, a hold or a note to resubmit: what goes on afterwards goes on from the part that worked)
     consumed: set[str] = set()  # failed results an execution used as if they had worked
     for o in outcomes.outcomes:
         a = by_id.get(o.about)
@@ -133,6 +137,18 @@ def findings(ctx: _Context, *, outcomes: Outcomes) -> list[Finding]:
                 f"Have the agent log what it takes in during session “{name}” (halo_observe) and name it in the acts' uses.",
             ))
     return out
+
+
+def _partly_worked(summary: str) -> bool:
+    """A result with a part that worked beside the part that failed ("DNO portal accepted 5 forms; J4
+    rejected: MPAN missing")."""
+    parts = [c for c in reading.clauses(summary) if c.strip()]
+    return any(reading.is_adverse(c) for c in parts) and any(
+        not reading.is_adverse(c) and _WORKED_RE.search(c) for c in parts)
+
+
+_WORKED_RE = re.compile(r"\b(?:accepted|done|confirmed|completed|passed|delivered|succeeded|created|updated|granted|"
+                        r"sent|applied|ok)\b", re.I)
 
 
 def _on_failed_part(ctx: _Context, outcome: str, act: str) -> bool:
