@@ -159,7 +159,7 @@ def test_m4_recall_unused():
     r = t.recall([m])
     assert found(t.diagnose()) == set()  # last event
     o2 = t.observe()
-    assert found(t.diagnose()) == {("HALO-M4", "low", (r,))}
+    assert found(t.diagnose()) == {("HALO-M4", "info", (r,))}
     t.outcome(t.act([o2, r]))
     assert found(t.diagnose()) == set()
 
@@ -169,7 +169,7 @@ def test_m5_dropped_obligation_replaces_the_unused_recalls():
     m = t.remember([t.observe(summary="user asked to renew the passport")], summary="renew the passport by May")
     r1 = t.recall([m], session="wake1")
     r2 = t.recall([m], session="wake2")
-    assert found(t.diagnose()) == {("HALO-M4", "low", (r1,))}  # the second recall is the last event
+    assert found(t.diagnose()) == {("HALO-M4", "info", (r1,))}  # the second recall is the last event
     t.observe(session="wake2")
     d = t.diagnose()
     assert found(d) == {("HALO-M5", "medium", (m, r1, r2))}  # one finding, no M4 for its recalls

@@ -139,7 +139,7 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
             continue
         got = f" (it retrieved {_ids_text(r.retrieved)})" if r.retrieved else ""
         add(_finding(
-            "HALO-M4", [r.id], f"No later event names this recall{got}.", "low", by_id[r.id],
+            "HALO-M4", [r.id], f"No later event names this recall{got}.", "info", by_id[r.id],
             "The material was looked up and then nothing used it: it either informed a step that does not say so, "
             "or the lookup was wasted.",
             f"Have the agent skip lookups that inform nothing, or (a logging fix) name {r.id} in the uses of the step "

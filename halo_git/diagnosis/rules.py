@@ -99,7 +99,7 @@ RULES: dict[str, Rule] = {
             "Name the remember events the recall retrieved in uses.",
         ),
         Rule(
-            "HALO-M4", "recall-unused", "low",
+            "HALO-M4", "recall-unused", "info",
             "a recall that no later event names, although the trace goes on (a recall HALO-M5 covers is not "
             "repeated here)",
             "Name the recall in uses of the step it informed, or skip recalls that inform nothing.",
