@@ -3795,3 +3795,18 @@ def test_s1_going_on_from_the_part_that_worked_after_the_failed_part_was_taken_i
     assert [f for f in rules_of(t2, "HALO-S1") if f[2][0] == bad2 and f[1] == "high"]
     from halo_git.diagnosis.reading import intended
     assert intended("Bed feed shows Ward 7 bay C closed, 6 beds blocked", "Set Ward 7 bay C to closed in the bed feed")
+
+
+def test_reading_until_further_notice_is_no_one_off():
+    """"Closed to trams until further notice" has no end: a memory keeping it as open-ended keeps it
+    faithfully, it does not widen a one-off grant."""
+    from halo_git.diagnosis.reading import says_scoped
+    assert not says_scoped("Roadworks permit RW-2291: Weststraße closed to trams until further notice")
+    assert says_scoped("Weststraße closed to trams until Friday 18:00")
+    t = Trace("mon")
+    o = t.observe(summary="Roadworks permit RW-2291: Weststraße closed to trams until further notice, L2 split at Zoo")
+    m = t.remember([o], summary="L2 split at Zoo (RW-2291), buses Zoo-Westend, no end date given")
+    r = t.recall([m], session="tue", summary="L2 diversion note")
+    x = t.act([t.observe(session="tue", summary="Shift start: L2 diversion still in the incident feed"), r],
+              session="tue", form="execution", summary="Published L2 split alert")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]

@@ -179,6 +179,12 @@ def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse:
     return False
 
 
+def _states_end(e: Event) -> bool:
+    """Whether a memory states when what it keeps ends ("deadline 14 Mar 17:00"): the one-off kept as one."""
+    at = reading.parse_time(e.time)
+    return at is not None and reading.valid_until(e.summary, at, periods=False) is not None
+
+
 def _own_bit(e: Event) -> int:
     """The bit of an event's kind, plus the ungoverned or governed bit of a revision."""
     b = _KIND_BIT[e.kind]
@@ -414,7 +420,7 @@ class _Graph:
                                      failed_acts, failed_mem)
                 if bad:
                     failed_mem[i] = bad
-                widened = (not reading.says_scoped(e.summary) and any(
+                widened = (not reading.says_scoped(e.summary) and not _states_end(e) and any(
                     by_id[s].kind in ("observe", "outcome") and reading.says_scoped(by_id[s].summary)
                     and reading.says_decision(by_id[s].summary) and reading.permits(by_id[s].summary)
                     for s in srcs))  # a one-off grant kept as general (not a request for those dates)

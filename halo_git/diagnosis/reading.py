@@ -765,7 +765,7 @@ _SCOPED_RE = re.compile(
     r"\b(?:just|only) (?:for|this|today|once)\b|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|"
     r"\b(?:for|until|till) today\b|\btoday only\b|"
     r"\btonight\b|\btemporarily\b|\btemporary (?:\w+ )?(?:exception|waiver|grant|access|raise|increase|change|"
-    r"permission|override|allowance|rule|bypass|limit|lift|measure|arrangement|suspension|pause)s?\b|\bfor now\b|\buntil\b|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
+    r"permission|override|allowance|rule|bypass|limit|lift|measure|arrangement|suspension|pause)s?\b|\bfor now\b|\buntil\b(?! further notice)|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
     r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install|festival|event|holiday|peak|weekend|drive|"
     r"tournament|match|game|race|launch|sale|demo|meeting|trip|job|outage|storm|audit|inspection)\b|"
     # the occasion named: "for Tuesday's backlog", "for the Q3 backfill", "for CHG-4410 window", "for order 7712"
