@@ -3810,3 +3810,14 @@ def test_reading_until_further_notice_is_no_one_off():
     x = t.act([t.observe(session="tue", summary="Shift start: L2 diversion still in the incident feed"), r],
               session="tue", form="execution", summary="Published L2 split alert")
     assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+
+
+def test_reading_refusals_declines_and_counted_complaints():
+    """A declined card, a line not in service, timeouts hit, complaints counted and a person asking not to
+    are failures or push-back; "complaints 0.05%" is a metric reading."""
+    from halo_git.diagnosis.reading import is_adverse
+    for said in ("Card payment declined: insufficient funds", "No connection: 'number not in service'",
+                 "billing-worker hit 3 statement timeouts", "drop rate 0.4% -> 1.9%; 3 complaints 'no signal'",
+                 "Parish clerk: please do not dispose of boxes 14 and 17"):
+        assert is_adverse(said), said
+    assert not is_adverse("Sent; 41% opens, complaints 0.05%.")

@@ -72,7 +72,8 @@ ADVERSE_WORDS = (
     "would not fit", "doesn't fit", "didn't fit", "does not fit", "did not fit",
     "no answer", "unanswered", "no reply", "no response", "oversold", "overbooked", "unpaid", "not done",
     "not completed", "can't start", "cannot start", "can't proceed", "cannot proceed", "binned", "scrapped",
-    "throttled",
+    "throttled", "complaints", "timeouts", "no connection", "not in service", "card declined", "payment declined",
+    "please do not", "please don't",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -121,6 +122,8 @@ _FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched reseal
 _WATCH_NOUNS = frozenset("rules rule alert alerts alerting threshold thresholds monitor monitors monitoring dashboard "
                          "dashboards metric metrics budget budgets setting settings config policy panel panels runbook "
                          "runbooks handler handlers handling".split())
+# counted things that read as a metric when a figure follows ("complaints 0.05%"), a failure when counted ("3 complaints")
+_METRIC_WORDS = frozenset(("complaints", "timeouts"))
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
 _TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
 # a decimal ("0.19m") is one token, so its "0" is no negation
@@ -262,7 +265,8 @@ def is_adverse(summary: str) -> bool:
                 and not _receding(toks, i, n) and not _time_cost(toks, i) \
                 and not (w == "blocks" and i and (toks[i - 1][:1].isdigit() or toks[i - 1] in _DETERMINERS)) \
                 and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]) \
-                and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS):
+                and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS) \
+                and not (w in _METRIC_WORDS and i + 1 < len(toks) and toks[i + 1][:1].isdigit()):
             return True  # ("all 6 blocks" of an orchard are no blocking; "replaced a cracked trap" is the repair)
     return bool(_RESTATED_RE.search(summary))
 
