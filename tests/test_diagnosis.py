@@ -3821,3 +3821,14 @@ def test_reading_refusals_declines_and_counted_complaints():
                  "Parish clerk: please do not dispose of boxes 14 and 17"):
         assert is_adverse(said), said
     assert not is_adverse("Sent; 41% opens, complaints 0.05%.")
+
+
+def test_m10_whose_withdrawal_it_is_counts_toward_its_subject():
+    """"Sandbay lab: the earlier result is withdrawn": who took it back names the subject; an execution later
+    submitting the Sandbay lab figure read before the withdrawal carries on with it."""
+    t = Trace("day1")
+    batch = t.observe(summary="Sandbay lab figure: E. coli 1,850 cfu/100 ml (poor)")
+    t.observe(session="day2", summary="Sandbay lab: the earlier result is withdrawn - bottle contaminated")
+    x = t.act([batch], session="day3", form="execution",
+              summary="Submitted weekly return to the agency: Sandbay lab figure 1,850 (poor)")
+    assert any(f[0] == "HALO-M10" and f[2][0] == x for f in found(t.diagnose()))

@@ -790,6 +790,9 @@ def _carried_on(ctx, make, flagged: set[str]):
             executions = [i for i, e in enumerate(ctx.events) if e.kind == "act" and e.fields["form"] == "execution"]
         taken = _taken_back(o.summary)  # what is taken back, not the rest of the message
         words, ids = reading.subject_words(taken), reading.identifiers(o.summary)  # (whose it is: "from F-2285:")
+        colon = o.summary.find(":")
+        if 0 < colon < 60 and not reading.subject_words(o.summary[:colon]) & ctx.common:
+            words |= reading.subject_words(o.summary[:colon])  # and who took it back ("9 Cedar Close phoned:")
 
         def on_subject(x: str) -> bool:  # two of its words (the trace's common ones too: a trace about beaches
             # names Sandbay often), one of them uncommon, or an identifier and a word
