@@ -97,6 +97,8 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
         queued = any(reading.says_pending(by_id[o].summary) for o in _outcomes_about(ctx, i))
         if queued and not later_acts and g.order[by_id[i].session] >= last_top:
             sev = "info"  # the trace ends in the session that was told to wait: the answer was not yet due
+        elif _told_achieved(ctx, i):
+            sev = "medium"  # what nobody confirmed is passed on as achieved ("told room 15: massage booked")
         elif later_acts or (queued and f["form"] == "execution"):
             sev = "medium" if f["form"] == "execution" else "low"  # relied on, or the system said it only queued it
             if f["form"] == "execution" and any(
@@ -330,3 +332,27 @@ def _looked_again(ctx: _Context, act: str, m: str) -> bool:
 
 # an observation that opens as a request or an alert prompts the act; it reports no state of the subject
 _PROMPT_RE = re.compile(r"\W*(?:page|paged|alert|alarm|request|ticket|incident|call from|message from)\b", re.I)
+
+
+def _told_achieved(ctx: _Context, act: str) -> bool:
+    """Whether a later message or memory resting on ``act`` (directly, or through a memory and its recall)
+    states as achieved what ``act`` only set in motion: the request is reported as granted before any answer
+    came back."""
+    by_id, used_by = ctx.by_id, ctx.used_by
+    frontier, seen = [act], {act}
+    for _ in range(3):
+        nxt = []
+        for x in frontier:
+            for u in used_by.get(x, ()):
+                if u in seen:
+                    continue
+                seen.add(u)
+                e = by_id[u]
+                if (e.kind == "act" and e.fields["form"] == "communication" or e.kind == "remember") \
+                        and reading.says_achieved(e.summary) and not reading.says_pending(e.summary) \
+                        and not reading.is_adverse(e.summary):
+                    return True
+                if e.kind in ("remember", "recall") or (e.kind == "act" and e.fields["form"] == "communication"):
+                    nxt.append(u)
+        frontier = nxt
+    return False

@@ -292,6 +292,14 @@ def says_done(summary: str) -> bool:
     return bool(_DONE_RE.search(summary))
 
 
+says_achieved = _finder(
+    """A message that states what another party was to do as achieved ("her size 14 confirmed", "massage
+    booked", "all families have been informed", "escort arranged", "all crew leaders are briefed"): more than
+    that the agent sent or submitted something.""",
+    r"\b(?:confirmed|booked|arranged|informed|briefed|communicated|received|accepted|approved|in place|all set|"
+    r"sorted|moved to)\b")
+
+
 def says_settled(summary: str) -> bool:
     """A summary that states a result as achieved ("mailboxes preserved since 20 May", "payment settled")."""
     return bool(_SETTLED_RE.search(summary) or _IN_PLACE_RE.search(summary))
