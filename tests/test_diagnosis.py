@@ -3857,3 +3857,14 @@ def test_a2_a_request_reported_as_granted_before_any_answer_is_medium():
     t3, ask3 = trace("Told room 15: couples massage booked Sat 16:00 at Linden Spa",
                      reply="Linden Spa: confirmed Sat 16:00 couples massage")
     assert not [f for f in rules_of(t3, "HALO-A2") if f[2][0] == ask3]
+
+
+def test_reading_promises_in_other_words():
+    """"Will come back by Thu 5 Jun", "a nurse will ring you", "plots to him by Fri 24 May", "revokes queued
+    for tonight's window" promise a later step; "the shop opens at 9" does not."""
+    from halo_git.diagnosis.reading import promised_step
+    for said in ("Replied Ferreira: checking with catering, will come back by Thu 5 Jun with the decision",
+                 "SMS to Sarah Price: a nurse will ring you by 5pm tomorrow", "Told Henrik: SGT3 plots to him by Fri 24 May",
+                 "Replied R. Patel: 7 FINANCE_RO revokes queued for tonight's 22:00 change window"):
+        assert promised_step(said), said
+    assert not promised_step("Told Ann the shop opens at 9 on Saturdays")
