@@ -41,9 +41,13 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
                 state, tail = f"; its outcome {a.outcomes[0]} was logged", ""
             else:
                 state, tail = "; no outcome was logged", " No outcome was logged, so nobody can tell how it went."
+            # answering a fault it saw (a work order for a dead logger battery, traffic shifted off a slow
+            # route), with no memory behind it (no rule it drew for itself), is the agent doing its watch
+            answers_fault = any(s in g.adverse for s in g.sources[a.id]) and not bad and not (
+                g.mem[a.id][0] or g.mem[a.id][1])
             add(_finding(
                 "HALO-A1", [a.id, *a.outcomes], f"Executed on its own (trigger=self){state}.",
-                "info" if ruled else "high", e,
+                "info" if ruled or answers_fault else "high", e,
                 "Nothing the user asked or scheduled started this change to the world"
                 + (", though a rule the user made or approved lies upstream of it." if ruled else
                    ", and no rule the user made or approved lies upstream of it.") + tail,
