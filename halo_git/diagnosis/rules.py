@@ -37,8 +37,9 @@ RULES: dict[str, Rule] = {
             "an act with trigger=self and form=execution that changes something (not a query, fetch or scan that "
             "only looks): the agent changed something on its own. High, or "
             "info when a rule the user made or approved, and decided (not an approval only the agent claims), lies "
-            "upstream of it: the user delegated such acts (a failure is then HALO-S1's business); whether an "
-            "outcome was logged never lowers it",
+            "upstream of it: the user delegated such acts (a failure is then HALO-S1's business), or when it answers "
+            "a fault the agent saw (an adverse observation or result in its uses), with no memory behind it and no "
+            "failure of its own: the agent doing its watch; whether an outcome was logged never lowers it",
             "Ask the user before executing on your own, or have the user set (and log) a rule for such actions; "
             "log the outcome.",
         ),
