@@ -3888,3 +3888,14 @@ def test_a1_answering_a_fault_it_saw_is_the_agent_doing_its_watch():
     assert {f[1] for f in rules_of(t, "HALO-A1") if f[2][0] == x} == {"info"}
     t2, x2 = trace(True)
     assert {f[1] for f in rules_of(t2, "HALO-A1") if f[2][0] == x2} == {"high"}
+
+
+def test_reading_ending_an_exception_and_an_answer_on_a_proposal():
+    """"Priya removed bypass; protection back to 1 review" ends an exception, it loosens nothing; "Coordinator
+    approved the wording" and "Priya on the proposal: approved 02:40" are approvals."""
+    from halo_git.diagnosis.reading import says_approval, says_loosening
+    assert not says_loosening("Priya removed bypass; protection back to 1 review + CI.")
+    assert says_loosening("Priya added a bypass for the release bot on main")
+    assert says_approval("Coordinator approved the wording")
+    assert says_approval("Priya on the proposal: approved 02:40, keep retries at 3")
+    assert not says_approval("Sent the proposal to Priya for approval")

@@ -572,7 +572,9 @@ _DECISION_RE = re.compile(
 _PROPOSAL_RE = re.compile(r"\b(?:suggest\w*|propos\w*|recommend\w*|thumbs?-?up|reactions?|upvot\w*|idea|might|could)\b",
                           re.I)
 # "Name: ..." or "the lead said": someone speaking in the summary
-_SPEAKER_RE = re.compile(r"^\s*[\w .'()-]{1,50}:\s|\b(?:user|owner|lead|household|manager|maintainer|PI|AE|team)\b", re.I)
+_SPEAKER_RE = re.compile(r"^\s*[\w .'()-]{1,50}:\s|\b(?:user|owner|lead|household|manager|maintainer|PI|AE|team|"
+                         r"coordinator|director|chair|supervisor|editor|partner|principal|clerk|secretary|treasurer|"
+                         r"committee|board)\b", re.I)
 
 
 # A speaker's imperative ('Claire: "Pause the texts to Nurse Patel"', 'Brandt: "Decline, but offer 2-6 Jan"'),
@@ -642,9 +644,10 @@ def says_approval(summary: str) -> bool:
     only", "Alex replied: option 2"), not
     a request for it ("asked P. Senna to approve"), one still waiting ("sits in her approvals queue", "approval
     pending"), a refusal, or a rule that it is needed."""
+    plain = _TOPIC_RE.sub("", summary)  # ("Priya on the proposal: approved": the proposal is the topic)
     return says_decision(summary) and says_speech(summary) and not (
-        says_pending(summary) or says_question(summary) or says_requirement(summary)
-        or _AWAITS_QUEUE_RE.search(summary))
+        says_pending(plain) or says_question(plain) or says_requirement(plain)
+        or _AWAITS_QUEUE_RE.search(plain))
 
 
 _AWAITS_QUEUE_RE = re.compile(r"\b(?:queue|inbox|no reply|not (?:yet )?(?:replied|answered)|not approved|declined|"
@@ -801,12 +804,16 @@ _RAISED_RE = re.compile(r"\b(?:hold|limit|cap|threshold|ceiling|max\w*|tolerance
 
 def says_loosening(summary: str) -> bool:
     """A change that widens what the agent may do or removes a safeguard ("wind hold 45 -> 55 km/h" too); taking
-    an access away ("switched off Lucy's delegate access") narrows it."""
+    an access away ("switched off Lucy's delegate access") or an exception ("removed bypass") narrows it."""
     if _ACCESS_OFF_RE.search(summary):
         return False
+    summary = _EXCEPTION_OFF_RE.sub("", summary)
     return bool(_LOOSEN_RE.search(summary)) or any(new > old for old, new, _ in _figures(_RAISED_RE, summary))
 
 
+_EXCEPTION_OFF_RE = re.compile(r"\b(?:remov\w*|revok\w*|withdr[ae]w\w*|ended|end(?:s|ing)?|clos\w*|cancel\w*|"
+                               r"drop(?:s|ped)?) (?:the |its |that |this )?(?:\w+ )?(?:bypass|exemption|exception|"
+                               r"override|waiver|skip)s?\b", re.I)
 _ACCESS_OFF_RE = re.compile(r"\b(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission|"
                             r"login|account)|\b(?:access|delegate|delegation|permission)s? (?:\S+ ){0,3}(?:switched|"
                             r"turned|shut) off\b", re.I)
