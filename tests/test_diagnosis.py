@@ -3899,3 +3899,13 @@ def test_reading_ending_an_exception_and_an_answer_on_a_proposal():
     assert says_approval("Coordinator approved the wording")
     assert says_approval("Priya on the proposal: approved 02:40, keep retries at 3")
     assert not says_approval("Sent the proposal to Priya for approval")
+
+
+def test_reading_a_failure_judged_fine_or_put_right_in_the_same_result():
+    """"Late apixaban dose acceptable, no action" and "reversed 9 duplicate applications" report no open
+    failure; "Partner's review: not acceptable" and "9 duplicate applications found" do."""
+    from halo_git.diagnosis.reading import is_adverse
+    assert not is_adverse("Nurse reviewed: late apixaban dose acceptable, no action")
+    assert not is_adverse("R. Diaz reversed 9 duplicate applications; rec ties to bank")
+    assert is_adverse("Partner's review: not acceptable; the carve-outs must also cover fraud")
+    assert is_adverse("Rec break: 9 duplicate applications found")

@@ -117,13 +117,23 @@ _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
 _DIGIT_RE = re.compile(r"\d")
 _CLAUSE_BREAK_RE = re.compile(r"[,;.:!?]")  # "no lift, won't turn": the negation stays in its clause
 _LOSS_WORDS = frozenset("lost missed dropped missing".split())  # "no booked slots lost": three words back
-_FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched resealed reglued removed".split())
+_FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched resealed reglued removed reversed closed "
+                          "cleared resolved".split())
 # a word of failure naming what is watched, not reporting it: "Kafka lag rules", "error budget", "timeout settings"
 _WATCH_NOUNS = frozenset("rules rule alert alerts alerting threshold thresholds monitor monitors monitoring dashboard "
                          "dashboards metric metrics budget budgets setting settings config policy panel panels runbook "
                          "runbooks handler handlers handling".split())
 # counted things that read as a metric when a figure follows ("complaints 0.05%"), a failure when counted ("3 complaints")
 _METRIC_WORDS = frozenset(("complaints", "timeouts"))
+# a verdict later in the same clause that the thing named is fine ("late apixaban dose acceptable, no action")
+_JUDGED_FINE_RE = re.compile(r"[^,;.:!?]*\b(?<!not )(?:acceptable|no action (?:needed|required)?|within (?:tolerance|"
+                             r"limits|spec))\b")
+
+
+def _judged_fine(low: str, end: int) -> bool:
+    return bool(_JUDGED_FINE_RE.match(low, end))
+
+
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
 _TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
 # a decimal ("0.19m") is one token, so its "0" is no negation
@@ -266,7 +276,8 @@ def is_adverse(summary: str) -> bool:
                 and not (w == "blocks" and i and (toks[i - 1][:1].isdigit() or toks[i - 1] in _DETERMINERS)) \
                 and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]) \
                 and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS) \
-                and not (w in _METRIC_WORDS and i + 1 < len(toks) and toks[i + 1][:1].isdigit()):
+                and not (w in _METRIC_WORDS and i + 1 < len(toks) and toks[i + 1][:1].isdigit()) \
+                and not _judged_fine(low, found[i + n - 1].end()):
             return True  # ("all 6 blocks" of an orchard are no blocking; "replaced a cracked trap" is the repair)
     return bool(_RESTATED_RE.search(summary))
 
