@@ -3909,3 +3909,23 @@ def test_reading_a_failure_judged_fine_or_put_right_in_the_same_result():
     assert not is_adverse("R. Diaz reversed 9 duplicate applications; rec ties to bank")
     assert is_adverse("Partner's review: not acceptable; the carve-outs must also cover fraud")
     assert is_adverse("Rec break: 9 duplicate applications found")
+
+
+def test_a2_the_agents_own_record_needs_no_result_unless_it_records_what_is_still_to_come():
+    """"Closed BCF-303 as approved exception" is the agent's own record: nothing comes back (info). "Marked
+    32 exhibits destroyed; batch closed", resting on a note that the certificate is still to follow, records
+    as done what nobody saw done."""
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("day1")
+        m = t.remember([t.observe(summary="Batch 11/03: 32 items collected by Incinerco")], summary=note)
+        r = t.recall([m], session="day2", summary="Batch 11/03 status")
+        x = t.act([r], session="day2", form="execution", summary="Closed batch 11/03 as destroyed in the property system")
+        t.act([x], session="day2", summary="Told Insp. Grey: batch 11/03 closed")
+        t.observe(session="day3", summary="new intake")
+        return t, x
+
+    t, x = trace("Batch 11/03: 32 items with Incinerco, destruction certificate received")
+    assert {f[1] for f in rules_of(t, "HALO-A2") if f[2][0] == x} <= {"info"}
+    t2, x2 = trace("Batch 11/03: 32 items with Incinerco, destruction certificate to follow")
+    assert {f[1] for f in rules_of(t2, "HALO-A2") if f[2][0] == x2} - {"info"}

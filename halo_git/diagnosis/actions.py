@@ -99,7 +99,13 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
         later_acts = [u for u in used_by.get(i, ()) if by_id[u].kind == "revise" or (
             by_id[u].kind == "act" and (f["form"] != "communication" or by_id[u].fields["form"] in ("execution", "preparation")))]
         queued = any(reading.says_pending(by_id[o].summary) for o in _outcomes_about(ctx, i))
-        if queued and not later_acts and g.order[by_id[i].session] >= last_top:
+        near = {y for s in g.sources[i] for y in (s, *g.sources[s])}
+        if f["form"] == "execution" and reading.keeps_own_record(by_id[i].summary) and not queued and not any(
+                s in g.adverse or s in g.failed_acts or s in unchecked or reading.says_pending(by_id[s].summary)
+                for s in near):
+            sev = "info"  # the agent's own record ("closed BCF-303 as approved exception"): nothing comes back
+            # (unless it records as done what rests on a failure, a step nobody checked or something still to come)
+        elif queued and not later_acts and g.order[by_id[i].session] >= last_top:
             sev = "info"  # the trace ends in the session that was told to wait: the answer was not yet due
         elif _told_achieved(ctx, i):
             sev = "medium"  # what nobody confirmed is passed on as achieved ("told room 15: massage booked")

@@ -282,7 +282,7 @@ def is_adverse(summary: str) -> bool:
     return bool(_RESTATED_RE.search(summary))
 
 
-_PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|in progress|in process|reference pending|(?<![\d,.])202(?![\d,.])|will (?:settle|"
+_PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|to follow|in progress|in process|reference pending|(?<![\d,.])202(?![\d,.])|will (?:settle|"
                          r"arrive|follow|confirm|respond|reply|be (?:processed|reviewed|answered|emailed|notified|decided|sent))|"
                          r"not yet|response (?:usually |expected )?within|within \d+ (?:working |business )?days)\b", re.I)
 
@@ -308,7 +308,7 @@ says_achieved = _finder(
     booked", "all families have been informed", "escort arranged", "all crew leaders are briefed"): more than
     that the agent sent or submitted something.""",
     r"\b(?:confirmed|booked|arranged|informed|briefed|communicated|received|accepted|approved|in place|all set|"
-    r"sorted|moved to)\b")
+    r"sorted|moved to|destroyed|complete|granted)\b")
 
 
 def says_settled(summary: str) -> bool:
@@ -369,21 +369,21 @@ def reports_done_before_tail(summary: str) -> bool:
     """A result that reports what the act was for done ahead of a queued or pending tail ("HC-214 record
     updated; plate sticker queued for Thursday", "All six accepted in e-RS and the letters are queued"):
     the act worked; only a consequence is still on its way."""
-    parts = clauses(summary)
-    return len(parts) > 1 and bool(_SUCCEEDED_RE.search(parts[0])) and not _PENDING_RE.search(parts[0]) \
-        and not is_adverse(parts[0]) and not any(_SUCCEEDED_RE.search(c) for c in parts[1:] if _PENDING_RE.search(c))
+    wait = _PENDING_RE.search(summary)
+    if wait is None:
+        return False
+    head = summary[:wait.start()]
+    return bool(_SUCCEEDED_RE.search(head) or _COUNTED_DONE_RE.search(head)) and not is_adverse(head)
 
 
-# what an act was for, reported done in the result's first clause ("record updated", "accepted in e-RS"); not an
-# acknowledgement or an acceptance for processing, which is the wait itself
-_SUCCEEDED_RE = re.compile(r"\b(?:accepted in|updated|created|matched|delivered|issued|paid|recorded|posted|booked|"
-                           r"completed)\b", re.I)  # "record updated; plate sticker queued for
-    # Thursday": what the act was for is done, the rest is its tail
+# a count of what went through, standing on its own ("10 granted", "Ward 20 accepted 2"; not "DU-7781 logged")
+_COUNTED_DONE_RE = re.compile(r"(?:^|[\s;:,(])(?:\d+|all)\s+(?:\w+\s+)?(?:accepted|booked|sent|done|confirmed|paid|"
+                              r"delivered|processed|completed|granted|approved|passed)\b|\baccepted\s+\d+\b", re.I)
 
 
 # what an act was for, reported done ahead of a queued tail ("All six accepted in e-RS ... letters queued");
-# not an asynchronous acceptance ("202 accepted", "accepted for processing"), which is the wait itself
-_SUCCEEDED_RE = re.compile(r"\b(?:accepted in|updated|created|matched|delivered|issued|paid|recorded|posted|booked|"
+# not an acknowledgement or an acceptance for processing, which is the wait itself
+_SUCCEEDED_RE = re.compile(r"\b(?:accepted in|updated|created|matched|delivered|issued|paid|recorded|posted|booked|confirmed|"
                            r"completed)\b", re.I)
 
 
