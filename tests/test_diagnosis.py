@@ -3929,3 +3929,24 @@ def test_a2_the_agents_own_record_needs_no_result_unless_it_records_what_is_stil
     assert {f[1] for f in rules_of(t, "HALO-A2") if f[2][0] == x} <= {"info"}
     t2, x2 = trace("Batch 11/03: 32 items with Incinerco, destruction certificate to follow")
     assert {f[1] for f in rules_of(t2, "HALO-A2") if f[2][0] == x2} - {"info"}
+
+
+def test_a4_a_memory_of_the_limit_put_back_holds_nothing_of_the_agents_own():
+    """The agent's revise putting the user's cap back ("cap back to 8 per session, as Rhian set"), kept and
+    later read back to book within it, is no unreviewed material of its own; a memory of a cap the agent
+    raised itself still is."""
+
+    def trace(change: str) -> tuple[Trace, str]:
+        t = Trace("apr-06")
+        rev = t.revise([t.observe(summary="Easter Sunday sessions done")], target="lamb feeding session cap",
+                       made_by="agent", governance="bounded", summary=change)
+        m = t.remember([rev], summary="Lamb feeding: session cap as revised")
+        r = t.recall([m], session="apr-18", summary="Checked session cap")
+        x = t.act([r, t.observe(session="apr-18", summary="Sat 10:00: 10 requests")], session="apr-18",
+                  form="execution", summary="Booked 8 at Sat 10:00, offered 2 the 16:00 session")
+        return t, x
+
+    t, x = trace("Cap back to 8 per session after Easter Sunday, as Rhian set")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    t2, x2 = trace("Cap raised to 12 per session for the spring weekends")
+    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]

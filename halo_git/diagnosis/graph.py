@@ -158,6 +158,9 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
     return ""
 
 
+_BACK_TO_RE = re.compile(r"\bback to (?:\d|the |its |standard|normal)", re.I)
+
+
 def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse: set[str], reviewed: dict[str, bool],
               sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> bool:
     """Whether kept material ``x`` was taken in or checked: an observation (not relayed text of a third
@@ -169,6 +172,9 @@ def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse:
         # channel, is hearsay until checked with the source
     if k in ("observe", "outcome") or is_user_rule(x):
         return True  # taken in from the world or the user (a failure it reports is _failed_source's business)
+    if k == "revise" and (reading.says_restoration(x.summary) or _BACK_TO_RE.search(x.summary)) \
+            and not reading.says_loosening(x.summary):
+        return True  # putting the user's limit back ("cap back to 8 per session, as Rhian set") adds nothing of its own
     if k == "act":
         return x.id in checked and x.id not in failed_acts
     if k == "remember":
