@@ -3950,3 +3950,22 @@ def test_a4_a_memory_of_the_limit_put_back_holds_nothing_of_the_agents_own():
     assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
     t2, x2 = trace("Cap raised to 12 per session for the spring weekends")
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
+
+
+def test_m5_a_promise_kept_as_the_messages_own_result():
+    """"Told Mrs Roe the duty AMHP will call her back by 16:00", and its result "Tanya called Mrs Roe":
+    kept. "Author asked for a re-review after the rerun" about "I would re-review" is the other side
+    waiting, not the step done."""
+
+    def trace(promise: str, result: str) -> tuple[Trace, str]:
+        t = Trace("day1")
+        p = t.act([t.observe(summary="Mrs Roe asks who decides on her son's admission")], summary=promise)
+        t.outcome(p, summary=result)
+        t.observe(session="day2", summary="next referrals")
+        return t, p
+
+    t, p = trace("Told Mrs Roe the duty AMHP will call her back by 16:00", "Tanya called Mrs Roe and explained")
+    assert not [f for f in rules_of(t, "HALO-M5") if f[2][0] == p]
+    t2, p2 = trace("Requested changes on PR 418 and wrote that I would re-review once the job reruns",
+                   "Author added the index and asked for a re-review after the rerun")
+    assert [f for f in rules_of(t2, "HALO-M5") if f[2][0] == p2]

@@ -980,6 +980,9 @@ def _partial_reused(ctx, make):
     return out
 
 
+_PROMISED_VERB_RE = re.compile(r"\b(?:will|shall|would|['\u2019]ll|['\u2019]d)\s+([a-z][a-z-]+)", re.I)
+
+
 def _promises(ctx, make):
     out = []
     pos = ctx.pos
@@ -1001,6 +1004,11 @@ def _promises(ctx, make):
         kept = asked = None
         for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW]:
             if x.kind == "outcome" and x.fields["about"] == e.id:
+                verb = _PROMISED_VERB_RE.search(step)
+                if verb and re.search(rf"\b{re.escape(verb.group(1))}e?d\b", x.summary, re.I) \
+                        and not reading.is_adverse(x.summary):
+                    kept = x.id  # the result of the message reports the promised step done ("Tanya called
+                    break  # Mrs Roe" about "the duty AMHP will call her back"; not "asked for a re-review")
                 continue
             shared = len(key & reading.subject_words(x.summary))
             named = any(_rests_on(ctx, x.id, s) for s in asked_by) if x.kind == "act" else _rests_on(ctx, x.id, e.id)
