@@ -58,8 +58,11 @@ def per_event(repo: Path, n: int) -> tuple[float, float]:
 def ref_bytes(repo: Path) -> int:
     """Bytes the objects of the cache ref take in their packs (commit, tree,
     format file, chunks: ``git cat-file``'s ``objectsize:disk``)."""
-    ids = subprocess.run(["git", "--git-dir", str(repo), "rev-list", "--objects", "refs/halo/cache/main"],
-                         capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(["git", "--git-dir", str(repo), "rev-list", "--objects", "refs/halo/cache/main"],
+                            capture_output=True, text=True)
+    if listed.returncode != 0:  # no cache ref (fewer events than one chunk)
+        return 0
+    ids = listed.stdout
     sizes = subprocess.run(["git", "--git-dir", str(repo), "cat-file", "--batch-check=%(objectsize:disk)"],
                            input="".join(line.split()[0] + "\n" for line in ids.splitlines() if line.strip()),
                            capture_output=True, text=True, check=True).stdout
