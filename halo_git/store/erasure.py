@@ -376,9 +376,9 @@ def _cached_log(repo: AgentRepo, branch: str, head: bytes, tree_blobs: list[byte
     snap = snapshot.load(snapshot.path_for(repo.path, branch), branch)
     if snap is None or len(snap.events) != len(tree_blobs):
         return None
-    if any(b.encode() != t for b, t in zip(snap.blobs, tree_blobs)):
-        return None
-    return EventLog(branch, head.decode(), snap.events, snap.commits, blobs=snap.blobs)
+    if any(t is None or (b and b.encode() != t) for b, t in zip(snap.blobs, tree_blobs)):
+        return None  # (compact lines store no blob id: the tree's is taken, and proven by every later reader)
+    return EventLog(branch, head.decode(), snap.events, snap.commits, blobs=[t.decode() for t in tree_blobs])
 
 
 def _blob_at(store, tree: bytes, number: int) -> bytes:

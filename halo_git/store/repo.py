@@ -1066,18 +1066,25 @@ class AgentRepo:
         self._travel_rejected.pop(branch, None)
         if problem is not None:
             self._cache_rejected[branch] = problem  # the file still needs rewriting: saved below
-        elif len(body) * snapshot.CHUNK == len(snap.events) and snapshot.install(self._snapshot_path(branch), branch, b"".join(body)):
-            self._snapshot_count[branch] = len(snap.events)
+        elif len(body) * snapshot.CHUNK == len(log.events) and snapshot.install(self._snapshot_path(branch), branch, b"".join(body)):
+            self._snapshot_count[branch] = len(log.events)
         return log
 
     def _proven(self, branch: str, snap: snapshot.Snapshot, tree: bytes, count: int) -> EventLog | None:
-        if len(snap.events) > count:  # another process saved past the head we read: use what we need
-            snap = snapshot.Snapshot(snap.events[:count], snap.blobs[:count], snap.commits[:count])
-        problem = snapshot.mismatch(snap, self._blob_ids(tree, len(snap.events)))
+        # up to the head we read (another process may have saved past it), and back to
+        # the last entry naming its commit (compact lines name few), which _extend checks
+        cut = snap.upto(count)
+        if cut is None:
+            self._cache_rejected[branch] = "no entry names its commit"
+            return None
+        snap = cut
+        held = self._blob_ids(tree, len(snap.events))
+        problem = snapshot.mismatch(snap, held)
         if problem is not None:
             self._cache_rejected[branch] = problem
             return None
-        return EventLog(branch, snap.head, snap.events, snap.commits, blobs=snap.blobs, from_git=self._walk_commits)
+        blobs = [b.decode() for b in held[: len(snap.events)]]  # each proven to hold its entry's event
+        return EventLog(branch, snap.head, snap.events, snap.commits, blobs=blobs, from_git=self._walk_commits)
 
     # -- the travelling cache (refs/halo/cache/<branch>) ------------------------
 
@@ -1112,8 +1119,11 @@ class AgentRepo:
                 try:
                     commit = self._get(repo, sha)
                     known = snapshot.travel_claim(commit.message) or known
-                except (KeyError, AttributeError):
-                    pass
+                    fmt = self._tree(repo, commit.tree)[b"format"][1]
+                    if fmt != _TRAVEL_FORMAT_ID:  # an earlier version's chunks (every id on every line): rewrite them compact
+                        known = (0, "")
+                except (KeyError, AttributeError, TypeError, ValueError):
+                    known = (0, "")
             self._published[log.branch] = known
         count, last = known
         full = len(log.events) // snapshot.CHUNK * snapshot.CHUNK
@@ -1143,6 +1153,8 @@ class AgentRepo:
         hints = log.commit_hints
         if not full or log.blobs is None:
             return
+        if not all(hints[(i + 1) * snapshot.CHUNK - 1] for i in range(full)):
+            hints = log.commits  # a chunk's last commit is not known here: read them from Git (rare)
         memo = self._chunk_ids.setdefault(log.branch, {})
         tree = Tree()
         fmt = Blob.from_string(snapshot.TRAVEL_FORMAT)
@@ -1207,6 +1219,9 @@ class AgentRepo:
         return self._number_of(self._get(self._open(False), head.encode())) if head else 0
 
 
+_TRAVEL_FORMAT_ID = Blob.from_string(snapshot.TRAVEL_FORMAT).id
+
+
 def _raw(store, sha: bytes) -> bytes:
     """An object's raw bytes, looked up twice like ``AgentRepo._get`` (a
     background pass can move it from a loose file into a pack in between)."""
@@ -1236,7 +1251,7 @@ def read_travelling(get: Callable[[bytes], ShaFile], sha: bytes, count: int, bod
     try:
         commit = read(sha)
         tree = read(commit.tree) if isinstance(commit, Commit) else None
-        if not isinstance(tree, Tree) or b"format" not in tree or read(tree[b"format"][1]).data != snapshot.TRAVEL_FORMAT:
+        if not isinstance(tree, Tree) or b"format" not in tree or read(tree[b"format"][1]).data not in snapshot.TRAVEL_FORMATS:
             return None
         snap = snapshot.Snapshot([], [], [])
         for i in range(-(-count // snapshot.CHUNK)):

@@ -4,30 +4,37 @@ A room of the store, called by ``AgentRepo.log`` (load, save) and by
 ``verify`` (check). A cold process reads a branch's events from this file
 instead of parsing every YAML blob again; the file lives inside the
 repository folder, so anyone who can write there could edit it. Therefore
-each line binds its event to the Git blob it came from::
+each line binds its event to the Git blob the branch holds at its path::
 
-    {"format": 3, "branch": "main"}
-    ["<commit of e1>", "<blob id of e1>", {"id": "e1", ...}]
+    {"format": 4, "branch": "main"}
+    ["", "", {"id": "e1", ...}]
     ...
+    ["<commit of e1000>", "", {"id": "e1000", ...}]
 
-and a load accepts an entry only when
-
-* its blob id is the one the branch head's tree holds at the event's path
-  (the tree walk reads ~1 tree per 100 events), and
-* the canonical YAML of the cached event hashes to that blob id — the same
-  bytes HALO committed, so the cached event *is* the committed one.
+and a load accepts an entry only when the canonical YAML of the cached event
+hashes to the blob id the branch head's tree holds at the event's path (the
+tree walk reads ~1 tree per 100 events): the same bytes HALO committed, so
+the cached event *is* the committed one.
 
 The canonical YAML is rebuilt by HALO's own emitter (``eventfile``), a few
 microseconds per event; a blob an earlier version wrote where PyYAML had no
 libyaml (the legacy form) is accepted too. Any mismatch discards the
-whole file: the branch is read from Git and the cache rewritten. Commit ids
-per line are only a hint for extending the cache; the log's commit ids are
-read from Git when someone asks for them.
+whole file: the branch is read from Git and the cache rewritten.
 
-The format is self-contained (blob ids, no local paths), so the same lines
-also travel in Git under a ref of their own (``refs/halo/cache/<branch>``, see
-"the travelling cache" below) and are checked the same way: a fresh clone
-reads them instead of parsing every YAML blob.
+The first two fields of a line are the event's commit id and blob id, each
+empty when not stored ("compact" lines, format 4). A line carries its commit
+id only where the cache needs one: every thousandth event (``CHUNK``) and the
+last line of each write, so the file always ends at a known commit. Commit
+ids are only hints, for extending the cache; the log's commit ids are read
+from Git when someone asks for them. The blob id is never written any more:
+the check derives it from the event and compares it with the tree's. Files
+of format 3 (every id on every line) are still read, and a stored blob id
+must then equal the tree's as well.
+
+The format is self-contained (no local paths), so the same lines also travel
+in Git under a ref of their own (``refs/halo/cache/<branch>``, see "the
+travelling cache" below) and are checked the same way: a fresh clone reads
+them instead of parsing every YAML blob.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from typing import Callable, Iterable, Sequence
 from ..model import Event, legacy_yaml, to_yaml
 from . import locking
 
-FORMAT = 3
+FORMAT = 4  # compact lines; 3: every line carries its commit and blob ids (still read)
 CACHE_DIR = "halo"  # inside the bare repository; git ignores unknown folders there
 
 
@@ -53,8 +60,8 @@ def path_for(repo_path: Path, branch: str) -> Path:
     return repo_path / CACHE_DIR / f"events-{key}.jsonl"
 
 
-def header(branch: str) -> bytes:
-    return json.dumps({"format": FORMAT, "branch": branch}, ensure_ascii=False).encode("utf-8") + b"\n"
+def header(branch: str, fmt: int = FORMAT) -> bytes:
+    return json.dumps({"format": fmt, "branch": branch}, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 @dataclass
@@ -62,22 +69,36 @@ class Snapshot:
     """What a cache file claims: events e1..eK, their blob ids, commit hints."""
 
     events: list[Event]
-    blobs: list[str]  # hex blob id per event
-    commits: list[str]  # hex commit id per event (a hint, checked only at the end)
+    blobs: list[str]  # hex blob id per event, "" where not stored (the check derives it)
+    commits: list[str]  # hex commit id per event, "" where not stored (a hint, checked only at the end)
 
     @property
     def head(self) -> str:
         return self.commits[-1]
 
+    def upto(self, count: int) -> "Snapshot | None":
+        """The first ``count`` entries or fewer, cut back to the last entry that
+        names its commit (a snapshot must end at a commit ``_extend`` can
+        check); None when no entry in them does."""
+        k = min(count, len(self.events))
+        while k and not self.commits[k - 1]:
+            k -= 1
+        if not k:
+            return None
+        if k == len(self.events):
+            return self
+        return Snapshot(self.events[:k], self.blobs[:k], self.commits[:k])
+
 
 def load(path: Path, branch: str) -> Snapshot | None:
     """The file's entries up to the first unreadable line, or None.
 
-    Nothing here is trusted yet: ``mismatch`` proves the entries against Git.
+    Nothing here is trusted yet: ``mismatch`` proves the entries against Git,
+    and a reader uses them only up to the last that names its commit (``upto``).
     """
     try:
         with open(path, encoding="utf-8") as f:
-            if f.readline().encode("utf-8") != header(branch):
+            if f.readline().encode("utf-8") not in (header(branch), header(branch, 3)):
                 return None
             snap = Snapshot([], [], [])
             entries(f, snap)
@@ -97,7 +118,7 @@ def entries(lines: Iterable[str], snap: Snapshot, limit: int | None = None) -> b
         try:
             commit, blob, d = json.loads(line)
             event = Event.from_dict(d)
-            if not (isinstance(commit, str) and isinstance(blob, str) and len(blob) == 40 and _plain(event)):
+            if not (isinstance(commit, str) and isinstance(blob, str) and len(blob) in (0, 40) and _plain(event)):
                 return False
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return False  # a torn last line (a crash while appending), or a line edited outside HALO
@@ -121,14 +142,18 @@ def mismatch(snap: Snapshot, tree_blobs: Sequence[bytes | None]) -> str | None:
     """Why the cache does not describe the Git objects, or None when every entry does.
 
     ``tree_blobs[i]`` is the hex blob id the head tree holds for event ``e<i+1>``.
+    An entry is the event in that blob when its canonical YAML (or the legacy
+    form's) hashes to it; a blob id the entry stores (format 3) must be it too.
     """
     if len(tree_blobs) < len(snap.events):
         return f"it holds {len(snap.events)} events, the branch only {len(tree_blobs)} (if events were logged meanwhile, check again)"
     for i, (event, blob) in enumerate(zip(snap.events, snap.blobs)):
-        if tree_blobs[i] is None or blob.encode() != tree_blobs[i]:
-            return f"its entry {event.id} names blob {blob[:12]}, the branch holds {(tree_blobs[i] or b'nothing').decode()[:12]}"
-        if blob_id(event) != blob and _hex(legacy_yaml(event)) != blob:  # a file an earlier version wrote without libyaml
-            return f"its entry {event.id} is not the event in blob {blob[:12]} (edited outside HALO)"
+        held = tree_blobs[i]
+        if held is None or (blob and blob.encode() != held):
+            return f"its entry {event.id} names blob {(blob or 'none')[:12]}, the branch holds {(held or b'nothing').decode()[:12]}"
+        held_hex = held.decode()
+        if blob_id(event) != held_hex and _hex(legacy_yaml(event)) != held_hex:  # a file an earlier version wrote without libyaml
+            return f"its entry {event.id} is not the event in blob {held_hex[:12]} (edited outside HALO)"
     return None
 
 
@@ -144,8 +169,13 @@ def _hex(data: bytes) -> str:
 
 
 def lines(events: Sequence[Event], blobs: Sequence[str], commits: Sequence[str]) -> bytes:
+    """Compact lines (format 4) for ``events``: no blob id (a reader derives it
+    from the event), the commit id only on every ``CHUNK``-th event and on the
+    last line. ``blobs`` is accepted for symmetry and not written."""
+    last = len(events) - 1
     return "".join(
-        json.dumps([c, b, e.to_dict()], ensure_ascii=False) + "\n" for c, b, e in zip(commits, blobs, events)
+        json.dumps([c if (i == last or int(e.id[1:]) % CHUNK == 0) else "", "", e.to_dict()], ensure_ascii=False) + "\n"
+        for i, (c, e) in enumerate(zip(commits, events))
     ).encode("utf-8")
 
 
@@ -202,7 +232,10 @@ def install(path: Path, branch: str, body: bytes) -> bool:
 # ``refs/halo/cache/<branch>`` names a commit without parents whose tree holds
 # ``format`` (TRAVEL_FORMAT) and ``c000000.jsonl``, ``c000001.jsonl``, ... : the
 # cache lines of e1..e1000, e1001..e2000, ... (full chunks only, so a chunk once
-# written never changes and is shared by every later version of the ref). Git
+# written never changes and is shared by every later version of the ref), in
+# the compact form: no ids but the commit of each chunk's last event, which a
+# clone cannot get cheaper than from its own objects anyway (format 3 chunks,
+# every id on every line, are still read, and rewritten by the next publish). Git
 # carries the ref with ``clone --mirror`` and ``fetch 'refs/halo/*:refs/halo/*'``,
 # HALO's own push/pull/clone carry it too. It is a hint from whoever wrote the
 # repository: a reader puts its lines through exactly the check a local file
@@ -211,6 +244,7 @@ def install(path: Path, branch: str, body: bytes) -> bool:
 
 CHUNK = 1000
 TRAVEL_FORMAT = json.dumps({"format": FORMAT, "what": "HALO parsed-event cache"}).encode() + b"\n"
+TRAVEL_FORMATS = (TRAVEL_FORMAT, json.dumps({"format": 3, "what": "HALO parsed-event cache"}).encode() + b"\n")  # read
 CACHE_REF_PREFIX = b"refs/halo/cache/"
 
 
@@ -261,4 +295,4 @@ def canonical_yaml(event: Event) -> bytes:
     return to_yaml(event)
 
 
-__all__ = ["FORMAT", "CHUNK", "Snapshot", "load", "entries", "install", "mismatch", "save", "blob_id", "canonical_yaml", "path_for", "cache_ref", "chunk_name", "travel_message", "travel_claim"]
+__all__ = ["FORMAT", "CHUNK", "TRAVEL_FORMAT", "TRAVEL_FORMATS", "Snapshot", "load", "entries", "install", "mismatch", "save", "blob_id", "canonical_yaml", "path_for", "cache_ref", "chunk_name", "travel_message", "travel_claim"]

@@ -217,7 +217,9 @@ def _check_travelling(git: Repo, repo: AgentRepo, branch: str, chain: list[Commi
     except KeyError:
         return 0
     shown = ref.decode()
-    snap = read_travelling(lambda x: git.object_store[x], sha, len(chain) + 1, store=git.object_store)
+    # one chunk past the head: compact chunks name the commit of their last event only,
+    # and a ref ahead of the branch is told apart from an edited one by the next commit it names
+    snap = read_travelling(lambda x: git.object_store[x], sha, len(chain) + snapshot.CHUNK, store=git.object_store)
     if snap is None:
         problem = "it is not a HALO cache commit, or its first chunk cannot be read"
     else:
@@ -238,10 +240,17 @@ def _check_rewound(git: Repo, repo: AgentRepo, branch: str, chain: list[Commit],
     the next of them a commit here on top of the branch's head, says the branch was
     moved back, not that the cache was edited: say that."""
     n = len(chain)
-    if len(snap.events) <= n or any(hint.encode() != c.id for hint, c in zip(snap.commits[:n], chain)):
+    if len(snap.events) <= n or any(hint and hint.encode() != c.id for hint, c in zip(snap.commits[:n], chain)):
+        return
+    later = next((k for k in range(n, len(snap.events)) if snap.commits[k]), None)  # compact lines name few commits
+    if later is None:
         return
     try:
-        following = git.object_store[snap.commits[n].encode("ascii")]
+        following = git.object_store[snap.commits[later].encode("ascii")]
+        for _ in range(later - n):  # down to e<n+1>, one parent at a time
+            if not isinstance(following, Commit) or not following.parents:
+                return
+            following = git.object_store[following.parents[0]]
         if not isinstance(following, Commit) or following.parents[:1] != [chain[-1].id] \
                 or number_from_message(following.message) != n + 1:
             return
@@ -266,7 +275,7 @@ def _cache_mismatch(git: Repo, snap: snapshot.Snapshot, chain: list[Commit]) -> 
     problem = problem or snapshot.mismatch(snap, blobs)
     if problem is None:
         for i, hint in enumerate(snap.commits):
-            if hint.encode() != chain[i].id:
+            if hint and hint.encode() != chain[i].id:  # (compact lines leave most commits out)
                 problem = f"its entry e{i + 1} names commit {hint[:12]}, the branch's e{i + 1} is {chain[i].id.decode()[:12]}"
                 break
     return problem
