@@ -84,14 +84,21 @@ def own_cpu_seconds() -> float:
     return t.user + t.system
 
 
+def machine_busy_seconds() -> float:
+    """CPU time every core of the machine spent busy so far (``/proc/stat``: all but idle and iowait)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 async def throughput(servers: list[tuple[str, str, int]], agents: int = AGENTS_AT_ONCE, calls: int = 16,
-                     rounds: int = 7, alone_calls: int = 64) -> dict[str, dict[str, list[tuple[float, float, float]]]]:
+                     rounds: int = 7, alone_calls: int = 64) -> dict[str, dict[str, list[tuple[float, ...]]]]:
     """Interleaved bursts on each server of ``servers`` ((label, url, pid)): one agent
     alone, ``alone_calls`` in a row, then ``agents`` agents at once, ``calls`` each.
-    Returns label -> {"alone"|"many": [(calls/s, server CPU ms per call, client CPU ms per call), ...]}."""
+    Returns label -> {"alone"|"many": [(calls/s, server CPU ms per call, client CPU ms per call,
+    cores busy with other work during the burst), ...]}."""
     from contextlib import AsyncExitStack
 
-    figures: dict[str, dict[str, list[tuple[float, float, float]]]] = {label: {"alone": [], "many": []} for label, _, _ in servers}
+    figures: dict[str, dict[str, list[tuple[float, ...]]]] = {label: {"alone": [], "many": []} for label, _, _ in servers}
     async with AsyncExitStack() as stack:
         sessions: dict[str, list] = {}
         for label, url, _ in servers:
@@ -110,7 +117,7 @@ async def throughput(servers: list[tuple[str, str, int]], agents: int = AGENTS_A
         for _ in range(rounds):
             for label, _, pid in servers:
                 for mode in ("alone", "many"):
-                    s0, c0, t0 = cpu_seconds(pid), own_cpu_seconds(), time.perf_counter()
+                    s0, c0, m0, t0 = cpu_seconds(pid), own_cpu_seconds(), machine_busy_seconds(), time.perf_counter()
                     async with anyio.create_task_group() as tg:
                         if mode == "alone":
                             tg.start_soon(burst, sessions[label][0], "agent-00", alone_calls)
@@ -119,20 +126,35 @@ async def throughput(servers: list[tuple[str, str, int]], agents: int = AGENTS_A
                                 tg.start_soon(burst, sessions[label][k], f"agent-{k:02d}", calls)
                     seconds = time.perf_counter() - t0
                     n = alone_calls if mode == "alone" else agents * calls
-                    figures[label][mode].append((n / seconds, (cpu_seconds(pid) - s0) / n * 1e3, (own_cpu_seconds() - c0) / n * 1e3))
+                    server, clients = cpu_seconds(pid) - s0, own_cpu_seconds() - c0
+                    others = max(0.0, machine_busy_seconds() - m0 - server - clients) / seconds
+                    figures[label][mode].append((n / seconds, server / n * 1e3, clients / n * 1e3, others))
     return figures
 
 
-def throughput_lines(label: str, figures: dict[str, list[tuple[float, float, float]]], agents: int = AGENTS_AT_ONCE) -> list[str]:
-    med = {mode: [statistics.median(x[i] for x in rows) for i in range(3)] for mode, rows in figures.items()}
+def throughput_lines(label: str, figures: dict[str, list[tuple[float, ...]]], agents: int = AGENTS_AT_ONCE) -> list[str]:
+    """The row, the CPU per call of each side, and the ceiling the CPU allows.
+
+    The ceiling: with ``agents`` clients the server and the clients together spend
+    (server + clients) ms of CPU per call, on this machine's cores less those other
+    work kept busy during the bursts (``/proc/stat``); no design of the server can
+    answer faster than that CPU allows, so ``ceiling / alone`` bounds the ratio."""
+    med = {mode: [statistics.median(x[i] for x in rows) for i in range(4)] for mode, rows in figures.items()}
     ratio = med["many"][0] / med["alone"][0]
     ratios = sorted(m[0] / a[0] for m, a in zip(figures["many"], figures["alone"]))
+    cores = os.cpu_count() or 1
+    per_call = (med["many"][1] + med["many"][2]) / 1e3
+    ceiling, free = cores / per_call, max(0.0, cores - med["many"][3]) / per_call
     return [
         f"{label}{agents} agents at once vs one alone on the same server: {med['many'][0]:.0f} vs {med['alone'][0]:.0f} calls/s "
         f"= {ratio:.2f}x (target >= 1.8x: {common.verdict(ratio >= 1.8)}; per round {ratios[0]:.2f}-{ratios[-1]:.2f}x, "
         f"{len(ratios)} rounds)",
         f"  CPU per call, server / clients: alone {med['alone'][1]:.2f} / {med['alone'][2]:.2f} ms, "
         f"{agents} at once {med['many'][1]:.2f} / {med['many'][2]:.2f} ms",
+        f"  CPU ceiling with {agents} at once: {cores} cores / {per_call * 1e3:.2f} ms a call = {ceiling:.0f} calls/s = "
+        f"{ceiling / med['alone'][0]:.2f}x one alone; other work kept {med['many'][3]:.2f} cores busy during those bursts, "
+        f"so {free:.0f} calls/s = {free / med['alone'][0]:.2f}x was to be had; the server process used "
+        f"{med['many'][0] * med['many'][1] / 1e3:.2f} cores, the clients {med['many'][0] * med['many'][2] / 1e3:.2f}",
     ]
 
 
@@ -161,17 +183,27 @@ def main() -> int:
     p = common.parser(__doc__)
     p.add_argument("--throughput-only", action="store_true", help=f"only {AGENTS_AT_ONCE} agents at once vs one alone")
     p.add_argument("--fsync", action="store_true", help="serve with --fsync (each append synced before its reply)")
+    p.add_argument("--against", metavar="DIR", help="also run a server from the source tree DIR (its halo_git package, "
+                   "e.g. an export of an older commit), both up at once, rounds interleaved")
+    p.add_argument("--rounds", type=int, help="rounds of the throughput figure (default 7, --quick 3)")
     args = p.parse_args()
     extra = ["--fsync"] if args.fsync else []
+    rounds = args.rounds or (3 if args.quick else 7)
     with tempfile.TemporaryDirectory(prefix="halo-bench-agents-") as tmp:
-        proc, url = start_server(Path(tmp) / "tp", *extra)
+        procs, servers = [], []
         try:
-            tp = anyio.run(lambda: throughput([("", url, proc.pid)], rounds=3 if args.quick else 7))[""]
+            for label, cwd in [("", None)] + ([(f"{args.against}: ", args.against)] if args.against else []):
+                proc, url = start_server(Path(tmp) / f"tp{len(procs)}", *extra, cwd=cwd)
+                procs.append(proc)
+                servers.append((label, url, proc.pid))
+            tp = anyio.run(lambda: throughput(servers, rounds=rounds))
         finally:
-            proc.terminate()
-            proc.wait(timeout=30)
-    for line in throughput_lines("", tp):
-        print(line)
+            for proc in procs:
+                proc.terminate()
+                proc.wait(timeout=30)
+    for label, _, _ in servers:
+        for line in throughput_lines(label, tp[label]):
+            print(line)
     print(f"machine: {common.machine_note()}")
     if args.throughput_only:
         return 0
