@@ -3,6 +3,7 @@
     python bench/bench_agents.py           # 1,000 agents, 3 halo_observe each; then 16 at once vs one alone
     python bench/bench_agents.py --quick   # 50 agents, 2 each; fewer rounds of 16 vs one
     python bench/bench_agents.py --throughput-only [--fsync]   # only 16 at once vs one alone
+    python bench/bench_agents.py --throughput-only --against DIR [--rounds N]   # and a server from DIR beside it
 
 One ``halo-git serve --transport http`` on loopback; every agent is its own MCP
 client session (streamable HTTP, the SDK's client) logging to its own agent
@@ -21,7 +22,13 @@ burst of one agent alone (calls in a row) followed by a burst of 16 agents at
 once (each its calls in a row), calls per second of each burst, medians over the
 rounds; the server's and the clients' CPU time per call (``/proc``) say which
 side a burst used up. The 16 clients run in this one process, as the SDK's
-clients; on a machine of 2 cores they share them with the server.
+clients; on a machine of 2 cores they share them with the server. The ceiling
+line divides the machine's cores by the CPU one call costs server and clients
+together with 16 at once: no server design answers faster on this machine; the
+cores other work kept busy during the bursts (``/proc/stat``, less the server
+and the clients) lower it further. ``--against DIR`` starts a second server from
+the source tree DIR (an export of another commit), both up at once, their rounds
+interleaved, so a change is measured beside what it changes under the same load.
 """
 
 from __future__ import annotations

@@ -374,14 +374,17 @@ class HaloServer:
 
     @asynccontextmanager
     async def _lifespan(self, server):
-        async with anyio.create_task_group() as tg:
-            self._background = tg
-            try:
-                yield {}
-            finally:
-                self._background = None
-                tg.cancel_scope.cancel()
-                await anyio.to_thread.run_sync(self._writers.stop)  # appends in flight finish first
+        try:
+            async with anyio.create_task_group() as tg:
+                self._background = tg
+                try:
+                    yield {}
+                finally:
+                    self._background = None
+                    tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):  # appends in flight finish before the server is gone
+                await anyio.to_thread.run_sync(self._writers.stop)
 
     async def _notify(self, agent: str, session: str) -> None:
         try:
