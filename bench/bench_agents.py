@@ -39,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -97,6 +98,17 @@ def machine_busy_seconds() -> float:
     return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
+def _http_client():
+    """The SDK client's HTTP client, dropping a connection idle for 2 s: sessions wait
+    while other bursts run, and a request sent on a connection the server is closing
+    as idle (after 5 s, ``HTTP_KEEP_ALIVE_TIMEOUT``) fails with ReadError."""
+    import httpx2
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+
+    return httpx2.AsyncClient(timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+                              limits=httpx2.Limits(keepalive_expiry=2.0))
+
+
 async def throughput(servers: list[tuple[str, str, int]], agents: int = AGENTS_AT_ONCE, calls: int = 16,
                      rounds: int = 7, alone_calls: int = 64) -> dict[str, dict[str, list[tuple[float, ...]]]]:
     """Interleaved bursts on each server of ``servers`` ((label, url, pid)): one agent
@@ -111,7 +123,8 @@ async def throughput(servers: list[tuple[str, str, int]], agents: int = AGENTS_A
         for label, url, _ in servers:
             sessions[label] = []
             for k in range(agents + 1):  # session 0 is the one alone
-                c = await stack.enter_async_context(Client(streamable_http_client(url), mode="legacy"))
+                http = await stack.enter_async_context(_http_client())
+                c = await stack.enter_async_context(Client(streamable_http_client(url, http_client=http), mode="legacy"))
                 r = await c.call_tool("halo_observe", {"agent": f"agent-{k:02d}", "summary": "the agent started"})
                 assert not r.is_error, r
                 sessions[label].append(c)
@@ -152,6 +165,7 @@ def throughput_lines(label: str, figures: dict[str, list[tuple[float, ...]]], ag
     cores = os.cpu_count() or 1
     per_call = (med["many"][1] + med["many"][2]) / 1e3
     ceiling, free = cores / per_call, max(0.0, cores - med["many"][3]) / per_call
+    server_cores = med["many"][0] * med["many"][1] / 1e3
     return [
         f"{label}{agents} agents at once vs one alone on the same server: {med['many'][0]:.0f} vs {med['alone'][0]:.0f} calls/s "
         f"= {ratio:.2f}x (target >= 1.8x: {common.verdict(ratio >= 1.8)}; per round {ratios[0]:.2f}-{ratios[-1]:.2f}x, "
@@ -161,7 +175,8 @@ def throughput_lines(label: str, figures: dict[str, list[tuple[float, ...]]], ag
         f"  CPU ceiling with {agents} at once: {cores} cores / {per_call * 1e3:.2f} ms a call = {ceiling:.0f} calls/s = "
         f"{ceiling / med['alone'][0]:.2f}x one alone; other work kept {med['many'][3]:.2f} cores busy during those bursts, "
         f"so {free:.0f} calls/s = {free / med['alone'][0]:.2f}x was to be had; the server process used "
-        f"{med['many'][0] * med['many'][1] / 1e3:.2f} cores, the clients {med['many'][0] * med['many'][2] / 1e3:.2f}",
+        f"{server_cores:.2f} cores, the clients {med['many'][0] * med['many'][2] / 1e3:.2f}"
+        + (" (the server at one core: its Python runs one thread at a time)" if server_cores >= 0.9 else ""),
     ]
 
 
@@ -169,6 +184,17 @@ def start_server(root: Path, *extra: str, cwd: str | None = None) -> tuple[subpr
     """``halo-git serve --transport http --port 0`` on ``root``; (process, URL)."""
     proc = subprocess.Popen([sys.executable, "-m", "halo_git.cli", "serve", "--root", str(root), "--transport", "http", "--port", "0", *extra],
                             stderr=subprocess.PIPE, text=True, cwd=cwd)
+    url = _announced(proc)
+
+    def relay() -> None:  # what the server says later goes on to this stderr (a full pipe would stall it)
+        for line in proc.stderr:
+            print(f"server: {line}", end="", file=sys.stderr)
+
+    threading.Thread(target=relay, daemon=True).start()
+    return proc, url
+
+
+def _announced(proc: subprocess.Popen) -> str:
     deadline = time.monotonic() + 60
     while True:
         if time.monotonic() > deadline:
@@ -179,7 +205,7 @@ def start_server(root: Path, *extra: str, cwd: str | None = None) -> tuple[subpr
             raise SystemExit(f"the server exited ({proc.wait()})")
         m = re.search(r"on (http://\S+/mcp)", line)
         if m:
-            return proc, m.group(1)
+            return m.group(1)
 
 
 def p99_ms(samples: list[float]) -> float:
@@ -204,6 +230,11 @@ def main() -> int:
                 procs.append(proc)
                 servers.append((label, url, proc.pid))
             tp = anyio.run(lambda: throughput(servers, rounds=rounds))
+        except BaseExceptionGroup as e:  # the clients' task groups nest it ten deep: say what failed
+            leaf = e
+            while isinstance(leaf, BaseExceptionGroup):
+                leaf = leaf.exceptions[0]
+            raise leaf from e
         finally:
             for proc in procs:
                 proc.terminate()
