@@ -410,15 +410,21 @@ class HaloServer:
                 raise InvalidCall("arguments must be a JSON object of named parameters")
             handler = self._handler(params.name)
             client_agent, session = self._defaults(ctx)
-            if client_agent is not None and self.agent is None and args.get("agent") is None:
-                self._screen_client_name(self._client_info(ctx)[0] or "", client_agent)
+            named_by_client = client_agent is not None and self.agent is None and args.get("agent") is None
+            raw_name = (self._client_info(ctx)[0] or "") if named_by_client else ""
+
+            def run() -> tuple[str, dict | None]:  # in a thread: the screening too is no work for the event loop
+                if named_by_client:
+                    self._screen_client_name(raw_name, client_agent)
+                return handler(args, client_agent, session)
+
             if params.name in _TOOL_KIND:  # writes to one agent commit in the order they arrived, in its own thread
                 agent = self.agent if args.get("agent") is None else args.get("agent")
-                done = self._writers.submit(agent if isinstance(agent, str) else client_agent, lambda: handler(args, client_agent, session))
+                done = self._writers.submit(agent if isinstance(agent, str) else client_agent, run)
                 with anyio.CancelScope(shield=True):  # a call already handed over completes (its reply may be lost)
                     text, structured = await done
             else:
-                text, structured = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
+                text, structured = await anyio.to_thread.run_sync(run)
         except HaloError as e:
             return _error(str(e))
         except Exception as e:  # a bug must not kill the connection; say what happened
