@@ -363,6 +363,11 @@ class Extras:
         with self._lock:
             self._fingerprints[agent] = fp
 
+    def watching(self) -> bool:
+        """Whether any resource has a subscriber (else an append has no one to tell)."""
+        with self._lock:
+            return bool(self._listening or self._legacy)
+
     def _watched(self, value: str) -> bool:
         with self._lock:
             return self._listening.get(value, 0) > 0 or bool(self._legacy.get(value))

@@ -19,9 +19,11 @@ seconds unused; client names and versions are cut to ``MAX_CLIENT_NAME`` and
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import io
 import json
+import queue
 import re
 import socket
 import sys
@@ -242,6 +244,97 @@ def tool_definitions() -> list[types.Tool]:
 _TOOL_KIND = {k.tool: k.name for k in KINDS.values()}
 
 
+WRITER_IDLE = 5.0  # seconds an agent's writer thread waits for its next append before it ends
+
+
+class AgentWriters:
+    """Each agent's appends run in a thread of that agent's own, one after the other
+    in the order they were handed over, so one agent's events get their ids in the
+    order its calls arrived, and an agent whose appends are slow (its branch held
+    by another writer, a long sync) holds up no other agent's. Writes share no
+    pool with each other nor with reads (which run in the event loop's worker
+    threads), so no number of slow agents or long reports can make a write wait
+    for a free thread. A thread exists while its agent has appends in flight and
+    ``WRITER_IDLE`` seconds after, so an agent writing steadily keeps its thread.
+
+    ``submit`` is called on the event loop's thread (asyncio); it returns a future
+    the loop completes with what the function returned or raised.
+    """
+
+    def __init__(self, idle: float = WRITER_IDLE) -> None:
+        self._idle = idle
+        self._lock = threading.Lock()
+        self._queues: dict[Any, "queue.SimpleQueue"] = {}  # agent -> the queue its thread reads
+        self._threads: dict[Any, threading.Thread] = {}
+
+    def submit(self, key: Any, fn: Callable[[], Any]) -> "asyncio.Future":
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        with self._lock:
+            q = self._queues.get(key)
+            if q is None:
+                q = queue.SimpleQueue()
+                thread = threading.Thread(target=self._run, args=(key, q), name="halo-writer", daemon=True)
+                thread.start()  # may raise (no thread to be had): the call then logs nothing
+                self._queues[key], self._threads[key] = q, thread
+            q.put((fn, loop, done))
+        return done
+
+    def _run(self, key: Any, q: "queue.SimpleQueue") -> None:
+        while True:
+            try:
+                item = q.get(timeout=self._idle)
+            except queue.Empty:
+                with self._lock:  # submit puts under this lock, so nothing can slip in unseen
+                    if q.empty():
+                        self._end(key, q)
+                        return
+                continue
+            if item is None:  # stop
+                with self._lock:
+                    self._end(key, q)
+                return
+            fn, loop, done = item
+            try:
+                outcome = (fn(), None)
+            except BaseException as e:  # handed to the awaiting call, which answers with it
+                outcome = (None, e)
+            try:
+                loop.call_soon_threadsafe(_settle, done, *outcome)
+            except RuntimeError:  # the loop is closed: nobody waits for the answer
+                pass
+
+    def _end(self, key: Any, q: "queue.SimpleQueue") -> None:
+        if self._queues.get(key) is q:
+            del self._queues[key], self._threads[key]
+
+    def threads(self) -> int:
+        """How many agents have a writer thread now."""
+        with self._lock:
+            return len(self._threads)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """End every writer thread once the appends handed to it are done (at most ``timeout`` seconds in all)."""
+        with self._lock:  # forgotten here, so a later submit starts a new thread instead of queueing behind the stop
+            running = list(self._threads.values())
+            for q in self._queues.values():
+                q.put(None)
+            self._queues.clear()
+            self._threads.clear()
+        deadline = time.monotonic() + timeout
+        for thread in running:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _settle(done: "asyncio.Future", result: Any, error: BaseException | None) -> None:
+    if done.cancelled():
+        return
+    if error is not None:
+        done.set_exception(error)
+    else:
+        done.set_result(result)
+
+
 class HaloServer:
     """Maps MCP requests onto one ``Halo``; one instance per server process."""
 
@@ -257,7 +350,7 @@ class HaloServer:
         self.process_session = new_session_label()
         self.extras = Extras(halo, lambda ctx: self.agent or self._defaults(ctx)[0], GUIDE)
         self._background = None  # a task group while the server runs: notifications after appends
-        self._writers: dict[str | None, list] = {}  # agent -> [its writers' lock, calls holding or awaiting it] (event loop only)
+        self._writers = AgentWriters()  # one thread per agent with writes in flight
         x = self.extras
         self.server = Server(
             "halo",
@@ -281,13 +374,17 @@ class HaloServer:
 
     @asynccontextmanager
     async def _lifespan(self, server):
-        async with anyio.create_task_group() as tg:
-            self._background = tg
-            try:
-                yield {}
-            finally:
-                self._background = None
-                tg.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as tg:
+                self._background = tg
+                try:
+                    yield {}
+                finally:
+                    self._background = None
+                    tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):  # appends in flight finish before the server is gone
+                await anyio.to_thread.run_sync(self._writers.stop)
 
     async def _notify(self, agent: str, session: str) -> None:
         try:
@@ -313,42 +410,31 @@ class HaloServer:
                 raise InvalidCall("arguments must be a JSON object of named parameters")
             handler = self._handler(params.name)
             client_agent, session = self._defaults(ctx)
-            if client_agent is not None and self.agent is None and args.get("agent") is None:
-                self._screen_client_name(self._client_info(ctx)[0] or "", client_agent)
-            if params.name in _TOOL_KIND:  # writes to one agent commit in the order they arrived
-                async with self._writer(self.agent if args.get("agent") is None else args.get("agent"), client_agent):
-                    text, structured = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
+            named_by_client = client_agent is not None and self.agent is None and args.get("agent") is None
+            raw_name = (self._client_info(ctx)[0] or "") if named_by_client else ""
+
+            def run() -> tuple[str, dict | None]:  # in a thread: the screening too is no work for the event loop
+                if named_by_client:
+                    self._screen_client_name(raw_name, client_agent)
+                return handler(args, client_agent, session)
+
+            if params.name in _TOOL_KIND:  # writes to one agent commit in the order they arrived, in its own thread
+                agent = self.agent if args.get("agent") is None else args.get("agent")
+                done = self._writers.submit(agent if isinstance(agent, str) else client_agent, run)
+                with anyio.CancelScope(shield=True):  # a call already handed over completes (its reply may be lost)
+                    text, structured = await done
             else:
-                text, structured = await anyio.to_thread.run_sync(lambda: handler(args, client_agent, session))
+                text, structured = await anyio.to_thread.run_sync(run)
         except HaloError as e:
             return _error(str(e))
         except Exception as e:  # a bug must not kill the connection; say what happened
             return _error(f"internal error ({type(e).__name__}); nothing was logged by this call, try again or report it")
-        if params.name in _TOOL_KIND:  # tell subscribers after the reply, without delaying it
+        if params.name in _TOOL_KIND and self.extras.watching():  # tell subscribers after the reply, without delaying it
             if self._background is not None:
                 self._background.start_soon(self._notify, structured["agent"], structured["session"])
             else:
                 await self._notify(structured["agent"], structured["session"])
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured)
-
-    @asynccontextmanager
-    async def _writer(self, agent: Any, client_agent: str | None):
-        """One agent's writes, one at a time and first come first served (``anyio.Lock``
-        wakes its waiters in order), each in a worker thread of its own: agents never
-        wait for each other, and one agent's events get their ids in the order its
-        calls arrived. A lock exists while a call for its agent is in flight."""
-        key = agent if isinstance(agent, str) else client_agent
-        entry = self._writers.get(key)
-        if entry is None:
-            entry = self._writers[key] = [anyio.Lock(), 0]
-        entry[1] += 1
-        try:
-            async with entry[0]:
-                yield
-        finally:
-            entry[1] -= 1
-            if not entry[1]:
-                del self._writers[key]
 
     def _handler(self, name: str) -> Callable[[dict, str | None, str], tuple[str, dict | None]]:
         if name in _TOOL_KIND:

@@ -325,13 +325,15 @@ def test_a_client_name_holding_a_secret_never_becomes_an_agent_name(root, client
     async def main():
         async with Client(server_params(root), client_info=Implementation(name=client, version="1")) as c:
             refused = await c.call_tool("halo_observe", {"summary": "started"})
+            read = await c.call_tool("halo_trace", {})
             named = await c.call_tool("halo_observe", {"summary": "started", "agent": "demo"})
-            return refused, named
+            return refused, read, named
 
-    refused, named = anyio.run(main)
-    assert refused.is_error
+    refused, read, named = anyio.run(main)
+    assert refused.is_error and read.is_error
     error = json.loads(refused.content[0].text)["error"]
     assert "client's name" in error and "--agent" in error and "looks like it contains" in error
+    assert json.loads(read.content[0].text)["error"] == error
     for part in (GITHUB_TOKEN[4:14], "example.com", AWS_KEY[4:14]):
         assert part not in error
     assert not named.is_error

@@ -5,6 +5,9 @@ A real ``halo-git serve --transport http`` process and the SDK's client. Agent
 A's branch is held by a Git lock file (as a ``git`` process updating the ref
 would hold it), so A's appends wait; meanwhile agent B's calls are answered.
 Once the lock is gone, A's waiting calls commit in the order they were sent.
+More held agents than any pool of threads the server could share among them
+(60) do not hold up a free agent either, nor its reads. And each agent's writer
+thread ends once the agent has been idle a while.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import anyio
 from mcp import Client
 
 from halo_git import Halo
+from halo_git.server import AgentWriters
 from tests.conftest import PYTHON
 
 
@@ -28,7 +32,7 @@ def start(root: Path) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "HALO_STALE_LOCK_SECONDS": "120"}
     proc = subprocess.Popen(
         [PYTHON, "-m", "halo_git.cli", "serve", "--root", str(root), "--transport", "http", "--port", "0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=os.environ.get("HALO_TEST_SOURCE"),
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -116,3 +120,95 @@ def test_many_sessions_opened_and_closed(root):
         proc.terminate()
         proc.wait(30)
     assert len(Halo(root, session="check").events("agent-s")) == 200
+
+
+def test_sixty_held_agents_do_not_hold_up_a_free_one(root):
+    """60 agents' branches are held by Git lock files, each with a call waiting, more
+    than the 40 worker threads the event loop shares among blocking calls: a free
+    agent's writes and reads are still answered at once (before each agent's writes
+    had a thread of their own, the held agents took every worker thread, and the
+    free agent's call waited for a lock to go). Once the locks are gone, every
+    held call commits."""
+    held = 60
+    proc, url = start(root)
+    answered: dict[str, dict] = {}
+    try:
+
+        async def call(client: Client, tool: str, args: dict, key: str) -> None:
+            r = await client.call_tool(tool, args)
+            assert not r.is_error, r.content[0].text
+            answered[key] = r.structured_content or {}
+
+        async def main() -> None:
+            with anyio.fail_after(120):
+                async with Client(url, mode="legacy") as free, Client(url, mode="legacy") as opener:
+                    for k in range(held):  # the repositories exist before their locks are taken
+                        await call(opener, "halo_observe", {"agent": f"held-{k:02d}", "summary": "started"}, f"held-{k:02d} e1")
+                    await call(free, "halo_observe", {"agent": "free", "summary": "started"}, "free e1")
+                    for k in range(held):
+                        (root / f"held-{k:02d}.git" / "refs" / "heads" / "main.lock").write_bytes(b"")
+                    async with anyio.create_task_group() as tg:
+                        for k in range(held):
+                            tg.start_soon(call, opener, "halo_observe", {"agent": f"held-{k:02d}", "summary": "waits"}, f"held-{k:02d} e2")
+                        await anyio.sleep(2.0)  # every held call is in the server, waiting for its lock
+                        assert not any(key.endswith("e2") for key in answered)
+                        t0 = time.monotonic()
+                        for i in range(3):
+                            await call(free, "halo_observe", {"agent": "free", "summary": f"step {i}"}, f"free step {i}")
+                        await call(free, "halo_trace", {"agent": "free", "limit": 5}, "free trace")
+                        free_seconds = time.monotonic() - t0
+                        assert not any(key.endswith("e2") for key in answered), "a held agent's call went through its lock"
+                        assert free_seconds < 10, free_seconds
+                        for k in range(held):
+                            (root / f"held-{k:02d}.git" / "refs" / "heads" / "main.lock").unlink()
+
+        anyio.run(main)
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    assert [answered[f"free step {i}"]["id"] for i in range(3)] == ["e2", "e3", "e4"]
+    assert [e["summary"] for e in answered["free trace"]["events"]] == ["started", "step 0", "step 1", "step 2"]
+    assert all(answered[f"held-{k:02d} e2"]["id"] == "e2" for k in range(held))
+
+
+def test_a_writer_thread_ends_when_its_agent_is_idle():
+    """One thread per agent while it writes, gone after the idle time; calls handed to
+    one agent run one after the other in the order handed, while another agent's run."""
+    import asyncio
+    import threading
+
+    writers = AgentWriters(idle=0.3)
+    order: list[str] = []
+    gate = threading.Event()
+
+    def step(name: str, wait: bool = False):
+        def run() -> str:
+            if wait:
+                assert gate.wait(10)
+            order.append(name)
+            return name
+        return run
+
+    async def main() -> None:
+        a = [writers.submit("a", step("a1", wait=True)), writers.submit("a", step("a2")), writers.submit("a", step("a3"))]
+        b = writers.submit("b", step("b1"))
+        assert await asyncio.wait_for(b, 5) == "b1"  # b is answered while a's first call waits
+        assert writers.threads() == 2
+        gate.set()
+        assert await asyncio.gather(*a) == ["a1", "a2", "a3"]
+        failing = writers.submit("a", lambda: 1 / 0)
+        try:
+            await failing
+        except ZeroDivisionError:
+            pass
+        else:
+            raise AssertionError("the error did not reach the caller")
+        await asyncio.sleep(1.0)
+        assert writers.threads() == 0
+        assert await writers.submit("a", step("a4")) == "a4"  # a new thread for a returning agent
+        writers.stop()
+        assert writers.threads() == 0
+
+    asyncio.run(main())
+    assert order == ["b1", "a1", "a2", "a3", "a4"]
