@@ -330,13 +330,14 @@ def _looked_again(ctx: _Context, act: str, m: str) -> bool:
     governs."""
     g, by_id, pos = ctx.g, ctx.by_id, ctx.pos
     recalls = [i for i in g.walk_to(act, m) if by_id[i].kind == "recall"]
-    if not recalls or any(by_id[s].kind == "observe" and (reading.says_external(by_id[s].summary) or
-                                                          reading.says_relayed(by_id[s].summary)) for s in g.sources[m]):
+    if not recalls or any(by_id[s].kind == "observe" and (
+            reading.says_external(by_id[s].summary) or reading.says_relayed(by_id[s].summary)) for s in g.sources[m]):
         return False
     r = recalls[-1]
     subject = ctx.rare(m) | ctx.rare(r)
     return any(by_id[x].kind == "observe" and x not in g.adverse and pos[r] < pos[x] < pos[act]
-               and subject & ctx.rare(x) and not set(g.sources[x]) & {r, m} and not reading.says_question(by_id[x].summary)
+               and subject & ctx.rare(x) and not set(g.sources[x]) & {r, m}
+               and not reading.says_question(by_id[x].summary)
                and not _PROMPT_RE.match(by_id[x].summary) for x in g.sources[act])
 
 

@@ -276,7 +276,8 @@ class _Graph:
         for e in events:
             if e.kind == "act" and e.fields["form"] == "execution" and e.id in worked_acts and e.id not in failed_acts:
                 for s in sources[e.id]:
-                    if s in adverse and by_id[s].kind == "outcome" and s not in repaired_at and _redoes(e, by_id[s], by_id):
+                    if s in adverse and by_id[s].kind == "outcome" and s not in repaired_at \
+                            and _redoes(e, by_id[s], by_id):
                         repaired_at[s] = pos[e.id]
         self.repaired = repaired = set(repaired_at)  # (telling someone, or a next step that
         # merely follows the failure, repairs nothing)

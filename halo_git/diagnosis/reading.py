@@ -123,7 +123,8 @@ _FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched reseal
 _WATCH_NOUNS = frozenset("rules rule alert alerts alerting threshold thresholds monitor monitors monitoring dashboard "
                          "dashboards metric metrics budget budgets setting settings config policy panel panels runbook "
                          "runbooks handler handlers handling".split())
-# counted things that read as a metric when a figure follows ("complaints 0.05%"), a failure when counted ("3 complaints")
+# counted things that read as a metric when a figure follows ("complaints 0.05%"), a failure when counted
+# ("3 complaints")
 _METRIC_WORDS = frozenset(("complaints", "timeouts"))
 # a verdict later in the same clause that the thing named is fine ("late apixaban dose acceptable, no action")
 _JUDGED_FINE_RE = re.compile(r"[^,;.:!?]*\b(?<!not )(?:acceptable|no action (?:needed|required)?|within (?:tolerance|"
@@ -282,7 +283,8 @@ def is_adverse(summary: str) -> bool:
     return bool(_RESTATED_RE.search(summary))
 
 
-_PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|to follow|in progress|in process|reference pending|(?<![\d,.])202(?![\d,.])|will (?:settle|"
+_PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|to follow|in progress|in process|reference pending|"
+                         r"(?<![\d,.])202(?![\d,.])|will (?:settle|"
                          r"arrive|follow|confirm|respond|reply|be (?:processed|reviewed|answered|emailed|notified|decided|sent))|"
                          r"not yet|response (?:usually |expected )?within|within \d+ (?:working |business )?days)\b", re.I)
 
@@ -383,8 +385,8 @@ _COUNTED_DONE_RE = re.compile(r"(?:^|[\s;:,(])(?:\d+|all)\s+(?:\w+\s+)?(?:accept
 
 # what an act was for, reported done ahead of a queued tail ("All six accepted in e-RS ... letters queued");
 # not an acknowledgement or an acceptance for processing, which is the wait itself
-_SUCCEEDED_RE = re.compile(r"\b(?:accepted in|updated|created|matched|delivered|issued|paid|recorded|posted|booked|confirmed|"
-                           r"completed)\b", re.I)
+_SUCCEEDED_RE = re.compile(r"\b(?:accepted in|updated|created|matched|delivered|issued|paid|recorded|posted|booked|"
+                           r"confirmed|completed)\b", re.I)
 
 
 # A result that cannot be credited to the act: something else happened in the same window, or the
@@ -712,8 +714,8 @@ _ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to)\b", re.I)
 
 _ACCEPTED_RE = re.compile(r"\b(?:good|great|nice|fine|excellent|sensible)\s+(?:idea|suggestion|proposal|plan)\b", re.I)
 # the proposal as the topic of an answer ("Priya on the proposal: approved 02:40"), not a proposal made
-_TOPIC_RE = re.compile(r"\b(?:on|about|re|to) (?:the|this|that|his|her|my|our|your|their) (?:proposal|suggestion|idea)\b",
-                       re.I)
+_TOPIC_RE = re.compile(r"\b(?:on|about|re|to) (?:the|this|that|his|her|my|our|your|their) "
+                       r"(?:proposal|suggestion|idea)\b", re.I)
 # a speaker's obligation in their own words ("Ines: invoices must be kept 7 years")
 _MUST_RE = re.compile(r"\b(?:must|has to|have to|needs? to|shall)\b", re.I)
 _DOC_HEAD_RE = re.compile(r"\b(?:checklist|policy|runbook|playbook|guide\w*|sop|procedure|handbook|manual|terms|rules?|"
@@ -735,7 +737,8 @@ def says_decision(summary: str) -> bool:
         return True
     if quotes_speaker(summary) and not says_third_party(summary):
         said = summary[_QUOTED_RE.match(summary).end():]
-        person = not _DOC_HEAD_RE.search(summary[:len(summary) - len(said)])  # ("Release checklist v7: …" is a document)
+        # ("Release checklist v7: …" is a document, not a person)
+        person = not _DOC_HEAD_RE.search(summary[:len(summary) - len(said)])
         return says_limit(said) or bool(_IMPERATIVE_RE.search(said) or _PERMISSION_RE.search(said)
                                         or (person and _MUST_RE.search(said))
                                         or _GRANTING_RE.search(said) or _OWN_PLAN_RE.search(said)
