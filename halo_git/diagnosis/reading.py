@@ -375,7 +375,13 @@ def reports_done_before_tail(summary: str) -> bool:
     if wait is None:
         return False
     head = summary[:wait.start()]
-    return bool(_SUCCEEDED_RE.search(head) or _COUNTED_DONE_RE.search(head)) and not is_adverse(head)
+    return bool(says_went_through(head) or _COUNTED_DONE_RE.search(head)) and not is_adverse(head)
+
+
+def says_went_through(text: str) -> bool:
+    """A clause that reports something went through ("record updated", "accepted in e-RS", "5 forms
+    accepted", "DL-4 swapped, re-logging"): the part of a result that worked."""
+    return bool(_SUCCEEDED_RE.search(text))
 
 
 # a count of what went through, standing on its own ("10 granted", "Ward 20 accepted 2"; not "DU-7781 logged")
@@ -385,8 +391,8 @@ _COUNTED_DONE_RE = re.compile(r"(?:^|[\s;:,(])(?:\d+|all)\s+(?:\w+\s+)?(?:accept
 
 # what an act was for, reported done ahead of a queued tail ("All six accepted in e-RS ... letters queued");
 # not an acknowledgement or an acceptance for processing, which is the wait itself
-_SUCCEEDED_RE = re.compile(r"\b(?:accepted in|updated|created|matched|delivered|issued|paid|recorded|posted|booked|"
-                           r"confirmed|completed)\b", re.I)
+_SUCCEEDED_RE = re.compile(r"\b(?:accepted(?! for)|updated|created|matched|delivered|issued|paid|recorded|posted|booked|"
+                           r"confirmed|completed|done|passed|succeeded|granted|sent|applied|ok)\b", re.I)
 
 
 # A result that cannot be credited to the act: something else happened in the same window, or the

@@ -7,7 +7,6 @@ package's ``_findings``). The helpers below serve these two rules only.
 
 from __future__ import annotations
 
-import re
 
 from bisect import bisect_right
 
@@ -144,11 +143,7 @@ def _partly_worked(summary: str) -> bool:
     rejected: MPAN missing")."""
     parts = [c for c in reading.clauses(summary) if c.strip()]
     return any(reading.is_adverse(c) for c in parts) and any(
-        not reading.is_adverse(c) and _WORKED_RE.search(c) for c in parts)
-
-
-_WORKED_RE = re.compile(r"\b(?:accepted|done|confirmed|completed|passed|delivered|succeeded|created|updated|granted|"
-                        r"sent|applied|ok)\b", re.I)
+        not reading.is_adverse(c) and reading.says_went_through(c) for c in parts)
 
 
 def _on_failed_part(ctx: _Context, outcome: str, act: str) -> bool:
