@@ -7,7 +7,6 @@ package's ``_findings``). The helpers below serve these two rules only.
 
 from __future__ import annotations
 
-
 from bisect import bisect_right
 
 from . import reading
