@@ -304,3 +304,25 @@ def test_each_storage_benchmark_runs_in_its_quick_form(script):
     r = subprocess.run([PYTHON, str(bench / f"{script}.py"), "--quick"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "target" in r.stdout and "machine:" in r.stdout, r.stdout
+
+
+def test_issue_24s_table_is_one_command_over_the_benchmarks_that_own_its_rows():
+    """bench/bench_issue24.py runs each row's own benchmark (which measures the row beside its anchor); every
+    benchmark it names exists and has a quick form, and an unknown row is refused by name."""
+    from bench import bench_issue24
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    assert [k for k, *_ in bench_issue24.ROWS] == ["write", "cold", "resources", "agents", "disk"]
+    for _, _, target, script, _ in bench_issue24.ROWS:
+        assert target and "--quick" in (bench / script).read_text(), script
+    r = subprocess.run([PYTHON, str(bench / "bench_issue24.py"), "--only", "disk,speed"], capture_output=True, text=True)
+    assert r.returncode == 2 and "unknown row(s) speed" in r.stderr and "choose from write, cold" in r.stderr
+
+
+@pytest.mark.slow
+def test_issue_24s_table_runs_a_row_in_its_quick_form():
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    r = subprocess.run([PYTHON, str(bench / "bench_issue24.py"), "--only", "disk", "--quick"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "== disk: disk per event after packing" in r.stdout and "target <= 0.9 KB" in r.stdout
+    assert "bench_disk.py took" in r.stdout and "exit 0" in r.stdout
