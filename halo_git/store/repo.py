@@ -389,8 +389,7 @@ class AgentRepo:
         ref, say): ``_read_ref`` then reads it the way dulwich does (packed
         refs too). A loose ref file takes precedence over packed-refs in git."""
         try:
-            with open(os.path.join(os.fsencode(self.path), ref), "rb", buffering=0) as f:
-                current = f.read(128).strip()
+            current = _ref_file_content(os.path.join(os.fsencode(self.path), ref))
         except OSError:
             return None
         return current if _is_hex_id(current) else None
@@ -611,20 +610,7 @@ class AgentRepo:
                     raise Conflict(f"an object of agent '{self.agent}' stayed locked by {lock}; try again") from None
                 time.sleep(0.01)
                 continue
-            try:
-                _write_all(fd, data)
-                if self.fsync:
-                    os.fsync(fd)
-            except BaseException:
-                os.close(fd)
-                _unlink_quietly(lock)
-                raise
-            os.close(fd)
-            try:
-                os.rename(lock, path)
-            except BaseException:
-                _unlink_quietly(lock)
-                raise
+            _install_lock(fd, lock, path, data, sync=self.fsync)
             return
 
     def _swap_ref(self, repo: Repo, ref: bytes, old: bytes | None, new: bytes) -> bool:
@@ -647,33 +633,18 @@ class AgentRepo:
             return repo.refs.set_if_equals(ref, old, new)
         try:
             try:
-                with open(path, "rb", buffering=0) as f:
-                    current = f.read(128).strip()
+                current = _ref_file_content(path)
             except FileNotFoundError:
                 current = b""
-            if not _is_hex_id(current):
-                os.close(fd)
-                _unlink_quietly(lock)
-                return repo.refs.set_if_equals(ref, old, new)
-            if current != old:
-                os.close(fd)
-                _unlink_quietly(lock)
-                return False
-            _write_all(fd, new + b"\n")
-            os.fsync(fd)
         except BaseException:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            os.close(fd)
             _unlink_quietly(lock)
             raise
-        os.close(fd)
-        try:
-            os.rename(lock, path)
-        except BaseException:
+        if current != old or not _is_hex_id(current):
+            os.close(fd)
             _unlink_quietly(lock)
-            raise
+            return False if _is_hex_id(current) else repo.refs.set_if_equals(ref, old, new)
+        _install_lock(fd, lock, path, new + b"\n", sync=True)
         return True
 
     def _write_batch(self, repo: Repo, events: list[Event], root: bytes | None, parent: bytes | None) -> tuple[list[Committed], bytes, str | None]:
@@ -1285,6 +1256,32 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def _ref_file_content(path: str | bytes) -> bytes:
+    """What a loose ref file holds, with one open and one read (a commit id is 40 bytes and a newline)."""
+    with open(path, "rb", buffering=0) as f:
+        return f.read(128).strip()
+
+
+def _install_lock(fd: int, lock: str | bytes, path: str | bytes, data: bytes, *, sync: bool) -> None:
+    """Git's last steps for a file written under its ``.lock`` (created exclusively as ``fd``): write
+    ``data``, fsync if asked, close, rename the lock over ``path``; on any failure the lock is removed,
+    so nothing half-written ever takes the file's name."""
+    try:
+        _write_all(fd, data)
+        if sync:
+            os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(lock)
+        raise
+    os.close(fd)
+    try:
+        os.rename(lock, path)
+    except BaseException:
+        _unlink_quietly(lock)
+        raise
 
 
 def _unlink_quietly(path: str | bytes) -> None:
