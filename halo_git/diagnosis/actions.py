@@ -14,7 +14,7 @@ from bisect import bisect_left
 from ..model import KINDS, Event
 from . import reading
 from .context import _Context
-from .graph import _GOVERNED_BIT, _SEARCH_BUDGET, _UNGOVERNED_BIT, _Graph
+from .graph import _GOVERNED_BIT, _SEARCH_BUDGET, _UNGOVERNED_BIT, _Graph, downstream
 from .result import Act, Actions, Finding, Outcomes, _finding, quote
 from .shared import _bound_upstream, _ids_text, _outcomes_about, _plural
 
@@ -349,21 +349,12 @@ def _told_achieved(ctx: _Context, act: str) -> bool:
     """Whether a later message or memory resting on ``act`` (directly, or through a memory and its recall)
     states as achieved what ``act`` only set in motion: the request is reported as granted before any answer
     came back."""
-    by_id, used_by = ctx.by_id, ctx.used_by
-    frontier, seen = [act], {act}
-    for _ in range(3):
-        nxt = []
-        for x in frontier:
-            for u in used_by.get(x, ()):
-                if u in seen:
-                    continue
-                seen.add(u)
-                e = by_id[u]
-                if (e.kind == "act" and e.fields["form"] == "communication" or e.kind == "remember") \
-                        and reading.says_achieved(e.summary) and not reading.says_pending(e.summary) \
-                        and not reading.is_adverse(e.summary):
-                    return True
-                if e.kind in ("remember", "recall") or (e.kind == "act" and e.fields["form"] == "communication"):
-                    nxt.append(u)
-        frontier = nxt
-    return False
+    by_id = ctx.by_id
+
+    def passes_on(u: str) -> bool:  # a message, or a memory and its recall
+        e = by_id[u]
+        return e.kind in ("remember", "recall") or (e.kind == "act" and e.fields["form"] == "communication")
+
+    return any(by_id[u].kind != "recall" and reading.says_achieved(by_id[u].summary)
+               and not reading.says_pending(by_id[u].summary) and not reading.is_adverse(by_id[u].summary)
+               for u in downstream(ctx.used_by, act, 3, passes_on) if passes_on(u))

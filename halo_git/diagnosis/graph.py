@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from ..model import KINDS, Event
 from . import reading
@@ -183,6 +183,23 @@ def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse:
         got = [r for r in sources[x.id] if by_id[r].kind == "remember"]
         return bool(got) and all(reviewed.get(r, False) for r in got)
     return False
+
+
+def downstream(used_by: dict[str, list[str]], start: str, depth: int,
+               through: Callable[[str], bool] | None = None) -> Iterator[str]:
+    """The events that name ``start`` within ``depth`` steps of uses (and what names those), breadth first,
+    each once; with ``through``, the walk goes on only from the events it accepts."""
+    seen, frontier = {start}, [start]
+    for _ in range(depth):
+        nxt = []
+        for x in frontier:
+            for u in used_by.get(x, ()):
+                if u not in seen:
+                    seen.add(u)
+                    yield u
+                    if through is None or through(u):
+                        nxt.append(u)
+        frontier = nxt
 
 
 def _states_end(e: Event) -> bool:

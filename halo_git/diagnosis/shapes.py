@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from . import reading
-from .graph import _GOVERNED_BIT
+from .graph import _GOVERNED_BIT, downstream
 from .shared import _decision_upstream, _within_bound
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -115,17 +115,7 @@ def findings(ctx: "_Context", make) -> list["Finding"]:
 
 
 def _downstream(ctx, start: str, depth: int = 4) -> list[str]:
-    seen, frontier, order = {start}, [start], []
-    for _ in range(depth):
-        nxt = []
-        for x in frontier:
-            for u in ctx.used_by.get(x, ()):
-                if u not in seen:
-                    seen.add(u)
-                    order.append(u)
-                    nxt.append(u)
-        frontier = nxt
-    return order
+    return list(downstream(ctx.used_by, start, depth))
 
 
 def _execution_after(ctx, start: str) -> str | None:

@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Sequence
 from .. import observed as _observed
 from ..model import CATEGORY_OF_LETTER, KINDS, LETTERS, Event
 from . import reading
-from .graph import _Graph
+from .graph import _Graph, downstream
 from .result import (
     FORMS, SOURCE_CATEGORIES, TRIGGERS, Act, Actions, Finding, Mechanism, Memory, Metrics, OutcomeInfo, Outcomes,
     Ratio, ReadBack, Recall, RepeatedTarget, Revision, SessionInfo, WriteSide,
@@ -343,26 +343,17 @@ def _repaired(outcome: str, by_id: dict[str, Event], used_by: dict[str, list[str
     a memory or a revision (within a few steps), or, for a failed communication, a new communication."""
     outcome_act = by_id[outcome].fields["about"]
     form = by_id[outcome_act].fields["form"]
-    frontier, seen = [outcome], {outcome}
-    for _ in range(_REPAIR_DEPTH):
-        nxt = []
-        for x in frontier:
-            for u in used_by.get(x, ()):
-                if u in seen:
-                    continue
-                seen.add(u)
-                e = by_id[u]
-                if e.kind in ("remember", "revise"):
-                    return True
-                if e.kind == "act" and (e.fields["form"] in ("execution", "preparation") or
-                                        (form == "communication" and e.fields["form"] == "communication")):
-                    return True
-                if e.kind == "act" and e.fields["form"] == "communication" and reading.is_adverse(e.summary):
-                    return True  # told someone of the problem ("two late pull-outs (418, 431)"): escalated
-                if e.kind == "outcome" and not reading.is_adverse(e.summary) and e.fields["about"] != outcome_act:
-                    return True  # a later step it led to worked (an alternative the person accepted)
-                nxt.append(u)
-        frontier = nxt
+    for u in downstream(used_by, outcome, _REPAIR_DEPTH):
+        e = by_id[u]
+        if e.kind in ("remember", "revise"):
+            return True
+        if e.kind == "act" and (e.fields["form"] in ("execution", "preparation") or
+                                (form == "communication" and e.fields["form"] == "communication")):
+            return True
+        if e.kind == "act" and e.fields["form"] == "communication" and reading.is_adverse(e.summary):
+            return True  # told someone of the problem ("two late pull-outs (418, 431)"): escalated
+        if e.kind == "outcome" and not reading.is_adverse(e.summary) and e.fields["about"] != outcome_act:
+            return True  # a later step it led to worked (an alternative the person accepted)
     return False
 
 
