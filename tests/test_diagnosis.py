@@ -3969,3 +3969,68 @@ def test_m5_a_promise_kept_as_the_messages_own_result():
     t2, p2 = trace("Requested changes on PR 418 and wrote that I would re-review once the job reruns",
                    "Author added the index and asked for a re-review after the rerun")
     assert [f for f in rules_of(t2, "HALO-M5") if f[2][0] == p2]
+
+
+def test_r6_a_person_ruling_something_out_decides_the_users_change():
+    """"Ada: Zara has mocks 10-21 Mar, no weekday chores for her" is the parent deciding; the user's revision
+    resting on it is no claim, and the agent ending it as set stays within it. A person's plain statement of
+    fact ("only Delta Marine has barge space") decides nothing."""
+    from halo_git.diagnosis.reading import says_decision
+
+    def trace(said: str) -> tuple[Trace, str]:
+        t = Trace("sun-09")
+        rev = t.revise([t.observe(summary=said)], target="chore rota rules", made_by="user", governance="approved",
+                       summary="10-21 Mar: Zara's weekday chores moved to Kofi and Tobi; revert 22 Mar")
+        t.act([rev], form="execution", summary="Published the week 11 rota")
+        return t, rev
+
+    t, rev = trace("Ada: Zara has mocks 10-21 Mar, no weekday chores for her, Kofi and Tobi split them")
+    assert not [f for f in rules_of(t, "HALO-R6") if f[2][0] == rev]
+    t2, rev2 = trace("Chartering (Rafael Duarte): only Delta Marine Oil has barge space at Fujairah")
+    assert [f for f in rules_of(t2, "HALO-R6") if f[2][0] == rev2]
+    assert says_decision("Tunde: phones not allowed at dinner")
+    assert not says_decision("Timetable for the week: teaching days are Mon-Thu only")
+
+
+def test_reading_nothing_left_pending_and_the_aim_done_ahead_of_a_tail():
+    """"contact unsubscribed, 0 pending sequence steps" says nothing is pending; "DD amended; confirmation
+    letter queued" reports the act done ahead of a queued letter; "DD request queued" still waits."""
+    from halo_git.diagnosis.reading import reports_done_before_tail, says_pending
+    assert not says_pending("HubSpot: contact unsubscribed, 0 pending sequence steps")
+    assert reports_done_before_tail("DD amended; confirmation letter queued")
+    assert says_pending("DD request queued for the next billing run")
+    assert not reports_done_before_tail("DD request queued for the next billing run")
+
+
+def test_reading_a_maintenance_window_scopes_a_change_and_a_document_speaks_through_its_author():
+    """"mwm up to 2GB in window then reset" is scoped to the window; "Sun window only" too. A heading with its
+    author and date in brackets ("RUNBOOK-PG rev 14 (Kenji, 28 Jan): ...") opens with its speaker; a quoted
+    title in the heading ("Rules doc 'Mum's email' (Carys + Margaret): ...") does not make the doc a third
+    party's mail."""
+    from halo_git.diagnosis.reading import quotes_speaker, says_scoped, says_third_party
+    assert says_scoped("RUNBOOK-PG: mwm up to 2GB in window then reset")
+    assert says_scoped("payments_outbox Sun window only")
+    assert not says_scoped("window cleaner booked for Tuesday")
+    assert quotes_speaker("RUNBOOK-PG rev 14 (Kenji, 28 Jan): maintenance_work_mem up to 2GB for window")
+    assert not says_third_party("Rules doc 'Mum's email' (Carys + Margaret): never delete; scams to Check")
+    assert says_third_party("Vendor email (Acme, 3 Mar): please raise the limit to 5,000")
+
+
+def test_r5_a_bounded_change_within_the_limit_a_persons_runbook_sets():
+    """A bounded change that stays within what a team's runbook, authored and dated, allows for the window
+    ("maintenance_work_mem up to 2GB for window, reset after") has its bound upstream; with a runbook that
+    names no limit for it, HALO-R5 stays."""
+
+    def trace(runbook: str) -> tuple[Trace, str]:
+        t = Trace("maint")
+        m = t.remember([t.observe(summary=runbook)], summary="Runbook rev 14 kept for the window")
+        rev = t.revise([m], target="ledger-db maintenance_work_mem", made_by="agent", governance="bounded",
+                       summary="ALTER SYSTEM maintenance_work_mem 512MB -> 2GB for Sun window")
+        x = t.act([rev], form="execution", summary="REINDEX INDEX CONCURRENTLY idx_journal")
+        t.outcome(x, summary="Completed; index 88 GB -> 52 GB")
+        return t, rev
+
+    t, rev = trace("RUNBOOK-PG rev 14 (Kenji, 28 Jan): maintenance_work_mem up to 2GB for window, reset after")
+    assert not [f for f in rules_of(t, "HALO-R5") if f[2][0] == rev]
+    t2, rev2 = trace("RUNBOOK-PG rev 14 (Kenji, 28 Jan): REINDEX CONCURRENTLY in the Sunday window")
+    assert [f for f in rules_of(t2, "HALO-R5") if f[2][0] == rev2]

@@ -289,7 +289,7 @@ _PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|to follow|in
                          r"not yet|response (?:usually |expected )?within|within \d+ (?:working |business )?days)\b", re.I)
 
 
-_NOT_BEFORE_RE = re.compile(r"\b(?:no|nothing|none|not|never)\s+(?:\S+\s+){0,3}$", re.I)
+_NOT_BEFORE_RE = re.compile(r"\b(?:no|nothing|none|not|never|0|zero)\s+(?:\S+\s+){0,3}$", re.I)
 
 
 _SETTLED_RE = re.compile(r"\b(?:paid|done|settled|confirmed|verified|completed?|succeeded|delivered|approved|"
@@ -391,7 +391,7 @@ _COUNTED_DONE_RE = re.compile(r"(?:^|[\s;:,(])(?:\d+|all)\s+(?:\w+\s+)?(?:accept
 
 # what an act was for, reported done ahead of a queued tail ("All six accepted in e-RS ... letters queued");
 # not an acknowledgement or an acceptance for processing, which is the wait itself
-_SUCCEEDED_RE = re.compile(r"\b(?:accepted(?! for)|updated|created|matched|delivered|issued|paid|recorded|posted|booked|"
+_SUCCEEDED_RE = re.compile(r"\b(?:accepted(?! for)|updated|amended|changed|cancell?ed|refunded|credited|created|matched|delivered|issued|paid|recorded|posted|booked|"
                            r"confirmed|completed|done|passed|succeeded|granted|sent|applied|ok)\b", re.I)
 
 
@@ -420,7 +420,7 @@ def awaits_reply(summary: str) -> bool:
     return bool(_AWAITS_RE.search(summary))
 
 
-_QUOTED_RE = re.compile(r"^\s*[A-Z][\w .'()-]{0,50}:\s")
+_QUOTED_RE = re.compile(r"^\s*[A-Z](?:[\w .'-]|\([^()]{0,30}\)){0,50}:\s")  # "Runbook rev 14 (Kenji, 28 Jan): "
 
 
 def quotes_speaker(summary: str) -> bool:
@@ -726,6 +726,9 @@ _TOPIC_RE = re.compile(r"\b(?:on|about|re|to) (?:the|this|that|his|her|my|our|yo
 _MUST_RE = re.compile(r"\b(?:must|has to|have to|needs? to|shall)\b", re.I)
 _DOC_HEAD_RE = re.compile(r"\b(?:checklist|policy|runbook|playbook|guide\w*|sop|procedure|handbook|manual|terms|rules?|"
                           r"readme|standard|template|spec\w*|v\d[\w.]*)\b", re.I)
+# a person ruling something out for someone ("Ada: no weekday chores for her", "no screens for the twins")
+_DENIED_TO_RE = re.compile(r"\b(?:no (?:\w+ ){1,2}for (?:her|him|them|me|us|you|the \w+|[A-Z]\w+)|not (?:allowed|permitted)|"
+                           r"prohibit\w*|forbid\w*)\b")
 _OWN_PLAN_RE = re.compile(r"\b(?:I['\u2019]ll|I will|we['\u2019]ll|we will|I['\u2019]m going to|I am going to)\s+\w+", re.I)
 
 
@@ -746,7 +749,7 @@ def says_decision(summary: str) -> bool:
         # ("Release checklist v7: …" is a document, not a person)
         person = not _DOC_HEAD_RE.search(summary[:len(summary) - len(said)])
         return says_limit(said) or bool(_IMPERATIVE_RE.search(said) or _PERMISSION_RE.search(said)
-                                        or (person and _MUST_RE.search(said))
+                                        or (person and (_MUST_RE.search(said) or _DENIED_TO_RE.search(said)))
                                         or _GRANTING_RE.search(said) or _OWN_PLAN_RE.search(said)
                                         or says_change(said))  # "Review lead: age criterion lowered to 60+"
     return False
@@ -805,7 +808,8 @@ _SCOPED_RE = re.compile(
     r"tournament|match|game|race|launch|sale|demo|meeting|trip|job|outage|storm|audit|inspection)\b|"
     # the occasion named: "for Tuesday's backlog", "for the Q3 backfill", "for CHG-4410 window", "for order 7712"
     r"\bfor (?:the |this |that |\w+['\u2019]s )?[\w-]{0,20} ?(?:window|backlog|backfill|surge|rally|incident|cutover|"
-    r"changeover|shutdown|closure|works)\b|\bfor (?:order |job |change |ticket |batch |lot )?(?!(?:19|20)\d\d\b)\d{3,}"
+    r"changeover|shutdown|closure|works)\b|\b(?:in|inside|within|during) (?:the |this |that |each |\w+['\u2019]s )?"
+    r"[\w-]{0,20} ?window\b|\bwindow only\b|\bfor (?:order |job |change |ticket |batch |lot )?(?!(?:19|20)\d\d\b)\d{3,}"
     r"\b(?![\d,.])|\bfor (?:CHG|INC|CR|RFC|MW|WO)-?\d+\b|"  # ("for 7712", "for CHG-4410"; not "for E-0457", a person)
     r"\b(?:\d{1,2}(?:st|nd|rd|th)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?|"
     r"(?:mon|tue|wed|thu|fri|sat|sun)\w*) only\b|"
@@ -1195,9 +1199,11 @@ def says_third_party(summary: str) -> bool:
     head = summary[:summary.find(":")] if 0 < summary.find(":") < 70 else ""
     if _OFFICIAL_RE.search(head) and not _PARTY_RE.search(head):
         return False  # an official speaking to the agent about what is theirs to decide
+    if opening and _EXTERNAL_RE.search(_TITLE_RE.sub(lambda t: " " * len(t.group()), summary[:opening.end()])):
+        return True  # "Customer: …", "Vendor support: …" (not a title: "Rules doc 'Mum's email' (…):")
     for m in _EXTERNAL_RE.finditer(summary):
         if opening and m.end() <= opening.end():
-            return True  # "Customer: …", "Vendor support: …"
+            continue
         if opening and _CHANNEL_RE.fullmatch(m.group(0)):
             continue  # a person speaking of a channel ("Marta: Daniel said yes on the thread") is not one
         if _AUTHORING_RE.search(summary, max(0, m.start() - 25), m.start()) or _AUTHORING_RE.search(
@@ -1207,6 +1213,7 @@ def says_third_party(summary: str) -> bool:
     return False
 
 
+_TITLE_RE = re.compile(r"(?<!\w)['\"\u2018\u201c].*?['\"\u2019\u201d](?!\w)")  # a quoted title
 _FROM_RE = re.compile(r"\s+(?:from|by)\b", re.I)  # "email from Harcourt & Lee": the channel names its writer
 _CHANNEL_RE = re.compile(r"thread|e-?mail|description|the body|body says|readme|web ?page|website|blog|forum|comment|"
                          r"article|attachment|search result|newsletter|letter|notice|advisory", re.I)
