@@ -4034,3 +4034,63 @@ def test_r5_a_bounded_change_within_the_limit_a_persons_runbook_sets():
     assert not [f for f in rules_of(t, "HALO-R5") if f[2][0] == rev]
     t2, rev2 = trace("RUNBOOK-PG rev 14 (Kenji, 28 Jan): REINDEX CONCURRENTLY in the Sunday window")
     assert [f for f in rules_of(t2, "HALO-R5") if f[2][0] == rev2]
+
+
+def test_r6_the_users_instruction_in_their_words_and_a_needed_approval_is_no_claim():
+    """"Owen: label anything from Hydrock as FLA-031 and send it to me" and "Mei: guest room warm please, back
+    to normal after" are the user deciding. "needs renewal in exemptions.yaml approved by Lena" names an
+    approval still needed, not one claimed; "renewed, approved by Lena" claims one."""
+    from halo_git.diagnosis.reading import claims_agreement, says_decision
+    assert says_decision("Owen: label anything from Hydrock as FLA-031/Structural and send it to me")
+    assert says_decision("Karim: ping me if that freezer plug shows 0 W for more than 30 min")
+    assert says_decision("Mei: Grandma and Grandad here Fri-Sun, guest room warm please, back to normal after")
+    assert not says_decision("Masking v3: EMAIL, PHONE masked for all roles except FRAUD_ANALYST")
+    assert not claims_agreement("Commented #2310: blocking; PLAT-311 expired, needs renewal approved by Lena")
+    assert claims_agreement("Renewed PLAT-311 in exemptions.yaml, approved by Lena")
+
+
+def test_m9_a_change_to_another_part_of_the_memory_or_one_only_asked_for():
+    """A playbook kept whole ("no weekend contact; quote from the current price list"), recalled for its
+    weekend rule after a new price list: the recall reads the part that did not change. Recalled to quote a
+    price, it reads the changed part. "Wants a new date" reports a wish, not a change."""
+    from halo_git.diagnosis.reading import says_change
+
+    def trace(recall: str, act: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        m = t.remember([t.observe(summary="Hannah's playbook: no customer contact Sat/Sun; quote from this month's "
+                                          "price list")], summary="Playbook: no weekend contact; quote from current price list")
+        t.observe(session="wed", summary="June price list out: house espresso 21.40/kg; March list no longer valid")
+        r = t.recall([m], session="sat", summary=recall)
+        t.act([r, t.observe(session="sat", summary="Priya at NQE wants to restart 20 kg a fortnight")], session="sat",
+              form="preparation", summary=act)
+        return t, r
+
+    t, r = trace("Playbook weekend rule", "Holding the NQE reply until Monday 09:00 per playbook")
+    assert not [f for f in rules_of(t, "HALO-M9") if f[2][0] == r]
+    t2, r2 = trace("Playbook quoting rule and price list", "Drafted NQE quote: 20 kg espresso at the price list rate")
+    assert [f for f in rules_of(t2, "HALO-M9") if f[2][0] == r2]
+    assert not says_change("Mrs Barr: engineer no-show 13 Jun AM; wants a new date")
+    assert says_change("Engineer visit moved: new date 20 Jun")
+
+
+def test_m9_a_period_read_after_its_end_by_a_step_that_knows_it_ended():
+    """A memory that says what holds after its period ("no hints 2-6 Jun; back to normal feedback 9 Jun"), or a
+    step that says the period is over ("PLAT-311 expired 06-30, needs renewal"), is no outdated read-back; the
+    same exemption read after its end and acted on as if it held is."""
+
+    def trace(note: str, act: str) -> tuple[Trace, str]:
+        t = Trace("2025-06-23")
+        m = t.remember([t.observe(summary="exemptions.yaml: PLAT-311 analytics-replica may drop deletion "
+                                          "protection until 2025-06-30")], summary=note, at="2025-06-23T10:00:00Z")
+        r = t.recall([m], session="2025-07-01", summary="PLAT-311 exemption for analytics-replica",
+                     at="2025-07-01T10:00:00Z")
+        t.act([r], session="2025-07-01", form="execution", summary=act, at="2025-07-01T10:05:00Z")
+        return t, r
+
+    note = "Exemption PLAT-311: analytics-replica may drop deletion_protection until 2025-06-30"
+    t, r = trace(note, "Blocked #2310: PLAT-311 expired 06-30, analytics-replica keeps deletion_protection")
+    assert not [f for f in rules_of(t, "HALO-M9") if f[2][0] == r]
+    t2, r2 = trace(note, "Applied #2310: analytics-replica deletion_protection dropped under PLAT-311")
+    assert [f for f in rules_of(t2, "HALO-M9") if f[2][0] == r2]
+    t3, r3 = trace(note + ", then back to protected", "Applied #2310: deletion_protection kept on analytics-replica")
+    assert not [f for f in rules_of(t3, "HALO-M9") if f[2][0] == r3]

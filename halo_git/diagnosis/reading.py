@@ -605,7 +605,7 @@ _IMPERATIVE_RE = re.compile(
     r"allow|let|leave|take|treat|count|file|run|mark|charge|refund|call|tell|notify|waive|roll|flush|apply|release|"
     r"return|revert|try|cut|increase|decrease|reduce|confirm|escalate|update|fix|retry|rerun|re-run|reorder|"
     r"restock|print|archive|accept|hire|assign|route|schedule|reschedule|trial|lift|reopen|copy|cc|forward|share|"
-    r"wait|hold off)\b", re.I)
+    r"wait|hold off|label|ping|remind|warn|notify)\b", re.I)
 _PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|(?-i:may)(?! not\b))\b|(?:^|(?<=[.!?:;\"'\u201c]\s)|(?<=[.!?:;\"'\u201c]))"
                             r"(?-i:May)\b(?!\s*\d)", re.I)  # ("may", or "May" opening a sentence: not "May receipts")
 _MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-\u2013]\s*\d+|voted|resolved that|"
@@ -652,8 +652,13 @@ def claims_agreement(summary: str) -> bool:
     low = summary.lower()
     if not any(w in low for w in _AGREEMENT_STEMS):
         return False  # (every pattern below holds one of these: a cheap test first, asked of every act)
-    return bool(_CLAIMS_AGREEMENT_RE.search(summary) or _APPROVED_BY_RE.search(summary))
+    return any(not _NEEDED_RE.search(summary[max(0, m.start() - 60):m.start()].split(";")[-1].split(":")[-1])
+               for rx in (_CLAIMS_AGREEMENT_RE, _APPROVED_BY_RE) for m in rx.finditer(summary))
 
+
+# an agreement named as what is still needed ("needs renewal in exemptions.yaml approved by Lena"), not claimed
+_NEEDED_RE = re.compile(r"\b(?:needs?|requires?|required|must|to be|should|unless|until|pending|awaiting|waiting for|"
+                        r"without)\b", re.I)
 
 _AGREEMENT_STEMS = ("approv", "agree", "ok", "sign", "authori", "clear", "go-ahead", "go ahead", "green light")
 
@@ -729,6 +734,8 @@ _DOC_HEAD_RE = re.compile(r"\b(?:checklist|policy|runbook|playbook|guide\w*|sop|
 # a person ruling something out for someone ("Ada: no weekday chores for her", "no screens for the twins")
 _DENIED_TO_RE = re.compile(r"\b(?:no (?:\w+ ){1,2}for (?:her|him|them|me|us|you|the \w+|[A-Z]\w+)|not (?:allowed|permitted)|"
                            r"prohibit\w*|forbid\w*)\b")
+# a person's arrangement asked for, or its end set ("guest room warm please, back to normal after", "normal mode after")
+_ARRANGED_RE = re.compile(r"\bplease\b|\bnormal (?:\w+ )?(?:again|after|from|resumes)\b", re.I)
 _OWN_PLAN_RE = re.compile(r"\b(?:I['\u2019]ll|I will|we['\u2019]ll|we will|I['\u2019]m going to|I am going to)\s+\w+", re.I)
 
 
@@ -749,7 +756,8 @@ def says_decision(summary: str) -> bool:
         # ("Release checklist v7: …" is a document, not a person)
         person = not _DOC_HEAD_RE.search(summary[:len(summary) - len(said)])
         return says_limit(said) or bool(_IMPERATIVE_RE.search(said) or _PERMISSION_RE.search(said)
-                                        or (person and (_MUST_RE.search(said) or _DENIED_TO_RE.search(said)))
+                                        or (person and (_MUST_RE.search(said) or _DENIED_TO_RE.search(said)
+                                                        or _ARRANGED_RE.search(said)))
                                         or _GRANTING_RE.search(said) or _OWN_PLAN_RE.search(said)
                                         or says_change(said))  # "Review lead: age criterion lowered to 60+"
     return False
@@ -892,6 +900,23 @@ _PLANNED_RE = re.compile(r"\b(?:to|will|would|must|should|shall|then|and)\s+(?:\
 def says_scoped(summary: str) -> bool:
     """A grant limited to one occasion or a short time ("just for this install", "today")."""
     return bool(_SCOPED_RE.search(summary))
+
+
+_ENDED_RE = re.compile(r"\b(?:expired|lapsed|ended|is over|was over|are over|no longer (?:valid|in force|applies|current))\b",
+                       re.I)
+_AFTERWARDS_RE = re.compile(r"\b(?:back to|reverts? to|returns? to|then back|normal (?:\w+ )?(?:again|after|from|resumes))\b",
+                            re.I)
+
+
+def says_ended(summary: str) -> bool:
+    """The summary says a period or a grant is over ("PLAT-311 expired 06-30", "the trial has lapsed")."""
+    return bool(_ENDED_RE.search(summary))
+
+
+def says_afterwards(summary: str) -> bool:
+    """A fact for a period that also says what holds once it ends ("no hints 2-6 Jun; back to normal feedback
+    9 Jun"): read after the period, it tells what comes next, not an outdated term."""
+    return bool(_AFTERWARDS_RE.search(summary))
 
 
 def says_expiring(summary: str) -> bool:
@@ -1092,6 +1117,11 @@ _STILL_BEFORE_RE = re.compile(r"\bstill\s+(?:\S+\s+){0,2}$", re.I)
 _PART_RE = re.compile(r"(?:\([^)]*\)?|[^,;(]|\.(?!\s))*")  # to the next comma, semicolon or full stop, brackets kept whole
 
 
+# a change somebody asks for is not one made ("wants a new date", "asked for a new contact number")
+_WISH_BEFORE_RE = re.compile(r"\b(?:wants?|wanted|asks? for|asked for|requests?|requested|would like|needs?)\s+(?:a |an |the )?$",
+                             re.I)
+
+
 def says_change(summary: str) -> bool:
     """The summary reports that something in the world changed (a new version, a move, a closure);
     "no changes" and "nothing changed" report that it did not, "still -> version 4" that it stayed, and
@@ -1100,7 +1130,7 @@ def says_change(summary: str) -> bool:
     still, dated = "still" in low, any(w in low for w in _DEADLINE_STEMS)  # (cheap tests before the readings)
     for m in _CHANGE_RE.finditer(summary):
         before = summary[:m.start()]
-        if _NOT_BEFORE_RE.search(before) or still and _STILL_BEFORE_RE.search(before):
+        if _NOT_BEFORE_RE.search(before) or still and _STILL_BEFORE_RE.search(before) or _WISH_BEFORE_RE.search(before):
             continue
         if not dated or not says_deadline(_PART_RE.match(summary, m.start()).group()):
             return True

@@ -527,14 +527,18 @@ def _same_subject(ctx, m: str, change: str, recall: str) -> bool:
     (a recall of "the stop-spacing rule" is not made outdated by news about ride times)."""
     said = ctx.rare(change)
     own = ctx.rare(m) & said
-    if len(own) >= 2:
-        return True
     if not own:
         return False
     g, by_id = ctx.g, ctx.by_id
+    read = reading.subject_words(by_id[recall].summary).union(
+        *(reading.subject_words(by_id[u].summary) for u in ctx.used_by.get(recall, ())))
+    if not read & reading.subject_words(by_id[change].summary):
+        return False  # the recall reads another part of the memory ("the weekend rule", not its price list)
+    if len(own) >= 2:
+        return True
     kept_from = {w for s in g.sources[m] if by_id[s].kind == "observe" for w in ctx.rare(s)}
-    read = ctx.rare(recall).union(*(ctx.rare(u) for u in ctx.used_by.get(recall, ())))
-    return len(kept_from & said) >= 2 and bool(read & said)  # it speaks of the source the memory was kept from
+    read_rare = ctx.rare(recall).union(*(ctx.rare(u) for u in ctx.used_by.get(recall, ())))
+    return len(kept_from & said) >= 2 and bool(read_rare & said)  # it speaks of the source the memory was kept from
 
 
 def _over(e, later) -> bool:
@@ -562,7 +566,7 @@ def _expired(ctx, make):
             words = (read & kept) or ctx.rare(m)
             if not at or reading.says_withdrawal(mem.summary) or reading.says_retraction(mem.summary) \
                     or reading.says_owed(mem.summary) or reading.says_deadline(mem.summary) \
-                    or reading.says_record(mem.summary):
+                    or reading.says_record(mem.summary) or reading.says_afterwards(mem.summary):
                 ends[key] = (None, frozenset())  # a record that the thing was called off states no current fact,
                 return ends[key]  # and a date by which something is owed is when to act, not when a fact expires
             found = [(reading.valid_until(mem.summary, at, words if read & ctx.rare(m) else frozenset()), at,
@@ -594,6 +598,9 @@ def _expired(ctx, make):
             if any(by_id[x].kind == "observe" and (reading.parse_time(by_id[x].time) or end) > end
                    and len(fact & ctx.rare(x)) >= min(2, len(fact)) for x in named):
                 continue  # the fact was checked again after the period
+            if any(reading.says_ended(by_id[x].summary) for x in (*users, *named) if by_id[x].kind in ("act", "observe")
+                   and ctx.pos[x] > ctx.pos[m]):
+                continue  # the step knows the period is over ("PLAT-311 expired 06-30, needs renewal")
             acts = _acts_on(ctx, r.id)
             if not acts:
                 continue  # read back to see when it ended, or for the record
