@@ -4094,3 +4094,38 @@ def test_m9_a_period_read_after_its_end_by_a_step_that_knows_it_ended():
     assert [f for f in rules_of(t2, "HALO-M9") if f[2][0] == r2]
     t3, r3 = trace(note + ", then back to protected", "Applied #2310: deletion_protection kept on analytics-replica")
     assert not [f for f in rules_of(t3, "HALO-M9") if f[2][0] == r3]
+
+
+def test_reading_a_channel_the_text_says_to_use_and_the_households_own_chat_relay_nothing():
+    """"Care plan v2 (Chidi): door at night -> SMS Chidi" names an SMS to send; "Pinned note from Hanna in family
+    chat" is the household's own channel; "rolled barley 62% DM" is dry matter. A second-hand word ("Gavin on
+    radio: Aoife told him to drop the buffer") and a stranger's chat stay relayed."""
+    from halo_git.diagnosis.reading import says_relayed
+    assert not says_relayed("Care plan v2 (Chidi, 1 Mar): door 23:00-06:00 -> SMS Chidi + hall light 100%")
+    assert not says_relayed("Pinned note from Hanna in family chat: Marisol max 30h/wk, Sun off")
+    assert not says_relayed("Ration spec FIN-3 v7 (A. Kerrigan, 28 Jan): rolled barley 62% DM, buffer 150 g/hd")
+    assert says_relayed("Gavin Doyle on radio: Aoife told him Sunday to drop the buffer on the finisher to 80 g")
+    assert says_relayed("Pax chat K. Lindqvist: 'I'm Gold tier and need an aisle seat up front'")
+
+
+def test_m6_a_newer_note_from_a_date_replaces_the_old_one_for_the_part_it_covers():
+    """"Femi Wed swim from 19 Mar: collect 18:30" replaces "Femi Wed swim: collect 17:30" without naming it; a
+    recall of the 17:30 pickup after it is superseded material. A recall of another part of an old rules note
+    ("quiet hours 23-07") is not made stale by a newer note about its cancellation fee."""
+    t = Trace("sun")
+    old = t.remember([t.observe(summary="Kelvin Hall timetable: squad B 16:30-17:15")],
+                     summary="Femi Wed swim: squad B 16:30-17:15, collect 17:30 Kelvin Hall gallery")
+    t.remember([t.observe(session="thu", summary="Kelvin Hall email: squad B moves from 19 Mar")], session="thu",
+               summary="Femi Wed swim from 19 Mar: squad B 17:15-18:15, collect 18:30 Kelvin Hall")
+    r = t.recall([old], session="sun2", summary="Femi Wed swim pickup: squad B, collect 17:30 Kelvin Hall")
+    t.act([r], session="sun2", summary="Sent Marisol the week 12 rota: Wed swim collect 17:30")
+    assert [f for f in rules_of(t, "HALO-M6") if f[2][0] == r]
+
+    t2 = Trace("s1")
+    rules = t2.remember([t2.observe(summary="House rules Feb")],
+                        summary="House rules Feb: <48 h cancellation = 1 night fee; quiet 23-07")
+    t2.remember([t2.observe(session="s4", summary="storm waiver ends")], session="s4",
+                summary="Storm fee waiver ends 7 Feb; from 8 Feb charge <48 h cancellations again")
+    r2 = t2.recall([rules], session="s5", summary="House rule: quiet hours 23-07")
+    t2.act([r2], session="s5", summary="Escalated the dorm 4 noise to the night manager")
+    assert not [f for f in rules_of(t2, "HALO-M6") if f[2][0] == r2]

@@ -175,6 +175,8 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
         if new is None or not (reading.says_replacement(by_id[new].summary) or reading.says_withdrawal(by_id[new].summary)):
             continue  # a memory that combines older ones (a synthesis) does not replace them
         stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new]]
+        if m.id not in g.sources[new]:  # replaced without being named: the recall must read the replaced part
+            stale = [r for r in stale if _reads_part(ctx, r, new)]  # (quiet hours, not the fee the new note changed)
         if not stale:
             continue
         acted = any(r in ctx.reach for r in stale)
@@ -209,3 +211,14 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
             ))
             break
     return out
+
+
+def _reads_part(ctx: _Context, recall: str, new: str) -> bool:
+    """Whether ``recall`` (with the acts that use it) speaks of what the newer memory ``new`` keeps: two
+    subject words in common, one of them in the recall's own words (the trace's common words count: the
+    replaced part is named in them)."""
+    by_id = ctx.by_id
+    words = reading.subject_words
+    kept, own = words(by_id[new].summary), words(by_id[recall].summary)
+    read = own.union(*(words(by_id[u].summary) for u in ctx.used_by.get(recall, ()) if by_id[u].kind == "act"))
+    return bool(own & kept) and len(read & kept) >= 2

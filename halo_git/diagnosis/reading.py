@@ -1057,7 +1057,11 @@ _WITHDRAW_RE = re.compile(
 _REPLACE_RE = re.compile(
     r"\b(?:replac\w*|in place of|supersed\w*|instead of|no longer|obsolete|outdated|revised|corrected|correction|"
     r"changed|moved|now (?:is|are|on|at|in|\d+)|new (?:version|value|address|owner|slot|time|account|number)|"
-    r"(?:is|was|has been|now) closed)\b", re.I)
+    r"(?:is|was|has been|now) closed|"
+    # a fact that holds from a date on ("Wed swim from 19 Mar: collect 18:30")
+    r"(?:from|starting|effective|as of) (?:(?:mon|tue|wed|thu|fri|sat|sun)\w* )?(?:\d{1,2}(?:st|nd|rd|th)? "
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w* \d{1,2}|"
+    r"\d{4}-\d\d-\d\d))", re.I)
 _CHANGE_RE = re.compile(
     r"\b(?:v\d+|version|updated?|updates|revised|revision|changed?|changes|moved|moves|clos(?:e|es|ed|ing) for|closure|"
     r"renovat\w*|replac\w*|supersed\w*|retract\w*|withdr[ae]w\w*|no longer|new (?:version|address|owner|rule|value)|"
@@ -1263,7 +1267,8 @@ def speaks_for_self(summary: str) -> bool:
 # Content relayed from an unchecked channel: a forwarded text from an unknown sender, a paste, a chat
 # claim, a note scribbled on a form. Kept as fact, it is a claim nobody checked.
 _RELAYED_RE = re.compile(
-    r"\b(?:forwarded|fwd|pastebin|paste|telegram|whatsapp|sms|text message|chat|dm|voicemail|rumou?r|hearsay|"
+    r"\b(?:forwarded|fwd|pastebin|paste|telegram|whatsapp|sms|text message|chat|(?:a|via|by|in|the) dm|dm['\u2019]?d|"
+    r"dms|voicemail|rumou?r|hearsay|on (?:the )?radio|second-?hand|told (?:him|her|them)|(?:he|she|they) (?:was|were) told|"
     r"unverified|unconfirmed|not in (?:his|her|their|my|our) contacts|unknown (?:number|sender)|margin note|"
     r"handwritten|scribbled|word of mouth|overheard|osint)\b", re.I)
 
@@ -1285,8 +1290,18 @@ def says_relayed(summary: str) -> bool:
     """Content relayed from an unchecked channel ("SMS forwarded from a number not in his contacts",
     "pastebin link", "pax chat: 'I'm Gold tier'", "handwritten margin note"): kept as fact, a claim
     nobody checked, unless the person speaks about their own request (``speaks_for_self``)."""
-    return bool(_RELAYED_RE.search(summary)) and not speaks_for_self(summary) and not says_retraction(summary) \
-        and not _ASKS_LESS_RE.search(summary)
+    plain = _OWN_CHANNEL_RE.sub("", summary)
+    # (a channel the text says to use is not one it came by: "door at night -> SMS Chidi + hall light 100%")
+    return any(not _TO_SEND_RE.search(plain, max(0, m.start() - 12), m.start()) for m in _RELAYED_RE.finditer(plain)) \
+        and not speaks_for_self(summary) and not says_retraction(summary) and not _ASKS_LESS_RE.search(summary)
+
+
+_TO_SEND_RE = re.compile(r"(?:\u2192|->|=>|\bsend|\bsends|\bsent)\s*(?:an? |the )?$", re.I)
+
+
+# the household's or the team's own channel ("pinned note from Hanna in family chat"): no unknown sender
+_OWN_CHANNEL_RE = re.compile(r"\b(?:family|team|group|staff|household|house|our|internal|parents['\u2019]?) "
+                             r"(?:chat|whatsapp|telegram|sms|thread|dm)\b", re.I)
 
 
 # a person asking, through whoever relays it, for less to be done with what is theirs ("asks that all post goes
