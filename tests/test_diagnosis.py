@@ -4129,3 +4129,56 @@ def test_m6_a_newer_note_from_a_date_replaces_the_old_one_for_the_part_it_covers
     r2 = t2.recall([rules], session="s5", summary="House rule: quiet hours 23-07")
     t2.act([r2], session="s5", summary="Escalated the dorm 4 noise to the night manager")
     assert not [f for f in rules_of(t2, "HALO-M6") if f[2][0] == r2]
+
+
+def test_reading_a_failure_redone_on_the_spot_and_a_raised_name_that_is_no_error_class():
+    """"164 sent; 2 bounced, resent to secondary billing contacts" repairs itself; "Imran raised Veeva job"
+    names no error class, while "handler raised StopIteration" does."""
+    from halo_git.diagnosis.reading import is_adverse, repairs_itself
+    assert repairs_itself("164 sent; 2 bounced (HC-0088, HC-0131), resent to secondary billing contacts")
+    assert not repairs_itself("164 sent; 2 bounced (HC-0088, HC-0131)")
+    assert not is_adverse("Imran raised Veeva job; Rachel to review 12 Sep")
+    assert is_adverse("handler raised StopIteration on the last page")
+
+
+def test_s1_a_count_handed_on_beside_the_part_that_failed_is_the_part_that_worked():
+    """"335 refunds submitted; 3 failed", with the 3 taken up first (manual refund tasks), lets the next step go
+    on from the 335; with nothing taking up the 3, going on is HALO-S1 high."""
+
+    def trace(take_up: bool) -> tuple[Trace, str]:
+        t = Trace("sat")
+        x = t.act([t.observe(summary="338 duplicate debits")], form="execution", summary="Refunded 338 duplicate debits")
+        o = t.outcome(x, summary="335 refunds submitted; 3 failed: mandates since cancelled")
+        if take_up:
+            t.act([o], form="preparation", summary="Raised 3 manual BACS refund tasks for Nina")
+        t.act([x], form="execution", summary="Closed the 335 duplicate-debit tickets with GoCardless refs")
+        return t, o
+
+    t, o = trace(True)
+    assert not [f for f in rules_of(t, "HALO-S1") if f[2][0] == o and f[1] == "high"]
+    t2, o2 = trace(False)
+    assert [f for f in rules_of(t2, "HALO-S1") if f[2][0] == o2 and f[1] == "high"]
+
+
+def test_s1_a_failure_passed_on_in_its_own_words_is_escalated():
+    """A gate whose scan fails, and a comment to the author naming the result ("recipient_email is pii, can't go
+    to analytics.*"), passes the failure on to whoever fixes it. "Acknowledged the gate result" and "told Leo
+    it is registered" do not."""
+    from halo_git.diagnosis.reading import passes_on_failure
+
+    def trace(reply: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        x = t.act([t.observe(summary="PR 540 adds recipient_email")], form="execution",
+                  summary="Gate on PR 540: classification scan of analytics.shipment_events")
+        o = t.outcome(x, summary="Classification fail: pii field recipient_email in analytics, no DPIA reference")
+        t.act([o], summary=reply)
+        t.act([t.observe(session="fri", summary="PR 561 opened")], session="fri", form="execution",
+              summary="Gate on PR 561: classification scan of ops topics")
+        return t, o
+
+    t, o = trace("Commented on PR 540: recipient_email is pii, can't go to analytics; hash it or get a DPIA")
+    assert not [f for f in rules_of(t, "HALO-S1") if f[2][0] == o]
+    t2, o2 = trace("Acknowledged the gate result on PR 540")
+    assert [f for f in rules_of(t2, "HALO-S1") if f[2][0] == o2]
+    assert not passes_on_failure("Told Leo: recipient_email registered, no action needed",
+                                 "Classification fail: pii field recipient_email", "Gate on PR 540")

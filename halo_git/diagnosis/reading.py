@@ -80,7 +80,7 @@ ADVERSE_WORDS = (
 _CLASS_RE = re.compile(
     r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Timeout|Fault|Conflict)\b|\bOOM\b|\bSIG(?:KILL|TERM|SEGV)\b"
     r"|\b[a-z][a-z0-9]*_(?:fault|error|failure|failed|timeout|exception)\b"
-    r"|\brais(?:e|es|ed|ing)\s+[A-Z][A-Za-z0-9]+\b"
+    r"|\brais(?:e|es|ed|ing)\s+(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]+[a-z]*Error)\b"  # a class ("raised StopIteration"), not a name
     r"|\bERR_[A-Z0-9_]+\b|\bE(?:CONNREFUSED|CONNRESET|NOENT|ACCES|TIMEDOUT|PERM|ADDRINUSE|NOSPC)\b")
 _REGRESSION_RE = re.compile(
     r"\b(?:p\d\d|latency|lag|response times?|load times?|build times?|queries|builds|errors?)\b[^.;]{0,40}"
@@ -483,6 +483,7 @@ says_fixed = _finder(
 
 # a result's words for a repair made on the spot (not "rerun needed": a plan)
 _FIX_RE = re.compile(r"\b(?:reset|replaced|swapped|fixed|repaired|restarted|rebooted|reseated|re-?seated|cleared|"
+                     r"re-?(?:sent|issued|done|booked|submitted|routed|posted|uploaded|dispatched|ordered|delivered)|"
                      r"refund(?:ed)?|credited|reversed|voided|"
                      r"resolved|back to|back up|back online|running again|now running|unit running|restored)\b", re.I)
 
@@ -491,6 +492,18 @@ _FIX_RE = re.compile(r"\b(?:reset|replaced|swapped|fixed|repaired|restarted|rebo
 _PART_REMEDY_RE = re.compile(r"\b(?:queued|sent|generated|scheduled|arranged|booked|raised|created|issued) for (?:those|"
                              r"these|the) \d[\d,]*\b|\bfor (?:those|these|the) \d[\d,]*\s+(?:\w+\s+){0,2}(?:queued|sent|"
                              r"generated|scheduled|arranged|booked|created|issued)\b", re.I)
+
+
+_NOT_SO_RE = re.compile(r"\b(?:can['\u2019]?t|cannot|can not|won['\u2019]?t|not|no|never|blocked|refused|stays? "
+                        r"(?:blocked|closed|on hold))\b", re.I)
+
+
+def passes_on_failure(message: str, failure: str, act: str) -> bool:
+    """Whether a message passes a failure on in its own words: it speaks of what the failed result says beyond
+    its act, with a word of "no" ("recipient_email is pii, can't go to analytics.*; options: ..."), and
+    states nothing done. "Acknowledged the progress export" and "told the user it is booked" pass nothing on."""
+    return not says_done(message) and bool(_NOT_SO_RE.search(message)) and bool(
+        subject_words(message) & (subject_words(failure) - subject_words(act)))
 
 
 def repairs_itself(summary: str) -> bool:

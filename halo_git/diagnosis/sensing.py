@@ -7,6 +7,8 @@ package's ``_findings``). The helpers below serve these two rules only.
 
 from __future__ import annotations
 
+import re
+
 from bisect import bisect_right
 
 from . import reading
@@ -142,7 +144,11 @@ def _partly_worked(summary: str) -> bool:
     rejected: MPAN missing")."""
     parts = [c for c in reading.clauses(summary) if c.strip()]
     return any(reading.is_adverse(c) for c in parts) and any(
-        not reading.is_adverse(c) and reading.says_went_through(c) for c in parts)
+        not reading.is_adverse(c) and (reading.says_went_through(c) or _COUNT_PASSED_RE.match(c)) for c in parts)
+
+
+# a count handed on beside the part that failed ("335 refunds submitted; 3 failed"): that part went through
+_COUNT_PASSED_RE = re.compile(r"\s*\d[\d,]*\s+(?:\w+\s+)?(?:submitted|processed|refunded|issued|filed|lodged|queued)\b", re.I)
 
 
 def _on_failed_part(ctx: _Context, outcome: str, act: str) -> bool:
@@ -167,8 +173,12 @@ def _told_as_fine(ctx: _Context, outcome: str, act: str) -> str | None:
         e = ctx.by_id[u]
         if (e.kind == "act" and e.fields["form"] == "communication" and ctx.pos[u] > ctx.pos[outcome]
                 and not reading.is_adverse(e.summary) and (not reading.says_pending(e.summary)
-                                                           or reading.says_done(e.summary))):
-            return u  # ("pre-arbitration filed, awaiting merchant response": told as filed)
+                                                           or reading.says_done(e.summary))
+                and not (outcome in ctx.g.sources[u] and reading.passes_on_failure(
+                    e.summary, ctx.by_id[outcome].summary, ctx.by_id[act].summary))):
+            return u  # ("pre-arbitration filed, awaiting merchant response": told as filed; a message naming the
+            # failure itself in its words, stating nothing done, passes the failure on: "recipient_email is pii,
+            # can't go to analytics"; "acknowledged vendor notice" passes nothing on)
     # or, one step further on, a message that states the failed step done ("booked and paid" resting on the
     # booking made after the payment was declined)
     for u in (*ctx.used_by.get(act, ()), *ctx.used_by.get(outcome, ())):

@@ -350,8 +350,11 @@ def _repaired(outcome: str, by_id: dict[str, Event], used_by: dict[str, list[str
         if e.kind == "act" and (e.fields["form"] in ("execution", "preparation") or
                                 (form == "communication" and e.fields["form"] == "communication")):
             return True
-        if e.kind == "act" and e.fields["form"] == "communication" and reading.is_adverse(e.summary):
-            return True  # told someone of the problem ("two late pull-outs (418, 431)"): escalated
+        if e.kind == "act" and e.fields["form"] == "communication" and (reading.is_adverse(e.summary) or (
+                outcome in e.uses and reading.passes_on_failure(e.summary, by_id[outcome].summary,
+                                                                by_id[outcome_act].summary))):
+            return True  # told someone of the problem ("two late pull-outs (418, 431)", or in the failure's own
+            # words: "recipient_email is pii, can't go to analytics.*; options: ..."): escalated
         if e.kind == "outcome" and not reading.is_adverse(e.summary) and e.fields["about"] != outcome_act:
             return True  # a later step it led to worked (an alternative the person accepted)
     return False
