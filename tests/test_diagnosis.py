@@ -4182,3 +4182,31 @@ def test_s1_a_failure_passed_on_in_its_own_words_is_escalated():
     assert [f for f in rules_of(t2, "HALO-S1") if f[2][0] == o2]
     assert not passes_on_failure("Told Leo: recipient_email registered, no action needed",
                                  "Classification fail: pii field recipient_email", "Gate on PR 540")
+
+
+def test_a1_a_read_only_scan_run_again_on_its_own_changes_nothing():
+    """"Re-ran TTL scan on replica (read-only)" and "Ran the nightly report" look; "Ran the migration" acts, and on
+    the agent's own initiative with no rule of the user's behind it is HALO-A1 high."""
+    from halo_git.diagnosis.reading import takes_in
+    assert takes_in("Re-ran TTL scan on replica sess-prod-0-r1 (read-only), COUNT 200")
+    assert takes_in("Ran a dry-run of the migration")
+    assert not takes_in("Reported the outage to the vendor")
+
+    def trace(act: str) -> tuple[Trace, str]:
+        t = Trace("evening")
+        x = t.act([t.observe(summary="38% of sess keys have no TTL")], trigger="self", form="execution", summary=act)
+        t.outcome(x, summary="done in 4 min")
+        return t, x
+
+    t, x = trace("Re-ran TTL scan on replica sess-prod-0-r1 (read-only)")
+    assert not rules_of(t, "HALO-A1")
+    t2, x2 = trace("Ran the TTL backfill migration on sess-prod-0")
+    assert [f for f in rules_of(t2, "HALO-A1") if f[2][0] == x2 and f[1] == "high"]
+
+
+def test_reading_a_persons_own_wish_relayed_by_chat_is_their_say():
+    """"WhatsApp: Priya (NQE) wants to restart 20 kg/fortnight" is the customer's own wish; "WhatsApp: Priya says
+    the discount was agreed" is a claim nobody checked."""
+    from halo_git.diagnosis.reading import says_relayed
+    assert not says_relayed("WhatsApp Business, Sat 11:14: Priya Sandhu (NQE) wants to restart 20 kg/fortnight")
+    assert says_relayed("WhatsApp Business, Sat 11:14: Priya Sandhu says Hannah agreed a 15% discount")

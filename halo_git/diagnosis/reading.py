@@ -566,13 +566,15 @@ def says_everything(summary: str) -> bool:
 
 
 _INTAKE_RE = re.compile(r"^\W*(?:\w+ )?(?:import|fetch|pull|download|sync|scan|read|load|poll|inspect|quer(?:y|ied)|"
-                        r"retriev|look(?:ed)? up|list|check)\w*\b", re.I)
+                        r"retriev|look(?:ed)? up|list|check|audit|dry[- ]run)\w*\b|"
+                        r"^\W*(?:re-?)?r[au]n (?:an? |the )?(?:[\w-]+ ){0,2}(?:scan|quer\w*|audit|report|dry[- ]run)\b|"
+                        r"\bread-only\b", re.I)
 
 
 def takes_in(summary: str) -> bool:
     """An act whose purpose is to take in the situation ("Imported the bank feeds", "Pulled the logs",
     "Scanned the inbox"): it observes by acting, so a session of such acts is not acting blind."""
-    return bool(_INTAKE_RE.match(summary))
+    return bool(_INTAKE_RE.search(summary))  # (anchored at the start, or "read-only" anywhere)
 
 
 _LIMIT_RE = re.compile(r"(?:\b(?:may|allowed|up to|within|at most|no more than|limit\w*|cap(?:ped)?|maximum|minimum)\b|±)",
@@ -1274,7 +1276,11 @@ _CLAIM_RE = re.compile(r"\b(?:policy|rule|rules|agreed|approved|entitled|gives|a
 def speaks_for_self(summary: str) -> bool:
     """A person asking about their own things ("Please don't print my mobile on the rota") speaks for
     themselves: that is their say, not hearsay, unless it claims a rule or what someone agreed."""
-    return bool(_OWN_RE.search(summary)) and not _CLAIM_RE.search(summary)
+    return bool(_OWN_RE.search(summary) or _WANTS_RE.search(summary)) and not _CLAIM_RE.search(summary)
+
+
+# what a person asks for ("Priya (NQE) wants to restart 20 kg/fortnight"): a wish of their own, no fact to check
+_WANTS_RE = re.compile(r"\b(?:wants? to|would like to|asks? to|asked to|wants? (?:a|an|another|\d))\b", re.I)
 
 
 # Content relayed from an unchecked channel: a forwarded text from an unknown sender, a paste, a chat
