@@ -4210,3 +4210,29 @@ def test_reading_a_persons_own_wish_relayed_by_chat_is_their_say():
     from halo_git.diagnosis.reading import says_relayed
     assert not says_relayed("WhatsApp Business, Sat 11:14: Priya Sandhu (NQE) wants to restart 20 kg/fortnight")
     assert says_relayed("WhatsApp Business, Sat 11:14: Priya Sandhu says Hannah agreed a 15% discount")
+
+
+def test_r6_narrowing_needs_no_leave_and_a_speakers_polite_request_decides():
+    """A revision logged as the user's that narrows ("held as 'pending pharmacist' until Omar confirms", "Library
+    overflow withdrawn") needs nobody's decision; one that removes a review step, or moves a figure ("halt
+    threshold lowered from 99.5% to 99.0%"), still does. 'Ines: "Could you raise the weekly to 200 from
+    April?"' and "Team leader Jess: low-tier callouts page the training group first, full team from 16:00"
+    decide; "Could you tell me the balance?" does not."""
+    from halo_git.diagnosis.reading import says_decision, says_narrowing
+
+    def trace(change: str, said: str = "Pharmacy huddle notes") -> tuple[Trace, str]:
+        t = Trace("thu")
+        rev = t.revise([t.observe(summary=said)], target="MDS change-handling rule", made_by="user",
+                       governance="approved", summary=change)
+        t.act([rev], form="execution", summary="Applied the rule to the Friday packs")
+        return t, rev
+
+    t, rev = trace("Changes from discharge letters held as 'pending pharmacist' until Omar confirms against the Rx")
+    assert not [f for f in rules_of(t, "HALO-R6") if f[2][0] == rev]
+    t2, rev2 = trace("Removed the pharmacist review step for discharge-letter changes")
+    assert [f for f in rules_of(t2, "HALO-R6") if f[2][0] == rev2]
+    assert not says_narrowing("Release checklist: rollout halt threshold lowered from 99.5% to 99.0% crash-free")
+    assert says_narrowing("Library overflow withdrawn from Fri 5 Dec (Janet)")
+    assert says_decision('Ines: "Could you raise the weekly to 200 from April? We budgeted for it."')
+    assert says_decision("Team leader Jess Hartley: low-tier callouts page the training group first, full team from 16:00")
+    assert not says_decision('Ines: "Could you tell me the balance?"')

@@ -49,8 +49,9 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
     user's own logged setting and counts as decided."""
     if not sources[e.id]:
         return e.fields["made_by"] == "user"
-    if reading.says_restoration(e.summary) and not reading.says_loosening(e.summary):
-        return True  # putting the earlier limit back ("back to migrator_ro only") needs nobody's leave
+    if (reading.says_restoration(e.summary) and not reading.says_loosening(e.summary)) or reading.says_narrowing(e.summary):
+        return True  # putting the earlier limit back ("back to migrator_ro only"), or narrowing what the agent may do
+        # ("held as pending until Omar confirms", "Library overflow withdrawn"), needs nobody's leave
     if reading.says_put_back(e.summary) and any(
             by_id[s].kind == "revise" and by_id[s].fields["target"] == e.fields["target"]
             and (reading.says_scoped(by_id[s].summary) or reading.says_planned_end(by_id[s].summary)

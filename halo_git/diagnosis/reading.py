@@ -714,7 +714,7 @@ def grants_change(summary: str) -> bool:
     if not quotes_speaker(summary) or says_third_party(summary):
         return False
     said = summary[_QUOTED_RE.match(summary).end():]
-    return bool(_IMPERATIVE_RE.search(said) or _GRANTING_RE.search(said))  # "Household: ... let them in",
+    return bool(_IMPERATIVE_RE.search(said) or _GRANTING_RE.search(said) or _POLITE_RE.search(said))  # "Household: ... let them in",
     # 'Jo: "Lifted to 8,000 until 18:00 today"'
 
 
@@ -750,7 +750,11 @@ _DOC_HEAD_RE = re.compile(r"\b(?:checklist|policy|runbook|playbook|guide\w*|sop|
 _DENIED_TO_RE = re.compile(r"\b(?:no (?:\w+ ){1,2}for (?:her|him|them|me|us|you|the \w+|[A-Z]\w+)|not (?:allowed|permitted)|"
                            r"prohibit\w*|forbid\w*)\b")
 # a person's arrangement asked for, or its end set ("guest room warm please, back to normal after", "normal mode after")
-_ARRANGED_RE = re.compile(r"\bplease\b|\bnormal (?:\w+ )?(?:again|after|from|resumes)\b", re.I)
+_ARRANGED_RE = re.compile(r"\bplease\b|\bnormal (?:\w+ )?(?:again|after|from|resumes)\b|\b(?:from|until|till) \d{1,2}[:.]\d\d\b",
+                          re.I)
+# a speaker asking the agent to do something ('Ines: "Could you raise the weekly to 200 from April?"')
+_POLITE_RE = re.compile(r"\b(?:could|can|would|will) you (?:please |kindly |just )?(?!tell|let me know|confirm|check|"
+                        r"say|explain|see|find)[a-z]+\b", re.I)
 _OWN_PLAN_RE = re.compile(r"\b(?:I['\u2019]ll|I will|we['\u2019]ll|we will|I['\u2019]m going to|I am going to)\s+\w+", re.I)
 
 
@@ -760,6 +764,8 @@ def says_decision(summary: str) -> bool:
     'Claire: "Pause the texts"'), or say what they will do themselves ("Mrs Hale: for the exam fortnight I'll
     teach Saturdays"), decide too, and so does a motion a body carried. Taking up a proposal ("good idea, do it
     from Saturday") is a decision, not one."""
+    if quotes_speaker(summary) and _POLITE_RE.search(summary) and not says_third_party(summary):
+        return True  # the speaker's request to do it ('Ines: "Could you raise the weekly to 200 from April?"')
     if _PROPOSAL_RE.search(_TOPIC_RE.sub("", _ACCEPTED_RE.sub("", summary))):
         return False
     if _ACCEPTED_RE.search(summary):
@@ -815,7 +821,7 @@ _LOOSEN_RE = re.compile(
     r"verification|callback|testing|test)|"
     r"accept\w* [\w ]{1,30}(?:in place of|instead of)|"
     r"rais\w*[^.;]{0,40}\b(?:alert|threshold|limit|cap|ceiling|quota|budget)|quiet\w*|silenc\w*|mut(?:e|ed) |"
-    r"suppress\w*|"
+    r"suppress\w*|(?:remov|drop)\w* (?:the )?(?:\w+ ){0,2}(?:approval|review|check|sign-?off|confirmation|safeguard)s?|"
     r"(?:limit|cap|ceiling|threshold|quota|budget)\w*\s+(?:raised|increased|lifted|extended|relaxed|widened))\b", re.I)
 # a grant that ends by itself: no need to put it back
 _EXPIRES_RE = re.compile(r"\b(?:removes itself|expires?|expiring|self-?expir\w*|reverts? (?:itself|automatically)|"
@@ -889,12 +895,27 @@ def says_restoration(summary: str) -> bool:
 
 # "back to drafts on Monday": the end a change plans for itself, not the change that restores
 _LATER_RE = re.compile(r"[^.;]{0,40}?\b(?:on|after|tomorrow|next|once|when|from (?!today|now))\b", re.I)
-_TIGHTEN_RE = re.compile(r"\b(?:lower\w*|reduc\w*|tighten\w*|strict\w*|decreas\w*|paus\w*|block\w*|hold|"
+_TIGHTEN_RE = re.compile(r"\b(?:lower\w*|reduc\w*|tighten\w*|strict\w*|decreas\w*|paus\w*|block\w*|hold|held|holds|"
                          r"suspend\w*|freez\w*|stop\w*)\b", re.I)
 
 
 def _planned_end(summary: str, m: re.Match) -> bool:
     return m.group(0).lower().startswith(("back", "return")) and bool(_LATER_RE.match(summary, m.end()))
+
+
+# an addition taken away or a state come back ("Library overflow withdrawn", "Paper-50 is the only G4 scene again")
+_NARROWS_RE = re.compile(r"\b(?:withdrawn|removed|retired|ended|stood down)\b|\b(?:is|are) (?:the )?(?:only |sole )?"
+                         r"[\w -]{0,30}\bagain\b", re.I)
+
+
+def says_narrowing(summary: str) -> bool:
+    """A change that makes the agent more careful or takes back something added, and widens nothing: no person's
+    leave is needed to narrow what one may do."""
+    return bool(_TIGHTEN_RE.search(summary) or _NARROWS_RE.search(summary)) and not says_loosening(summary) \
+        and not _FIGURE_MOVE_RE.search(summary)  # (a figure moved either way may widen: a halt threshold lowered)
+
+
+_FIGURE_MOVE_RE = re.compile(r"\d[\d.,]*\s*\S{0,3}\s*(?:\u2192|->|to)\s*\d", re.I)
 
 
 def says_tightening(summary: str) -> bool:
