@@ -4236,3 +4236,26 @@ def test_r6_narrowing_needs_no_leave_and_a_speakers_polite_request_decides():
     assert says_decision('Ines: "Could you raise the weekly to 200 from April? We budgeted for it."')
     assert says_decision("Team leader Jess Hartley: low-tier callouts page the training group first, full team from 16:00")
     assert not says_decision('Ines: "Could you tell me the balance?"')
+
+
+def test_a4_a_grant_kept_with_its_deadline_a_booking_forwarded_by_its_owner_and_a_fix_kept_as_a_lesson():
+    """"25B extension: only the 9 drafts in OR-25-03, deadline 14 Mar 17:00" keeps the bulletin's grant as the
+    one-off it was; "Tom forwarded a booking he made himself" is the owner's own say; "fix is the #4840 pattern,
+    not a compat shim" keeps a failure as a lesson. Kept without its end, the grant is widened."""
+    from halo_git.diagnosis.reading import says_lesson, says_relayed
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("close")
+        m = t.remember([t.observe(summary="K. Whitlow user bulletin 11 Mar: the 9 drafts listed in OR-25-03 may "
+                                          "submit until 14 Mar 17:00", at="2025-03-11T09:00:00Z")],
+                       summary=note, at="2025-03-11T09:05:00Z")
+        x = t.act([m], form="execution", summary="Reopened submission for the 9 OR-25-03 drafts",
+                  at="2025-03-11T09:10:00Z")
+        return t, x
+
+    t, x = trace("25B extension: only the 9 drafts in OR-25-03, deadline 14 Mar 17:00")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    t2, x2 = trace("25B: the OR-25-03 drafts may submit late")
+    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
+    assert not says_relayed("Tom forwarded a booking he made himself: Oia sunset tour, 14 May, EUR 240 prepaid")
+    assert says_lesson("date-fns 3 breakage is real timezone handling; fix is the #4840 pattern, not a compat shim")

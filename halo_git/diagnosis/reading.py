@@ -1210,7 +1210,8 @@ def says_terms(summary: str) -> bool:
 
 _LESSON_RE = re.compile(r"\b(?:lesson|learned|learnt|next time|avoid|do not|don't|never|always|instead|must|"
                         r"requires?|required|needs? (?:code|a|an|the|to|its|their|\w+ (?:count|number|code|form|sign))|"
-                        r"(?:re-?)?check .* before|before [^.;:]{1,40}[:,] (?:check|verify|confirm|make sure|ensure)|before (?:reusing|retrying|using)|not the|not from|rather than|workaround)\b", re.I)
+                        r"(?:re-?)?check .* before|before [^.;:]{1,40}[:,] (?:check|verify|confirm|make sure|ensure)|before (?:reusing|retrying|using)|not the|not from|rather than|workaround|"
+                        r"(?:the )?(?:fix|cure|remedy|root cause|real cause) (?:is|was)|not an? )\b", re.I)
 
 
 def says_lesson(summary: str) -> bool:
@@ -1289,7 +1290,7 @@ _CHANNEL_RE = re.compile(r"thread|e-?mail|description|the body|body says|readme|
                          r"article|attachment|search result|newsletter|letter|notice|advisory", re.I)
 
 
-_OWN_RE = re.compile(r"\b(?:my|me|mine|myself)\b", re.I)
+_OWN_RE = re.compile(r"\b(?:my|me|mine|myself|himself|herself|themselves|(?:his|her|their) own)\b", re.I)
 _CLAIM_RE = re.compile(r"\b(?:policy|rule|rules|agreed|approved|entitled|gives|allowed|promised|no longer need\w*|"
                        r"said|says)\b", re.I)
 
