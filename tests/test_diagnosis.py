@@ -4259,3 +4259,15 @@ def test_a4_a_grant_kept_with_its_deadline_a_booking_forwarded_by_its_owner_and_
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
     assert not says_relayed("Tom forwarded a booking he made himself: Oia sunset tour, 14 May, EUR 240 prepaid")
     assert says_lesson("date-fns 3 breakage is real timezone handling; fix is the #4840 pattern, not a compat shim")
+
+
+def test_reading_a_failure_put_down_to_others_and_the_old_thing_gone_after_a_swap():
+    """"3 cancelled by airlines (crew/wx at destination, not us)" is no failure of the agent's; a parent's quoted
+    "it's the link, not us" still is. "Old image URL returns 404" after swapping the image is the swap taking
+    hold; "new image URL returns 404" is not."""
+    from halo_git.diagnosis.reading import intended, is_adverse
+    assert not is_adverse("19/22 done. 3 cancelled by airlines (crew/wx at destination, not us).")
+    assert is_adverse('None paid; one dad: "Same error as the last two times, it\'s the link, not us."')
+    act = "Swapped 'Harbour fire' lead image for a syndicatable agency photo"
+    assert intended("Both partners show the agency photo; old image URL returns 404", act)
+    assert not intended("Partner A shows a broken image; new image URL returns 404", act)

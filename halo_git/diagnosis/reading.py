@@ -131,8 +131,15 @@ _JUDGED_FINE_RE = re.compile(r"[^,;.:!?]*\b(?<!not )(?:acceptable|no action (?:n
                              r"limits|spec))\b")
 
 
+# a failure put down to someone else in the same sentence ("3 cancelled by airlines (crew/wx at destination, not us)")
+_NOT_OURS_RE = re.compile(r"[^;.!?]*\b(?:not us|not ours|not on us|not our (?:fault|side|doing|end|issue))\b")
+
+
 def _judged_fine(low: str, end: int) -> bool:
-    return bool(_JUDGED_FINE_RE.match(low, end))
+    return bool(_JUDGED_FINE_RE.match(low, end) or (_NOT_OURS_RE.match(low, end) and not _QUOTE_MARK_RE.search(low)))
+
+
+_QUOTE_MARK_RE = re.compile("[\"\u201c\u201d]")  # ('one dad: "Same error ..., it's the link, not us."': their "us")
 
 
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
@@ -154,6 +161,9 @@ _AS_MEANT_RE = re.compile(r"\b(?:in force|as expected|as intended|as designed|wo
 def intended(outcome: str, act: str) -> bool:
     """Whether every word of failure in an outcome echoes what its act set out to do: "confirmed the
     backorder cancelled" about an act that cancelled it reports success, not a failure."""
+    if _SWAP_RE.search(act) and all(_OLD_RE.search(c) for c in clauses(outcome) if is_adverse(c)) \
+            and any(is_adverse(c) for c in clauses(outcome)):
+        return True  # "swapped the lead image" -> "old image URL returns 404": the old one is gone, as meant
     if _CLASS_RE.search(outcome) or _HTTP_RE.search(outcome) or _RESTATED_RE.search(outcome):
         return False
     if (_PROBE_RE.search(act) or _PROBE_RE.search(outcome)) and _AS_MEANT_RE.search(outcome):
@@ -174,6 +184,8 @@ def intended(outcome: str, act: str) -> bool:
     return hits <= {w[:5] for w in _TOKEN_RE.findall(act.lower())}
 
 
+_SWAP_RE = re.compile(r"\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|rotat\w*|retir\w*|supersed\w*)\b", re.I)
+_OLD_RE = re.compile(r"\b(?:old|previous|former|retired|superseded|outgoing)\b", re.I)
 _CALL_OFF_RE = re.compile(r"\b(?:cancel\w*|withdr[ae]w\w*|revok\w*|call(?:ed|s)? off|annul\w*|releas\w* the [\w ]{0,20}"
                           r"reservations?)\b", re.I)
 
