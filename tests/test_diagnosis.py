@@ -4271,3 +4271,23 @@ def test_reading_a_failure_put_down_to_others_and_the_old_thing_gone_after_a_swa
     act = "Swapped 'Harbour fire' lead image for a syndicatable agency photo"
     assert intended("Both partners show the agency photo; old image URL returns 404", act)
     assert not intended("Partner A shows a broken image; new image URL returns 404", act)
+
+
+def test_m5_a_promise_on_a_condition_is_due_once_the_condition_is_seen():
+    """"We'll call him as soon as the 100B arrives" is not dropped while nothing shows the form arrived; once a
+    later observation reports the 100B in and no call follows, it is."""
+
+    def trace(arrived: bool) -> tuple[Trace, str]:
+        t = Trace("mon")
+        p = t.act([t.observe(summary="Mr Tallis asks to book the registration")],
+                  summary="Told Mr Tallis it can't be booked yet; we'll call him as soon as the coroner's 100B arrives")
+        if arrived:
+            t.observe(session="wed", summary="Coroner's 100B for Tallis arrived by post")
+        t.act([t.observe(session="thu", summary="2 ceremony invitations")], session="thu", form="execution",
+              summary="Booked both onto the 16 Oct ceremony")
+        return t, p
+
+    t, p = trace(False)
+    assert not [f for f in rules_of(t, "HALO-M5") if f[2][0] == p]
+    t2, p2 = trace(True)
+    assert [f for f in rules_of(t2, "HALO-M5") if f[2][0] == p2]

@@ -980,6 +980,9 @@ def _partial_reused(ctx, make):
 _PROMISED_VERB_RE = re.compile(r"\b(?:will|shall|would|['\u2019]ll|['\u2019]d)\s+([a-z][a-z-]+)", re.I)
 
 
+_CONDITION_RE = re.compile(r"\b(?:once|as soon as|when(?:ever)?|the moment|if)\b", re.I)
+
+
 def _promises(ctx, make):
     out = []
     pos = ctx.pos
@@ -999,7 +1002,10 @@ def _promises(ctx, make):
         asked_by = [e.id, *(s for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe")]
         telling = reading.promises_telling(step)
         kept = asked = None
+        met = not _CONDITION_RE.search(step)  # ("we'll call him as soon as it does": due only once the 100B is seen)
         for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW]:
+            if not met and x.kind in ("observe", "outcome") and len(key & reading.subject_words(x.summary)) >= 1:
+                met = True
             if x.kind == "outcome" and x.fields["about"] == e.id:
                 verb = _PROMISED_VERB_RE.search(step)
                 if verb and re.search(rf"\b{re.escape(verb.group(1))}e?d\b", x.summary, re.I) \
@@ -1020,7 +1026,7 @@ def _promises(ctx, make):
             if x.kind == "observe" and reading.is_adverse(x.summary):
                 asked = x.id
                 break
-        if kept or (not asked and order[ctx.events[-1].session] == order[e.session]):
+        if kept or (not asked and order[ctx.events[-1].session] == order[e.session]) or not met:
             continue
         at, end = reading.parse_time(e.time), reading.parse_time(ctx.events[-1].time)
         due = reading.valid_until(step, at) if at else None  # "by Thursday", "this week"
