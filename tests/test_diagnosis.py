@@ -4291,3 +4291,23 @@ def test_m5_a_promise_on_a_condition_is_due_once_the_condition_is_seen():
     assert not [f for f in rules_of(t, "HALO-M5") if f[2][0] == p]
     t2, p2 = trace(True)
     assert [f for f in rules_of(t2, "HALO-M5") if f[2][0] == p2]
+
+
+def test_a4_values_kept_from_a_run_declared_invalid_are_failed_material():
+    """"Negative control amplified; lab marked run invalid, re-extraction Thu", kept as "R-1008 Ct values for 14
+    sites" and published, publishes failed material; kept as "R-1008 invalid, wait for re-extraction" it is
+    not reused as if it had worked."""
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("wed")
+        m = t.remember([t.observe(summary="qPCR run R-1008: negative extraction control amplified (Ct 34); lab "
+                                          "marked run invalid, re-extraction Thu")], summary=note)
+        r = t.recall([m], summary="R-1008 results for the dashboard")
+        x = t.act([r], form="execution", summary="Published the weekly dashboard with R-1008 results")
+        return t, x
+
+    t, x = trace("R-1008 Ct values for 14 sites (SARS-CoV-2, flu A, RSV)")
+    assert [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] == "high"]
+    t2, x2 = trace("R-1008 invalid (control amplified): values not to be used; re-extraction Thu")
+    assert "failed" in next(f.message for f in t.diagnose().findings if f.rule == "HALO-A4" and f.ids[0] == x)
+    assert not [f for f in t2.diagnose().findings if f.rule == "HALO-A4" and f.ids[0] == x2 and "failed" in f.message]

@@ -148,6 +148,9 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
                 return s
         if x.kind == "remember" and s in failed_mem:
             return s
+        if x.kind == "observe" and s in adverse and reading.declares_invalid(x.summary) and not reading.says_fixed(
+                x.summary) and not reading.declares_invalid(e.summary) and not reading.acknowledges(e.summary, x.summary):
+            return s  # the values of a run the lab declared invalid, kept as plain values ("R-1008 Ct values")
         if x.kind == "observe" and x.id in adverse and any(by_id[y].kind == "outcome" and y in adverse and by_id[by_id[y].fields["about"]].kind
                                        == "act" and by_id[by_id[y].fields["about"]].fields["form"] != "communication"
                                        for y in x.uses if y in by_id):

@@ -553,6 +553,12 @@ says_unfit = _finder(
     r"don't use|must not be used|condemn\w*|written off|scrap(?:ped)?|out of service)\b")
 
 
+declares_invalid = _finder(
+    """A result that declares a run, a batch or its data invalid ("negative control amplified; lab marked run
+    invalid"): values kept from it are failed material unless kept as invalid.""",
+    r"\b(?:(?:marked|declared|run|result|results|data|batch|values) (?:\w+ )?invalid|invalidated)\b")
+
+
 _REMEDY_RE = re.compile(r"\b(?:retr(?:y|ied|ies|ying)|re-?r[au]n\w*|re-?tr\w+|again|roll(?:ed|s|ing)? back|rollback|"
                         r"revert\w*|undo\w*|undid|restor\w*|repair\w*|fix\w*|investigat\w*|diagnos\w*|paused?|"
                         r"halt\w*|stopp?\w*|abort\w*|hold|held|resum\w*|"
