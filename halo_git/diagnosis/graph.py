@@ -149,7 +149,7 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
         if x.kind == "remember" and s in failed_mem:
             return s
         if x.kind == "observe" and s in adverse and reading.declares_invalid(x.summary) and not reading.says_fixed(
-                x.summary) and not reading.declares_invalid(e.summary) and not reading.acknowledges(e.summary, x.summary):
+                x.summary) and not _KEPT_INVALID_RE.search(e.summary) and not reading.acknowledges(e.summary, x.summary):
             return s  # the values of a run the lab declared invalid, kept as plain values ("R-1008 Ct values")
         if x.kind == "observe" and x.id in adverse and any(by_id[y].kind == "outcome" and y in adverse and by_id[by_id[y].fields["about"]].kind
                                        == "act" and by_id[by_id[y].fields["about"]].fields["form"] != "communication"
@@ -162,6 +162,7 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
     return ""
 
 
+_KEPT_INVALID_RE = re.compile(r"\b(?:invalid\w*|void|not to be used|do not use|don't use|unusable)\b", re.I)
 _BACK_TO_RE = re.compile(r"\bback to (?:\d|the |its |standard|normal)", re.I)
 
 
