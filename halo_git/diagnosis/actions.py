@@ -43,8 +43,9 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
                 state, tail = "; no outcome was logged", " No outcome was logged, so nobody can tell how it went."
             # answering a fault it saw (a work order for a dead logger battery, traffic shifted off a slow
             # route), with no memory behind it (no rule it drew for itself), is the agent doing its watch
-            answers_fault = any(s in g.adverse for s in g.sources[a.id]) and not bad and not (
-                g.mem[a.id][0] or g.mem[a.id][1])
+            answers_fault = any(s in g.adverse for s in g.sources[a.id]) and not bad and not g.mem[a.id][0]
+            # (a reviewed memory upstream, such as a routing table from payment ops with its fallback, is the
+            # rule the answer follows, not one the agent drew for itself)
             add(_finding(
                 "HALO-A1", [a.id, *a.outcomes], f"Executed on its own (trigger=self){state}.",
                 "info" if ruled or answers_fault else "high", e,

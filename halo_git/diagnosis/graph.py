@@ -458,7 +458,8 @@ class _Graph:
                     by_id[s].kind in ("observe", "outcome") and reading.says_scoped(by_id[s].summary)
                     and reading.says_decision(by_id[s].summary) and reading.permits(by_id[s].summary)
                     for s in srcs))  # a one-off grant kept as general (not a request for those dates)
-                own_rule = reading.says_rule(e.summary) and reading.permits(e.summary) and not reading.cites_document(
+                own_rule = (reading.says_rule(e.summary) or reading.says_leave(e.summary)) and reading.permits(
+                    e.summary) and not reading.cites_document(
                     e.summary) and not any(
                     by_id[s].kind in ("observe", "outcome", "revise") and reading.says_decision(by_id[s].summary)
                     for s in srcs)  # "never sends a GRN; their invoices can go out on the PO match alone": a

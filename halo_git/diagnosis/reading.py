@@ -73,7 +73,8 @@ ADVERSE_WORDS = (
     "no answer", "unanswered", "no reply", "no response", "oversold", "overbooked", "unpaid", "not done",
     "not completed", "can't start", "cannot start", "can't proceed", "cannot proceed", "binned", "scrapped",
     "throttled", "complaints", "timeouts", "no connection", "not in service", "card declined", "payment declined",
-    "please do not", "please don't",
+    "please do not", "please don't", "battery-low", "low battery", "battery low", "no data since", "no data from",
+    "needs replacing", "need replacing", "service needed", "service visit needed",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -583,7 +584,8 @@ def says_everything(summary: str) -> bool:
     return bool(_EVERYTHING_RE.search(summary))
 
 
-_INTAKE_RE = re.compile(r"^\W*(?:\w+ )?(?:import|fetch|pull|download|sync|scan|read|load|poll|inspect|quer(?:y|ied)|"
+_INTAKE_RE = re.compile(r"^\W*(?:re-?tried|re-?did|repeated) (?:the |a )?(?:[\w-]+ )?(?:query|scan|read|fetch|poll|check|"
+                        r"lookup|look-up)\b|^\W*(?:\w+ )?(?:import|fetch|pull|download|sync|scan|read|load|poll|inspect|quer(?:y|ied)|"
                         r"retriev|look(?:ed)? up|list|check|audit|dry[- ]run)\w*\b|"
                         r"^\W*(?:re-?)?r[au]n (?:an? |the )?(?:[\w-]+ ){0,2}(?:scan|quer\w*|audit|report|dry[- ]run)\b|"
                         r"\bread-only\b", re.I)
@@ -1211,6 +1213,12 @@ def says_constraint(summary: str) -> bool:
     """A memory that keeps a restriction or an obligation ("no online publication, on-site only", "must be
     admitted ahead of the criteria"): a rule to follow, or a limit on what may be done."""
     return says_rule(summary) or bool(_RESTRICT_RE.search(summary))
+
+
+says_leave = _finder(
+    """A note that gives leave for a kind of step ("missing Sunday punches can be filled from the roster", "ok to
+    re-send without asking"): a rule in all but name.""",
+    r"\b(?:can|may) be (?:\w+ed|\w+en|used|filled|sent|paid|skipped|waived|ignored)\b|\b(?:ok|fine|safe) to\b")
 
 
 def says_rule(summary: str) -> bool:
