@@ -4339,3 +4339,14 @@ def test_a1_answering_a_fault_under_a_reviewed_rule_and_an_own_note_giving_leave
     y = t2.act([r, t2.observe(session="run-0321", summary="11 drivers missing Sunday clock-outs")], session="run-0321",
                trigger="self", form="execution", summary="Filled the 11 drivers' Sunday hours from the roster")
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == y and f[1] == "high"]
+
+
+def test_reading_a_party_calling_off_its_own_booking_a_fee_claim_and_a_channel_aside():
+    """"Keel & Co cancel KC-1007 from Thu 10 Oct" takes back what is theirs; "send the external examiner fee claim"
+    names a form, not someone claiming; "O. Adebayo plan CP-24-07 (email): ..." is the engineer's plan that came by
+    email. "Caller claims that the refund was agreed" is still a third party's claim."""
+    from halo_git.diagnosis.reading import says_external, says_retraction, says_third_party
+    assert says_retraction("Nadia forwarded email: Keel & Co cancel KC-1007 from Thu 10 Oct (shop refit)")
+    assert not says_third_party("Garvey: please book rail, and send the external examiner fee claim after the viva")
+    assert not says_external("O. Adebayo plan CP-24-07 (email): TR-5 + TR-6 on 4 s on / 1 s off, survey days only")
+    assert says_third_party("Caller claims that the refund was agreed last week")

@@ -1150,6 +1150,9 @@ says_retraction = _finder(
     r"no longer (?:consent|wish|want|available|volunteer\w*|authori[sz]\w*|approv\w*)|stop \w+ing\b|"
     r"(?:do not|don't|never) (?:\S+ ){1,6}(?:any ?more|again)\b|consent (?:off|withdrawn|revoked)|"
     r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|stop (?:the|all|any)\b|"
+    # a party calling off their own booking ("Keel & Co cancel KC-1007 from Thu 10 Oct")
+    r"(?-i:[A-Z][\w&.' -]{1,30}) (?:cancels?|cancelled|withdraws?|pulls?|pulled) (?:their |its |the )?(?:order|booking|"
+    r"campaign|reservation|contract|spots?|slot|appointment|[A-Z]{1,5}-?\d+)|"
     r"(?:do not|don't) (?:send|pay|transfer|process|proceed|book|charge|contact|ship|tell|share|disclose|inform|"
     r"give out|pass on)\b|"
     r"remove (?:[\w.]+ ){1,2}as (?:a |an |the )?(?:collector|contact|signatory|driver|user|member|approver|delegate)|"
@@ -1269,7 +1272,8 @@ _AUTHORITY_RE = re.compile(
 
 
 # Words that make a nearby outside party the author of what follows ("the vendor says", "a customer writes")
-_AUTHORING_RE = re.compile(r"\b(?:says?|said|writes?|wrote|claims?|claimed|asks?|asked|notes?|reports?|replied|replies|"
+_AUTHORING_RE = re.compile(r"\b(?:says?|said|writes?|wrote|claims? (?:that|to|he|she|they|it|we|I)|claimed|asks?|asked|"
+                           r"notes?|reports?|replied|replies|"
                            r"message|post(?:ed|s)?|e-?mail|page|comment\w*|tweet\w*|reads?|suggest\w*|recommend\w*|"
                            r"told|tells|insists?)\b", re.I)
 
@@ -1296,7 +1300,8 @@ def says_third_party(summary: str) -> bool:
     head = summary[:summary.find(":")] if 0 < summary.find(":") < 70 else ""
     if _OFFICIAL_RE.search(head) and not _PARTY_RE.search(head):
         return False  # an official speaking to the agent about what is theirs to decide
-    if opening and _EXTERNAL_RE.search(_TITLE_RE.sub(lambda t: " " * len(t.group()), summary[:opening.end()])):
+    if opening and _EXTERNAL_RE.search(_ASIDE_CHANNEL_RE.sub(" ", _TITLE_RE.sub(lambda t: " " * len(t.group()),
+                                                                              summary[:opening.end()]))):
         return True  # "Customer: …", "Vendor support: …" (not a title: "Rules doc 'Mum's email' (…):")
     for m in _EXTERNAL_RE.finditer(summary):
         if opening and m.end() <= opening.end():
@@ -1310,6 +1315,8 @@ def says_third_party(summary: str) -> bool:
     return False
 
 
+# the channel a named person's text came by, as an aside ("O. Adebayo plan CP-24-07 (email): ...")
+_ASIDE_CHANNEL_RE = re.compile(r"\((?:by |via )?(?:e-?mail|phone|call|letter|post|sms|text|teams|slack)\)", re.I)
 _TITLE_RE = re.compile(r"(?<!\w)['\"\u2018\u201c].*?['\"\u2019\u201d](?!\w)")  # a quoted title
 _FROM_RE = re.compile(r"\s+(?:from|by)\b", re.I)  # "email from Harcourt & Lee": the channel names its writer
 _CHANNEL_RE = re.compile(r"thread|e-?mail|description|the body|body says|readme|web ?page|website|blog|forum|comment|"
