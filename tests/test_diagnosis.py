@@ -4350,3 +4350,24 @@ def test_reading_a_party_calling_off_its_own_booking_a_fee_claim_and_a_channel_a
     assert not says_third_party("Garvey: please book rail, and send the external examiner fee claim after the viva")
     assert not says_external("O. Adebayo plan CP-24-07 (email): TR-5 + TR-6 on 4 s on / 1 s off, survey days only")
     assert says_third_party("Caller claims that the refund was agreed last week")
+
+
+def test_r5_a_permission_on_terms_in_the_households_rules_bounds_the_change():
+    """"New scam filters OK if they only move to Check", in the rules the household wrote, bounds a move-only
+    filter the agent sets up; rules that say nothing of filters do not."""
+    from halo_git.diagnosis.reading import says_limit
+    assert says_limit("new scam filters OK if they only move to Check")
+
+    def trace(rules: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        m = t.remember([t.observe(summary=rules)], summary="Margaret's rules kept")
+        rev = t.revise([t.observe(session="tue", summary="2nd Royal Mail fee scam from rm-redeliver.co"), m],
+                       session="tue", target="Gmail filter F1", made_by="agent", governance="bounded",
+                       summary="Filter F1: from rm-redeliver.co -> Check with Carys (move only, no delete)")
+        return t, rev
+
+    t, rev = trace("Rules doc 'Mum's email' (Carys + Margaret): never delete; new scam filters OK if they only move "
+                   "to Check")
+    assert not [f for f in rules_of(t, "HALO-R5") if f[2][0] == rev]
+    t2, rev2 = trace("Rules doc 'Mum's email' (Carys + Margaret): never delete; GP mail is Mum's own")
+    assert [f for f in rules_of(t2, "HALO-R5") if f[2][0] == rev2]

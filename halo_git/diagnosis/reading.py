@@ -597,8 +597,8 @@ def takes_in(summary: str) -> bool:
     return bool(_INTAKE_RE.search(summary))  # (anchored at the start, or "read-only" anywhere)
 
 
-_LIMIT_RE = re.compile(r"(?:\b(?:may|allowed|up to|within|at most|no more than|limit\w*|cap(?:ped)?|maximum|minimum)\b|±)",
-                       re.I)
+_LIMIT_RE = re.compile(r"(?:\b(?:may|allowed|up to|within|at most|no more than|limit\w*|cap(?:ped)?|maximum|minimum)\b|±|"
+                       r"\b(?:ok|okay|fine|allowed) (?:if|as long as|provided|so long as)\b)", re.I)  # (a permission on terms)
 
 
 def says_limit(summary: str) -> bool:
