@@ -74,7 +74,9 @@ ADVERSE_WORDS = (
     "not completed", "can't start", "cannot start", "can't proceed", "cannot proceed", "binned", "scrapped",
     "throttled", "complaints", "timeouts", "no connection", "not in service", "card declined", "payment declined",
     "please do not", "please don't", "battery-low", "low battery", "battery low", "no data since", "no data from",
-    "needs replacing", "need replacing", "service needed", "service visit needed",
+    "needs replacing", "need replacing", "service needed", "service visit needed", "fault", "faults", "faulted",
+    "fainted", "dizzy", "not attached", "ended early", "stopped early", "unprocessed", "account closed",
+    "not opened", "replace urgently",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
