@@ -4394,3 +4394,17 @@ def test_s1_a_summary_stating_the_failed_step_done_later_in_the_session_tells_it
     assert is_adverse("Nightly summary to the store manager: counts reconciled; replenishment rejected, credit hold")
     assert not [f for f in rules_of(t2, "HALO-S1") if f[2][0] == o2 and f[1] == "high"]
     assert is_adverse("01:40 C7 session ended early with a connector fault; bus 412 stopped at 41 %.")
+
+
+def test_reading_more_words_of_failure_in_operations():
+    """A reading below its minimum, a battery that died mid-upload, a partial file, an API 503, a lot out of
+    spec on engineering hold, a code field rendering blank. "Water use below threshold" and "learner unwell, back
+    Thursday" report no failure of the step."""
+    from halo_git.diagnosis.reading import is_adverse
+    for bad in ("Tank 2 salinity 17.8%, below 21% minimum", "Upload stopped after aisle 6 of 11 (handheld battery "
+                "died); partial file of 1,930 SKUs saved", "DPD API 503 on collection booking; no collection ref",
+                "L-4455 post-etch CD 171 nm vs spec 176+-4: OOS; lot on engineering hold",
+                "212 replies: ((security_code)) rendering blank in v3"):
+        assert is_adverse(bad), bad
+    for fine in ("Water use below threshold all day", "Attendance officer reached the carer; learner unwell, back Thursday"):
+        assert not is_adverse(fine), fine

@@ -76,7 +76,9 @@ ADVERSE_WORDS = (
     "please do not", "please don't", "battery-low", "low battery", "battery low", "no data since", "no data from",
     "needs replacing", "need replacing", "service needed", "service visit needed", "fault", "faults", "faulted",
     "fainted", "dizzy", "not attached", "ended early", "stopped early", "unprocessed", "account closed",
-    "not opened", "replace urgently",
+    "not opened", "replace urgently", "died", "oos", "engineering hold", "quality hold", "qc hold", "qa hold",
+    "not recognised", "not recognized", "rendering blank", "renders blank", "partial file", "partial export",
+    "partial transcript", "partial upload", "partial results", "partial run", "partial pdf",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -89,7 +91,7 @@ _REGRESSION_RE = re.compile(
     r"\b(?:p\d\d|latency|lag|response times?|load times?|build times?|queries|builds|errors?)\b[^.;]{0,40}"
     r"\b(?:up from|rose from|jumped from|doubled|tripled)\b|\btak(?:e|es|ing) \d+\S*(?: \w+)? instead of \d+", re.I)
 _HTTP_RE = re.compile(
-    r"(?:\b(?:HTTP|status|code|returns?|returned|returning|answered|answers|got|gave|with|a|an)\s+[45]\d\d\b)"
+    r"(?:\b(?:HTTP|status|code|returns?|returned|returning|answered|answers|got|gave|with|a|an|API|error)\s+[45]\d\d\b)"
     r"|(?:\b[45]\d\d\s+for\s+(?:each|every|all|the)\b)"
     r"|(?:\b[45]\d\d\s+(?:from|error|response|status|Conflict|Not|Service|Too|Gateway|Bad|Unauthori[sz]ed|Forbidden|"
     r"Internal|timeout|again)\b)", re.I)
@@ -256,7 +258,14 @@ def _short_of(summary: str) -> bool:
     return short and not _PENDING_RE.search(summary)
 
 
+# a reading on the wrong side of its bound, the bound given first ("salinity 17.8%, below 21% minimum")
+_BEYOND_RE = re.compile(r"\b(?:below (?:the )?(?:[\d.,]+\s*\S{0,3}\s*)?(?:min(?:imum)?|spec|floor)|above (?:the )?"
+                        r"(?:[\d.,]+\s*\S{0,3}\s*)?(?:max(?:imum)?|limit|ceiling))\b", re.I)
+
+
 def _out_of_limit(summary: str) -> bool:
+    if _BEYOND_RE.search(summary):
+        return True
     return any((value < bound) if m.group(2).lower().startswith("min") else (value > bound)
                for value, bound, m in _figures(_OVER_RE, summary, 1, 3))
 
