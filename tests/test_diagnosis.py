@@ -4408,3 +4408,25 @@ def test_reading_more_words_of_failure_in_operations():
         assert is_adverse(bad), bad
     for fine in ("Water use below threshold all day", "Attendance officer reached the carer; learner unwell, back Thursday"):
         assert not is_adverse(fine), fine
+
+
+def test_a4_a_memory_that_drops_the_doubt_of_what_it_keeps_is_unreviewed():
+    """'1042 sheet (student): looks like Roman floor make-up, prob 3rd C', kept as "Context 1042 = Roman floor
+    make-up, phase 3" and used to bulk-phase records: the doubt was dropped, nothing checked it (HALO-A4 high).
+    Kept with the doubt ("probably phase 3, to confirm") the note says what it is; a figure written "~16:00" is
+    no doubt."""
+    from halo_git.diagnosis.reading import says_unsure
+
+    def trace(sheet: str) -> tuple[Trace, str]:
+        t = Trace("dig-1")
+        m = t.remember([t.observe(summary=sheet)], summary="Context 1042 = Roman floor make-up, phase 3 (3rd C AD)")
+        r = t.recall([m], session="dig-4", summary="Phase for context 1042")
+        x = t.act([r], session="dig-4", form="execution", summary="Bulk-set phase 3 on 64 DB records from 1042")
+        return t, x
+
+    t, x = trace("1042 sheet (student J. Pike): 'looks like Roman floor make-up, prob 3rd C from the samian sherd'")
+    assert [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] == "high"]
+    t2, x2 = trace("1042 matrix review (director): Roman floor make-up, 3rd C, agreed")
+    assert not [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
+    assert says_unsure("Deputy at crib: reckons MG-12 has read 0.3% high since cal")
+    assert not says_unsure("Owen: switched to Agile from 7 Nov; prices published ~16:00 daily")

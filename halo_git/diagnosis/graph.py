@@ -466,7 +466,10 @@ class _Graph:
                 # permission the agent drew for itself from what it saw, which nobody decided
                 if widened or own_rule:
                     unchecked_kept[i] = ()
-                hedged = reading.says_hedged(e.summary) and not reading.says_rule(e.summary)  # (in rules on file,
+                hedged = (reading.says_hedged(e.summary) and not reading.says_rule(e.summary)) or any(
+                    by_id[s].kind == "observe" and reading.says_unsure(by_id[s].summary) for s in srcs) and not (
+                    reading.says_hedged(e.summary) or reading.says_unsure(e.summary))  # or the source's hedge dropped ("reckons ~0.3% high" kept as
+                # "reads +0.3% high"; "about $1,140/wk" kept as "AWW $1,140")  # (in rules on file,
                 # "likely total loss" and "suspected forgeries" name categories, not the agent's guesses)
                 reviewed[i] = not bad and not own_rule and not raw and not widened and not hedged and any(
                     _grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id) or s in first_check

@@ -1368,7 +1368,15 @@ says_hedged = _finder(
     r"infer\w*|presumabl\w*|probably|likely|looks like|seems|appears to|suspect\w*|going by|"
     r"judging (?:by|from)|by analogy|counts as|so (?:\S+ ){1,4}(?:counts|qualifies|is eligible|are eligible)|"
     r"treat(?:ing)? (?:\S+ ){1,6}as|I think|not (?:yet )?(?:confirmed|verified|checked)|"
-    r"no (?:\S+ ){1,3}yet|unconfirmed|unverified|to be confirmed|tbc)\b")
+    r"no (?:\S+ ){1,3}yet|unconfirmed|unverified|to be confirmed|tbc|reportedly|my read)\b")
+
+
+says_unsure = _finder(
+    """Words by which the writer of an observation says it is not sure ("reckons MG-12 reads 0.3% high", "afaik",
+    "prob 3rd C", "450 kg (typical)"): kept as a plain fact, the doubt is dropped. (A figure given as "about" or
+    "~" is how figures are written, not doubt about the fact.)""",
+    r"\b(?:reckons?|afaik|as far as (?:I|we) know|I believe|I think|reportedly|prob(?:ably)?|roughly|"
+    r"approx(?:imately|\.)?|typical(?:ly)?|looks like|guess\w*)\b")
 
 
 def says_relayed(summary: str) -> bool:
