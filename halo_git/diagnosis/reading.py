@@ -1232,7 +1232,8 @@ def says_constraint(summary: str) -> bool:
 says_leave = _finder(
     """A note that gives leave for a kind of step ("missing Sunday punches can be filled from the roster", "ok to
     re-send without asking"): a rule in all but name.""",
-    r"\b(?:can|may) be (?:\w+ed|\w+en|used|filled|sent|paid|skipped|waived|ignored)\b|\b(?:ok|fine|safe) to\b")
+    r"\b(?:can|may) be (?:\w+ed|\w+en|reset|set|put|run|sent|paid|used|filled|skipped|waived|ignored|left|kept|shut|"
+    r"cut|split|moved)\b|\b(?:ok|fine|safe) to\b")
 
 
 def says_rule(summary: str) -> bool:
