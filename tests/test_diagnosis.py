@@ -4430,3 +4430,24 @@ def test_a4_a_memory_that_drops_the_doubt_of_what_it_keeps_is_unreviewed():
     assert not [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
     assert says_unsure("Deputy at crib: reckons MG-12 has read 0.3% high since cal")
     assert not says_unsure("Owen: switched to Agile from 7 Nov; prices published ~16:00 daily")
+
+
+def test_m9_an_identifier_in_the_changed_clause_names_what_changed_however_common():
+    """Every event of an on-call trace names es-prod-7, so it is no uncommon word; still, "es-prod-7 disk 71% at 08:04"
+    recalled after "es-prod-7 disk up from 71% to 86%" reads an outdated figure. "CR-22901 active; CR-22817
+    withdrawn" changes CR-22817 only."""
+
+    def trace(seen: str, kept: str = "es-prod-7 disk 71% avg at 08:04") -> tuple[Trace, str]:
+        t = Trace("day")
+        m = t.remember([t.observe(summary="es-prod-7 disk 71% avg at 08:04")], summary=kept)
+        for k in range(6):
+            t.observe(summary=f"es-prod-7 reindex step {k} running")
+        t.observe(summary=seen)
+        r = t.recall([m], summary="es-prod-7 disk figure for the handoff")
+        t.act([r], summary="Handoff to Ravi: es-prod-7 disk 71% avg, under watermark")
+        return t, r
+
+    t, r = trace("es-prod-7 disk up from 71% to 86% avg; shards relocating off d14")
+    assert [f for f in rules_of(t, "HALO-M9") if f[2][0] == r]
+    t2, r2 = trace("CR-22901 active; CR-22817 withdrawn", kept="Opt-out on file: es-prod-7 CR-22901 up to EUR 100")
+    assert not [f for f in rules_of(t2, "HALO-M9") if f[2][0] == r2]

@@ -503,9 +503,10 @@ def _stale(ctx, make):
             lo, hi = bisect_right(change_pos, pos[m]), bisect_left(change_pos, pos[r.id])
             o = next((c for c in changes[max(lo, hi - 200):hi] if c.id not in near  # the 200 changes before the recall
                       and _same_subject(ctx, m, c.id, r.id) and m not in g.sources[c.id] and not _over(c, r)
-                      and not reading.only_versions_of(c.summary, by_id[m].summary)), None)
-            if o is None or any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind == "remember"
-                                for u in ctx.used_by.get(o.id, ())):
+                      and not reading.only_versions_of(c.summary, by_id[m].summary)
+                      and not any(pos[c.id] < pos[u] < pos[r.id] and by_id[u].kind == "remember"
+                                  for u in ctx.used_by.get(c.id, ()))), None)  # (a change kept since is M6's)
+            if o is None:
                 continue
             acts = _acts_on(ctx, r.id)
             execution = bool(acts) and by_id[acts[0]].fields["form"] == "execution"
@@ -527,14 +528,17 @@ def _same_subject(ctx, m: str, change: str, recall: str) -> bool:
     (a recall of "the stop-spacing rule" is not made outdated by news about ride times)."""
     said = ctx.rare(change)
     own = ctx.rare(m) & said
-    if not own:
-        return False
     g, by_id = ctx.g, ctx.by_id
+    ids = reading.identifiers(by_id[m].summary) & {i for part in reading.clauses(by_id[change].summary)
+                                                   if reading.says_change(part) for i in reading.identifiers(part)}
+    # (the identifier in the clause that changed: "CR-22901 active; CR-22817 withdrawn" changes CR-22817 only)
+    if not own and not ids:
+        return False  # (an identifier names the thing however often the trace speaks of it: "70031442", "es-prod-7")
     read = reading.subject_words(by_id[recall].summary).union(
         *(reading.subject_words(by_id[u].summary) for u in ctx.used_by.get(recall, ())))
     if not read & reading.subject_words(by_id[change].summary):
         return False  # the recall reads another part of the memory ("the weekend rule", not its price list)
-    if len(own) >= 2:
+    if len(own) >= 2 or ids:
         return True
     kept_from = {w for s in g.sources[m] if by_id[s].kind == "observe" for w in ctx.rare(s)}
     read_rare = ctx.rare(recall).union(*(ctx.rare(u) for u in ctx.used_by.get(recall, ())))
