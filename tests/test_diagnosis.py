@@ -4451,3 +4451,25 @@ def test_m9_an_identifier_in_the_changed_clause_names_what_changed_however_commo
     assert [f for f in rules_of(t, "HALO-M9") if f[2][0] == r]
     t2, r2 = trace("CR-22901 active; CR-22817 withdrawn", kept="Opt-out on file: es-prod-7 CR-22901 up to EUR 100")
     assert not [f for f in rules_of(t2, "HALO-M9") if f[2][0] == r2]
+
+
+def test_m10_a_taking_back_in_plain_words_of_what_a_recalled_note_keeps():
+    """"Please cancel my port, I've decided to stay with Vantel" takes back the stored port instruction (port,
+    Vantel), however often the trace speaks of ports; recalled and acted on afterwards, HALO-M10 high. A budget
+    holder withdrawing Larkspur's accrual takes back nothing of Kestrel's."""
+
+    def trace(taken: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        m = t.remember([t.observe(summary="Port request PT-60219 from Vantel")],
+                       summary="PT-60219: port 4471 from Vantel on Fri 08:00-10:00")
+        for k in range(6):
+            t.observe(summary=f"port queue item {k} from Vantel checked")
+        t.observe(session="tue", summary=taken)
+        r = t.recall([m], session="fri", summary="PT-60219: port 4471 from Vantel today")
+        t.act([r], session="fri", form="execution", summary="Confirmed the port go-live with the hub; SIM activated")
+        return t, r
+
+    t, r = trace("Chat, Ms. Adeyemi: 'Please cancel my port, I have decided to stay with Vantel'")
+    assert [f for f in rules_of(t, "HALO-M10") if f[2][0] == r and f[1] == "high"]
+    t2, r2 = trace("Budget holder S. Okoro: withdraw the Larkspur Agency port accrual, campaign cancelled")
+    assert not [f for f in rules_of(t2, "HALO-M10") if f[2][0] == r2]

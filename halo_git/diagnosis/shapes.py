@@ -855,7 +855,8 @@ def _retracted(ctx, make):
             lo, hi = bisect_right(said_pos, pos[m]), bisect_left(said_pos, pos[r.id])
             ids = reading.identifiers(by_id[m].summary)
             o = next((o for o in said[max(lo, hi - 200):hi] if o.id not in near and (
-                      _same_subject(ctx, m, o.id, r.id) or ids & reading.identifiers(o.summary))  # (the case it names)
+                      _same_subject(ctx, m, o.id, r.id) or ids & reading.identifiers(o.summary)  # (the case it names)
+                      or _takes_back_what_is_read(ctx, m, o.id, r.id))
                       and not any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind in ("remember", "revise")
                                   for u in ctx.used_by.get(o.id, ()))), None)
             if o is None:
@@ -870,6 +871,22 @@ def _retracted(ctx, make):
             ))
             break
     return out
+
+
+def _takes_back_what_is_read(ctx, m: str, taken: str, recall: str) -> bool:
+    """A person's taking back shares two subject words with memory ``m`` (the trace's common words count: a
+    withdrawal names the thing in its plain words, "cancel my port ... stay with Vantel") and the recall or the
+    acts on it speak of what was taken back."""
+    words, by_id = reading.subject_words, ctx.by_id
+    back = words(by_id[taken].summary)
+    if len(words(by_id[m].summary) & back) < 2:
+        return False
+    names, theirs = _names(by_id[m].summary), _names(by_id[taken].summary)
+    if names and theirs and not names & theirs:
+        return False  # Larkspur's accrual withdrawn is not Kestrel's
+    read = words(by_id[recall].summary).union(*(words(by_id[u].summary) for u in ctx.used_by.get(recall, ())
+                                                 if by_id[u].kind == "act"))
+    return bool(read & back)
 
 
 def _no_learning(ctx, make):
