@@ -1274,13 +1274,16 @@ _EXTERNAL_RE = re.compile(
     r"\b(?:wrote|writes|claims that|claimed|description|the body|body says|e-?mail|newsletter|readme|web ?page|website|blog|"
     r"forum|thread|poster|comment|contributor|fork|vendor|supplier|customer|student|caller|third[- ]party|outside|external|"
     r"article|attachment|search result|letter|notice|advisory|contractor|solicitors?|handling agent|"
-    r"hirer|applicant)\b", re.I)
+    r"hirer|applicant|bidder|tenderer|ltd|llp|plc|gmbh|publicist|(?-i:PR) (?:for|agency|team))\b", re.I)
 # ... that asserts authority or instructs: a policy, what someone agreed, what the agent should do
 _AUTHORITY_RE = re.compile(
     r"\b(?:said|says|agreed|approved|policy|rule|rules|should|must|please|note to|addressed to|instruction\w*|"
     r"allowed|no longer need\w*|gives|entitled|promised|from now on|always|forward|guidance|not needed|"
     r"action required|fine with it|treat (?:\S+ ){0,3}as|mark (?:\S+ ){0,3}as|can (?:receive|be|skip|omit)|"
-    r"change the|release|pay (?:\S+ ){0,4}(?:via|through|by|within))\b", re.I)
+    r"change the|release|pay (?:\S+ ){0,4}(?:via|through|by|within)|kindly|confirm by return|"
+    # a payment re-pointed ("payoff now to Meridian Bank acct ...7710", "new bank details")
+    r"(?:pay|payoff|payment|wire|remittance)s? (?:\w+ ){0,2}now (?:to|goes to|via)|new (?:bank|account|remittance|payment) "
+    r"(?:details|account|instructions?)|bank details (?:have )?changed)\b", re.I)
 
 
 # Words that make a nearby outside party the author of what follows ("the vendor says", "a customer writes")
@@ -1292,7 +1295,8 @@ _AUTHORING_RE = re.compile(r"\b(?:says?|said|writes?|wrote|claims? (?:that|to|he
 
 # someone who holds authority over the matter by office ("Venue fire officer (Mr Dlamini), by email: ...")
 _PARTY_RE = re.compile(r"\b(?:vendor|supplier|customer|student|caller|contributor|poster|third[- ]party|outside|"
-                       r"external|forum|blog|website|contractor|solicitors?|handling agent|hirer|applicant)\b", re.I)
+                       r"external|forum|blog|website|contractor|solicitors?|handling agent|hirer|applicant|bidder|"
+                       r"tenderer|ltd|llp|plc|gmbh|field sales|sales rep|publicist|(?-i:PR) (?:for|agency|team))\b", re.I)
 
 
 def names_outside_party(summary: str) -> bool:
@@ -1330,7 +1334,7 @@ def says_third_party(summary: str) -> bool:
 # the channel a named person's text came by, as an aside ("O. Adebayo plan CP-24-07 (email): ...")
 _ASIDE_CHANNEL_RE = re.compile(r"\((?:by |via )?(?:e-?mail|phone|call|letter|post|sms|text|teams|slack)\)", re.I)
 _TITLE_RE = re.compile(r"(?<!\w)['\"\u2018\u201c].*?['\"\u2019\u201d](?!\w)")  # a quoted title
-_FROM_RE = re.compile(r"\s+(?:from|by)\b", re.I)  # "email from Harcourt & Lee": the channel names its writer
+_FROM_RE = re.compile(r"(?:\s+[\w'-]+){0,4}?\s+(?:from|by)\b", re.I)  # ("Email to the store-ops inbox from Mark")  # "email from Harcourt & Lee": the channel names its writer
 _CHANNEL_RE = re.compile(r"thread|e-?mail|description|the body|body says|readme|web ?page|website|blog|forum|comment|"
                          r"article|attachment|search result|newsletter|letter|notice|advisory", re.I)
 
