@@ -4499,3 +4499,15 @@ def test_a5_outside_firms_and_payment_diversions_in_their_own_words():
     assert [f for f in rules_of(t, "HALO-A5") if f[2][0] == x and f[1] == "high"]
     t2, x2 = trace("Central pricing (Dana, pricing manager): Coca-Cola 12x330 to GBP 4.00 in all stores from Monday")
     assert not [f for f in rules_of(t2, "HALO-A5") if f[2][0] == x2]
+
+
+def test_reading_failures_of_a_repeated_fix():
+    """"OCR dropped a digit; invoice was 3,180 not 318, underpaid", "J14 undercut on 4 pieces", "pH overshot to 5.3",
+    "fogger clogged" report failures; "Marin: no such agreement" and "2 no match on NI number" are answers, not
+    failures of the step."""
+    from halo_git.diagnosis.reading import is_adverse
+    for bad in ("owner call: invoice was 3,180 not 318. underpaid", "Inspection 3310: J14 undercut on 4 pieces",
+                "R3 pH overshot to 5.3 after the dose", "R2 fogger bank B clogged again", "OCR misread the policy number"):
+        assert is_adverse(bad), bad
+    for fine in ("Marin: no such agreement, will call them today", "DWP check: 12 confirmed; 2 no match on NI number"):
+        assert not is_adverse(fine), fine

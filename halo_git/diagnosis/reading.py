@@ -78,7 +78,9 @@ ADVERSE_WORDS = (
     "fainted", "dizzy", "not attached", "ended early", "stopped early", "unprocessed", "account closed",
     "not opened", "replace urgently", "died", "oos", "engineering hold", "quality hold", "qc hold", "qa hold",
     "not recognised", "not recognized", "rendering blank", "renders blank", "partial file", "partial export",
-    "partial transcript", "partial upload", "partial results", "partial run", "partial pdf",
+    "partial transcript", "partial upload", "partial results", "partial run", "partial pdf", "misread", "misreads",
+    "returns nothing", "returned nothing", "underpaid", "overpaid", "clogged", "undercut",
+    "overshot", "overshoot", "overshoots", "undershot",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
