@@ -107,7 +107,7 @@ def findings(ctx: _Context, *, outcomes: Outcomes) -> list[Finding]:
                           "to use again." if again else
                           f"; {rep} repeats the same kind of act without building on it." if rep else "."))
         add(_finding(
-            "HALO-S1", [i, about, *([told] if told else []), *([again or rep] if again or rep else [])], message,
+            "HALO-S1", list(dict.fromkeys([i, about, *([told] if told else []), *([again or rep] if again or rep else [])])), message,
             "high" if told or again or reading.says_alarm(by_id[i].summary) else (
                 "medium" if rep or used_by.get(i) or _left_standing(ctx, i, about) else "low"), by_id[i],
             f"{told} reports success after the failure was known, so the people relying on it act on a false account."
@@ -189,7 +189,8 @@ def _told_as_fine(ctx: _Context, outcome: str, act: str) -> str | None:
                     and (ctx.rare(outcome) | ctx.rare(act)) & ctx.rare(x)):
                 return x
     # or, later in the same session, a message stating the failed step done in its own words, naming neither the
-    # failure nor a repair ("replenishment submitted" after the wholesaler rejected the replenishment order)
+    # failure nor a repair ("replenishment submitted" after the wholesaler rejected the replenishment order); the
+    # same message sent again is the repeat, not a report of it
     failed_act = ctx.by_id[act]
     start = ctx.pos[outcome] + 1
     for e in ctx.events[start:start + _SUBJECT_WINDOW]:
@@ -197,6 +198,7 @@ def _told_as_fine(ctx: _Context, outcome: str, act: str) -> str | None:
             break
         if (e.kind == "act" and e.fields["form"] == "communication" and reading.says_done(e.summary)
                 and not reading.is_adverse(e.summary) and outcome not in ctx.g.sources[e.id]
+                and not (failed_act.fields["form"] == "communication" and _verb(e.summary) == _verb(failed_act.summary))
                 and ctx.rare(act) & ctx.rare(e.id) - reading.ADVERSE_SET):
             return e.id
     # or a report that all is well on the same subject, naming nothing ("all herbivores on plan, intake normal")
