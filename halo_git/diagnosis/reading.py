@@ -266,7 +266,8 @@ _BEYOND_RE = re.compile(r"\b(?:below (?:the )?(?:[\d.,]+\s*\S{0,3}\s*)?(?:min(?:
 
 
 def _out_of_limit(summary: str) -> bool:
-    if _BEYOND_RE.search(summary):
+    low = summary.lower()
+    if ("below" in low or "above" in low) and _BEYOND_RE.search(summary):
         return True
     return any((value < bound) if m.group(2).lower().startswith("min") else (value > bound)
                for value, bound, m in _figures(_OVER_RE, summary, 1, 3))
@@ -1196,6 +1197,13 @@ _PART_RE = re.compile(r"(?:\([^)]*\)?|[^,;(]|\.(?!\s))*")  # to the next comma, 
 # a change somebody asks for is not one made ("wants a new date", "asked for a new contact number")
 _WISH_BEFORE_RE = re.compile(r"\b(?:wants?|wanted|asks? for|asked for|requests?|requested|would like|needs?)\s+(?:a |an |the )?$",
                              re.I)
+
+
+@lru_cache(maxsize=1 << 16)
+def changed_identifiers(summary: str) -> frozenset[str]:
+    """The identifiers in the clauses of a summary that report a change ("CR-22901 active; CR-22817 withdrawn"
+    changes CR-22817 only)."""
+    return frozenset(i for part in clauses(summary) if says_change(part) for i in identifiers(part))
 
 
 def says_change(summary: str) -> bool:

@@ -529,9 +529,7 @@ def _same_subject(ctx, m: str, change: str, recall: str) -> bool:
     said = ctx.rare(change)
     own = ctx.rare(m) & said
     g, by_id = ctx.g, ctx.by_id
-    ids = reading.identifiers(by_id[m].summary) & {i for part in reading.clauses(by_id[change].summary)
-                                                   if reading.says_change(part) for i in reading.identifiers(part)}
-    # (the identifier in the clause that changed: "CR-22901 active; CR-22817 withdrawn" changes CR-22817 only)
+    ids = reading.identifiers(by_id[m].summary) & reading.changed_identifiers(by_id[change].summary)
     if not own and not ids:
         return False  # (an identifier names the thing however often the trace speaks of it: "70031442", "es-prod-7")
     read = reading.subject_words(by_id[recall].summary).union(
