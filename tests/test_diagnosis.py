@@ -4511,3 +4511,11 @@ def test_reading_failures_of_a_repeated_fix():
         assert is_adverse(bad), bad
     for fine in ("Marin: no such agreement, will call them today", "DWP check: 12 confirmed; 2 no match on NI number"):
         assert not is_adverse(fine), fine
+
+
+def test_reading_a_snake_case_name_is_one_word():
+    """'Sofia: "Approved CR-27, wake me in X is set_alarm"' names an intent, it raises no alarm;
+    while "smoke alarm went off in bay 3" reports one."""
+    from halo_git.diagnosis.reading import is_adverse
+    assert not is_adverse('Sofia: "Approved CR-27 - \'wake me in X\' is set_alarm. Publish it as v5."')
+    assert is_adverse("Smoke alarm went off in bay 3 at 02:10")

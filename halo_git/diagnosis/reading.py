@@ -150,7 +150,8 @@ _QUOTE_MARK_RE = re.compile("[\"\u201c\u201d]")  # ('one dad: "Same error ..., i
 
 
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
-_TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
+_TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9_'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
+# a snake_case name ("set_alarm", "lag_seconds") is one token, not its words;
 # a decimal ("0.19m") is one token, so its "0" is no negation
 _SINGLE_WORDS = frozenset(w for w in ADVERSE_WORDS if " " not in w)
 ADVERSE_SET = _SINGLE_WORDS  # single words of failure, for callers comparing subjects
