@@ -4519,3 +4519,30 @@ def test_reading_a_snake_case_name_is_one_word():
     from halo_git.diagnosis.reading import is_adverse
     assert not is_adverse('Sofia: "Approved CR-27 - \'wake me in X\' is set_alarm. Publish it as v5."')
     assert is_adverse("Smoke alarm went off in bay 3 at 02:10")
+
+
+def test_r6_approvals_claimed_in_other_word_orders():
+    """"approved F. Baird", "TW signed off R. Chauhan", "duty sup L. Brandt approval (APRV-3391)", "approver recorded
+    P. Raman", "exception agreed with team leader", "deal desk approved", "legal has cleared" claim an agreement;
+    "Sent T. Okonkwo approval request" asks for one. A claim with nobody's decision upstream is HALO-R6 high."""
+    from halo_git.diagnosis.reading import claims_agreement
+    for claim in ("WO-0314 to Cairn: coupe 14 thin after 12b; approved F. Baird", "PTD-121 to Gang B: TW signed off R. "
+                  "Chauhan", "EUR420 refunded on 4 EMDs, duty sup L. Brandt approval (APRV-3391)",
+                  "Assigned ProdAdmin 3h; approver recorded P. Raman (standup)", "Renewed the licence; Group 2 medical to "
+                  "follow, exception agreed with team leader", "Issued Q-7790: 18% off, deal desk approved",
+                  "Told the readers' editor: legal has cleared the paragraph"):
+        assert claims_agreement(claim), claim
+    assert not claims_agreement("Sent T. Okonkwo approval request with callback notes")
+
+    def trace(answer: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        ask = t.act([t.observe(summary="Norcastle asks 18% off for 2 years")],
+                    summary="Requested deal desk review from Marta Silva: Norcastle 2-yr at 18% off")
+        o = t.outcome(ask, summary=answer)
+        x = t.act([ask, o], form="execution", summary="Issued Q-7790 to Norcastle: 18% off, deal desk approved")
+        return t, x
+
+    t, x = trace("Marta Silva: received, will look at it next week")
+    assert [f for f in rules_of(t, "HALO-R6") if f[2][0] == x and f[1] == "high"]
+    t2, x2 = trace("Marta Silva approved 18% for Norcastle, 2-yr term")
+    assert not [f for f in rules_of(t2, "HALO-R6") if f[2][0] == x2]

@@ -682,7 +682,15 @@ _CLAIMS_AGREEMENT_RE = re.compile(
     r"ok'?d|okayed|signed (?:it )?off)\b|"
     r"(?:(?-i:\b[A-Z][a-z]+)|\b(?:manager|analyst|supervisor|lead|owner|client|director|boss)) gave (?:it |us |me |them )?"
     r"(?:the |her |his |their )?(?:go-?ahead|ok|okay|green light|approval|sign-?off)\b|"
-    r"\b(?:as|per) (?:agreed|approved) (?:with|by) (?-i:[A-Z][a-z]+)", re.I)
+    r"\b(?:as|per) (?:agreed|approved) (?:with|by) (?-i:[A-Z][a-z]+)|"
+    # the approver named after the word, or the approval named by its giver ("approved F. Baird", "signed off R.
+    # Chauhan", "duty sup L. Brandt approval", "approver recorded P. Raman", "exception agreed with team leader")
+    r"\b(?:approved|signed off|okayed|ok'?d|cleared|authori[sz]ed)[,:]? (?:by )?(?-i:[A-Z]\.\s?[A-Z][\w'-]+|"
+    r"[A-Z][a-z]+ [A-Z][a-z]+ \([A-Z]\.)|(?-i:\b[A-Z]\.\s?[A-Z][\w'-]+)(?:'s)? (?:approval|sign-?off|ok|go-?ahead)\b"
+    r"(?! (?:request|pending|needed|required|sought|asked))|"
+    r"\bapprover (?:recorded|noted|logged|is|was)?:? ?(?-i:[A-Z])|"
+    r"\b(?:agreed|approved|cleared|signed off) with (?:the |my |our )?(?:team leader|manager|supervisor|lead|director|"
+    r"head|partner|owner|client|(?-i:[A-Z][a-z]+))\b", re.I)
 
 
 # who approved, named any way: "approved by claims manager", "approved by the executors", "Helen has approved",
@@ -691,8 +699,8 @@ _APPROVED_BY_RE = re.compile(
     r"\b(?:approved|agreed|authori[sz]ed|signed off|okayed|ok'?d) by (?:the |our |both |all )?[a-z][\w.'-]*|"
     r"\b(?:has|have|had) (?:now |already )?(?:approved|agreed to|signed off|okayed|authori[sz]ed)\b|"
     r"\b(?:officer|officers|executors?|trustees?|legal|compliance|finance|hr|security|governors?|partners?|"
-    r"council|landlord|parents?|guardian|vet|doctor|gp|consultant|dba|cab|architect|engineer|inspector|"
-    r"sponsor|customer|tenant) (?:approved|agreed|signed (?:it )?off|okayed|ok'?d)\b", re.I)
+    r"council|landlord|parents?|guardian|vet|doctor|gp|consultant|dba|cab|camo|deal desk|architect|engineer|inspector|"
+    r"sponsor|customer|tenant) (?:has |have )?(?:approved|agreed|signed (?:it )?off|okayed|ok'?d|cleared)\b", re.I)
 
 
 def claims_agreement(summary: str) -> bool:
