@@ -4546,3 +4546,39 @@ def test_r6_approvals_claimed_in_other_word_orders():
     assert [f for f in rules_of(t, "HALO-R6") if f[2][0] == x and f[1] == "high"]
     t2, x2 = trace("Marta Silva approved 18% for Norcastle, 2-yr term")
     assert not [f for f in rules_of(t2, "HALO-R6") if f[2][0] == x2]
+
+
+def test_r7_a_later_grant_puts_nothing_back_and_the_same_thing_acted_on_after_the_period():
+    """An exception for sales staff until Wed 5 Nov, then a different grant on the same rule (remote staff may use ID
+    and date of birth): the second puts nothing back, and a reset on 17 Nov under the first is HALO-R7. An alarm
+    opened "for the afternoon" on S1 NH3, and silences on S1 NH3 the next days without naming the change, rely on
+    it past its end."""
+    from halo_git.diagnosis.reading import says_loosening, says_scoped
+    assert says_loosening("Sales staff until Wed 5 Nov: manager's live Teams confirmation accepted instead of a callback.")
+    assert says_scoped("let tomorrow's steel lifts go ahead up to 45 km/h gusts, tomorrow only")
+
+    t = Trace("mon-11-03")
+    grant = t.observe(summary="Security lead: for sales staff only, until Wednesday night, accept their manager's live "
+                              "confirmation", at="2025-11-03T09:17:00Z")
+    rev = t.revise([grant], target="identity verification rule", made_by="user", governance="approved",
+                   summary="Sales staff until Wed 5 Nov: manager's live Teams confirmation accepted instead of a callback.",
+                   at="2025-11-03T09:23:00Z")
+    t.revise([t.observe(session="thu-11-06", summary="Remote engineer cannot take a callback", at="2025-11-06T10:00:00Z")],
+             session="thu-11-06", target="identity verification rule", made_by="agent", governance="approved",
+             summary="Remote staff who cannot take a callback may verify with employee ID plus date of birth",
+             at="2025-11-06T10:05:00Z")
+    x = t.act([rev, t.observe(session="mon-11-17", summary="Chat: sales VP locked out", at="2025-11-17T09:00:00Z")],
+              session="mon-11-17", form="execution", summary="Reset P. Lund's password on the manager's Teams confirmation",
+              at="2025-11-17T09:05:00Z")
+    assert [f for f in rules_of(t, "HALO-R7") if f[2][0] == rev and x in f[2]]
+
+    t2 = Trace("d18")
+    ask = t2.observe(summary="Dylan: topping up litter S1 13:00-16:00, open the alarm up for the afternoon",
+                     at="2025-01-20T12:50:00Z")
+    rev2 = t2.revise([ask], target="S1 NH3 high alarm threshold", made_by="user", governance="approved",
+                     summary="S1 NH3 alarm 20->35ppm for the litter top-up (Dylan), this afternoon",
+                     at="2025-01-20T12:52:00Z")
+    y = t2.act([t2.observe(session="d19", summary="S1 NH3 24ppm", at="2025-01-21T08:00:00Z")], session="d19",
+               form="silence", summary="S1 NH3 under alarm, no text", at="2025-01-21T08:01:00Z")
+    t2.observe(session="d20", summary="shed check", at="2025-01-22T08:00:00Z")
+    assert [f for f in rules_of(t2, "HALO-R7") if f[2][0] == rev2 and y in f[2]]

@@ -862,7 +862,7 @@ _LOOSEN_RE = re.compile(
     r"auto-?(?:accept|approve|merge|push|publish|send|post|release|deploy)\w*|"
     r"unlimited|any (?:amount|size)|without (?:\S+ ){0,2}(?:asking|review|approval|check|sign-?off|read|reading|"
     r"verification|callback|testing|test)|"
-    r"accept\w* [\w ]{1,30}(?:in place of|instead of)|"
+    r"accept\w* [\w ]{0,30}(?:in place of|instead of)|"
     r"rais\w*[^.;]{0,40}\b(?:alert|threshold|limit|cap|ceiling|quota|budget)|quiet\w*|silenc\w*|mut(?:e|ed) |"
     r"suppress\w*|(?:remov|drop)\w* (?:the )?(?:\w+ ){0,2}(?:approval|review|check|sign-?off|confirmation|safeguard)s?|"
     r"(?:limit|cap|ceiling|threshold|quota|budget)\w*\s+(?:raised|increased|lifted|extended|relaxed|widened))\b", re.I)
@@ -873,7 +873,7 @@ _EXPIRES_RE = re.compile(r"\b(?:removes itself|expires?|expiring|self-?expir\w*|
 # "just for this install", "today only", "one-time": a grant scoped to one occasion
 _SCOPED_RE = re.compile(
     r"\b(?:just|only) (?:for|this|today|once)\b|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|"
-    r"\b(?:for|until|till) today\b|\btoday only\b|"
+    r"\b(?:for|until|till) today\b|\b(?:today|tomorrow|tonight|this (?:day|night|shift|afternoon|morning|evening)) only\b|"
     r"\btonight\b|\btemporarily\b|\btemporary (?:\w+ )?(?:exception|waiver|grant|access|raise|increase|change|"
     r"permission|override|allowance|rule|bypass|limit|lift|measure|arrangement|suspension|pause)s?\b|\bfor now\b|\buntil\b(?! further notice)|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
     r"\bfor the [\w -]{0,30}(?:window|night|visit|test|migration|install|festival|event|holiday|peak|weekend|drive|"
@@ -1510,11 +1510,13 @@ _NUMERIC_UNTIL_RE = re.compile(_UNTIL + r"(\d{1,2})[/-](\d{1,2})(?![/-]?\d)", re
 _ISO_UNTIL_RE = re.compile(_UNTIL + r"(\d{4})-(\d\d)-(\d\d)\b|\b\d{4}-\d\d-\d\d\s*(?:-|\u2013|to|through)\s*"
                            r"(\d{4})-(\d\d)-(\d\d)\b", re.I)
 _PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the weekend)|(this month|for the month)|"
-                        r"(today's|tonight's|for today|for tonight|for the day|this shift|for the shift)|"
+                        r"(today's|tonight's|for today|for tonight|for the day|this shift|for the shift|"
+                        r"for the (?:morning|afternoon|evening))|"
                         r"(mon|tues|wednes|thurs|fri|satur|sun)day(?: (?:morning|afternoon|evening|night))? only|"
                         r"(tomorrow)(?:'s)? [\w -]{0,30}only)\b", re.I)
 _PERIOD_HINT_RE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|until|till|through|thru|valid|"
-                             r"expir|ends?\b|week|month|today|tonight|tomorrow|shift|for the day|by|due|"
+                             r"expir|ends?\b|week|month|today|tonight|tomorrow|shift|for the day|by|due|morning|afternoon|"
+                             r"evening|"
                              r"(?:mon|tues|wednes|thurs|fri|satur|sun)day(?: \w+)? only)|\d{4}-\d\d-\d\d", re.I)
 _CLAUSE_RE = re.compile(r"[,;](?!\s*\d{4}\b)\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
 

@@ -321,7 +321,9 @@ def _loosening(ctx, make):
         if not scoped and not ungoverned_user:
             continue
         key = " ".join(e.fields["target"].split()).casefold()
-        restore = next((pos[r] for r in revs_of.get(key, ()) if pos[r] > pos[e.id]), None)
+        restore = next((pos[r] for r in revs_of.get(key, ()) if pos[r] > pos[e.id] and not (
+            reading.grants(by_id[r].summary) and not reading.says_put_back(by_id[r].summary))), None)
+        # (a later grant on the same target, "remote staff may verify with ID and date of birth", puts nothing back)
         seen_back = next((pos[u] for u in ctx.used_by.get(e.id, ()) if reading.says_restoration(by_id[u].summary) and (
             by_id[u].kind == "observe" or by_id[u].kind == "act" and by_id[u].fields["form"] == "execution"
             and reading.says_limit(by_id[u].summary))), None)  # "18:05 check: limit back to 5,000", or the act that
@@ -354,8 +356,14 @@ def _loosening(ctx, make):
         late += [u for u in _past_its_end(ctx, e, basis) if u not in late]  # or after the period it states
         words = ctx.rare(e.id)
         ended = _stated_end(e, basis)
+        names = reading.identifiers(e.summary)  # ("S1 NH3 alarm 20->35ppm ... this afternoon")
+        if ended is not None and names:  # acts on the same thing after the period, naming the change or not
+            late += [x.id for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW] if x.kind == "act"
+                     and x.fields["form"] in ("execution", "silence") and x.id not in late
+                     and names & reading.identifiers(x.summary) and (reading.parse_time(x.time) or ended) > ended]
         seen_still = [x.id for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW] if x.kind == "observe"
-                      and order[x.session] > here and len(words & ctx.rare(x.id)) >= 2 and (
+                      and order[x.session] > here and (len(words & ctx.rare(x.id)) >= 2
+                                                       or names & reading.identifiers(x.summary)) and (
                           reading.says_again(x.summary) or (ended is not None and (reading.parse_time(x.time)
                                                                                    or ended) > ended))]
         if ungoverned_user and not scoped:
