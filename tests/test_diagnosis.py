@@ -139,12 +139,14 @@ def test_m2_memory_never_read_back_needs_later_events_and_counts_direct_use():
 
 
 def test_m3_recall_without_memory():
+    """A recall naming no memory is a logging gap, told as info: what it read cannot be traced, but on its own
+    it is no problem of behaviour (healthy runs look things up in places the trace does not model)."""
     t = Trace()
     o = t.observe()
     r = t.recall([o])  # names only an observation
     t.act([r, o])
     t.outcome("e3", ["e3"])
-    assert ("HALO-M3", "low", (r,)) in found(t.diagnose())
+    assert ("HALO-M3", "info", (r,)) in found(t.diagnose())
     t2 = Trace()
     m = t2.remember([t2.observe()])
     r2 = t2.recall([m])
@@ -4582,3 +4584,18 @@ def test_r7_a_later_grant_puts_nothing_back_and_the_same_thing_acted_on_after_th
                form="silence", summary="S1 NH3 under alarm, no text", at="2025-01-21T08:01:00Z")
     t2.observe(session="d20", summary="shed check", at="2025-01-22T08:00:00Z")
     assert [f for f in rules_of(t2, "HALO-R7") if f[2][0] == rev2 and y in f[2]]
+
+
+def test_m8_recalls_that_say_they_load_the_whole_history_in_three_sessions():
+    """"loaded full lag-incident journal (all 296 entries)" at every wake, three sessions running, re-reads the whole
+    history whatever memories it names: HALO-M8 low. Two such wakes are not yet a habit."""
+
+    def trace(wakes: int) -> Trace:
+        t = Trace()
+        for k in range(wakes):
+            r = t.recall(session=f"wake-{k}", summary=f"loaded full lag-incident journal (all {296 + k} entries)")
+            t.act([r], session=f"wake-{k}", summary="posted the lag summary")
+        return t
+
+    assert [f for f in rules_of(trace(3), "HALO-M8") if f[1] == "low"]
+    assert not rules_of(trace(2), "HALO-M8")

@@ -115,7 +115,7 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
         ))
     for i in read.without_memory:
         add(_finding(
-            "HALO-M3", [i], "Names no remember event it retrieved.", "low", by_id[i],
+            "HALO-M3", [i], "Names no remember event it retrieved.", "info", by_id[i],
             "The read-back cannot be tied to what was kept, so the memory's influence on later steps is invisible.",
             f"Logging fix: have the agent name the remember events {i} retrieved in its uses.",
         ))

@@ -95,7 +95,7 @@ RULES: dict[str, Rule] = {
             "Recall the memory when it is relevant, or stop retaining this kind of material.",
         ),
         Rule(
-            "HALO-M3", "recall-without-memory", "low",
+            "HALO-M3", "recall-without-memory", "info",
             "a recall whose uses names no remember event",
             "Name the remember events the recall retrieved in uses.",
         ),

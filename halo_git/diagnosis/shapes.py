@@ -68,7 +68,8 @@ RULE_SPECS = (
      "Without such a chain, a recall that says it reads back every note kept (no subject named, or \"on file\", "
      "\"the full history\") and names five or more memories, or more than such a recall before it (at least two "
      "in three kept so far), is low, medium when it carries a memory beside the one that replaced it or a "
-     "preparation or execution is built from it",
+     "preparation or execution is built from it; and recalls that say they load the whole history (\"all 297 "
+     "entries\", \"all notes since go-live\") in three or more sessions are low, whatever memories they name",
      "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories."),
     ("HALO-M9", "stale-read-back", "high / medium / low",
      "a recall of a memory after a newer observation on the same subject reported a change (a new version, a "
@@ -449,7 +450,7 @@ def _unbounded(ctx, make):
         if len(c) > len(best):
             best = c
     if len(best) < 3 or len(best[-1][1]) < 4 or len({by_id[r].session for r, _ in best}) < 2:
-        return _whole(ctx, make, whole)
+        return _whole(ctx, make, whole) or _said_whole(ctx, make)
     last = best[-1][0]
     if ctx.session and by_id[last].session != ctx.session:
         return []
@@ -462,6 +463,26 @@ def _unbounded(ctx, make):
         "The whole history is re-read every turn with no selection or cut-off, so outdated and withdrawn material "
         "rides along and the context keeps growing.",
         "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories.",
+    )]
+
+
+def _said_whole(ctx, make):
+    """Recalls that say, in three or more sessions, that they load the whole history ("loaded full lag-incident
+    journal (all 297 entries)", "all notes since go-live (1,203)"), whatever memories they name: the history
+    kept outside single memories, re-read whole every time (low)."""
+    by_id = ctx.by_id
+    said = [e.id for e in ctx.events if e.kind == "recall" and reading.says_everything(e.summary)]
+    if len({by_id[r].session for r in said}) < 3:
+        return []
+    last = said[-1]
+    if ctx.session and by_id[last].session != ctx.session:
+        return []
+    return [make(
+        "HALO-M8", [last, *said[:-1][-5:]],
+        f"{len(said)} recalls ({', '.join(said[:5])}{' …' if len(said) > 5 else ''}) each say they load the whole "
+        "history.", "low", by_id[last],
+        "The whole history is re-read every time with no selection or cut-off, so the context keeps growing.",
+        "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old entries.",
     )]
 
 
