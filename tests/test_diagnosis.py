@@ -4599,3 +4599,35 @@ def test_m8_recalls_that_say_they_load_the_whole_history_in_three_sessions():
 
     assert [f for f in rules_of(trace(3), "HALO-M8") if f[1] == "low"]
     assert not rules_of(trace(2), "HALO-M8")
+
+
+def test_m9_m10_a_rulebook_stands_through_the_conditions_it_governs_and_a_recall_naming_the_hold():
+    """"Flag rules v4: amber no novice singles; red no boating", recalled after "flag feed moved to red", reads rules
+    that still hold (the feed is what they govern); after "flag rules v5 issued: amber now allows coxed quads" it
+    reads an outdated rulebook. A recall that names the vacancy put on hold ("Vacancies as of 26 Jul; H15 on hold")
+    has taken in the carer's withdrawal."""
+
+    def trace(news: str) -> tuple[Trace, str]:
+        t = Trace("sat-am")
+        m = t.remember([t.observe(summary="Flag rules v4 from the captain")],
+                       summary="Kept flag rules v4: green all crews; amber no novice singles; red no boating")
+        t.observe(summary=news)
+        r = t.recall([m], session="sat-regatta", summary="Looked up flag rules for the junior quads")
+        t.act([r], session="sat-regatta", form="execution", summary="Confirmed 3 junior quads under the flag rules")
+        return t, r
+
+    t, r = trace("Flag feed at 08:20 moved to red, stream 1.3 m/s")
+    assert not [f for f in rules_of(t, "HALO-M9") if f[2][0] == r]
+    t2, r2 = trace("Flag rules v5 issued by the captain: amber now allows coxed quads with a launch")
+    assert [f for f in rules_of(t2, "HALO-M9") if f[2][0] == r2]
+
+    t3 = Trace("day1")
+    m3 = t3.remember([t3.observe(summary="Vacancy sheet 26 Jul")],
+                     summary="Vacancies as of 26 Jul: H11 (1 bed, teens), H15 (1 bed, any age)")
+    t3.observe(session="day2", summary="H15 emails: withdrawing availability for two months, illness in the family")
+    r3 = t3.recall([m3], session="day2", summary="Vacancies as of 26 Jul; H15 on hold")
+    t3.act([r3], session="day2", summary="Phoned H11 to confirm the teen vacancy")
+    assert not [f for f in rules_of(t3, "HALO-M10") if f[2][0] == r3]
+    r4 = t3.recall([m3], session="day2", summary="Vacancies as of 26 Jul for H15")
+    t3.act([r4], session="day2", summary="Offered H15 the sibling placement")
+    assert [f for f in rules_of(t3, "HALO-M10") if f[2][0] == r4]

@@ -530,7 +530,10 @@ def _stale(ctx, make):
             if by_id[m].kind != "remember":
                 continue
             lo, hi = bisect_right(change_pos, pos[m]), bisect_left(change_pos, pos[r.id])
+            rulebook = reading.says_rule(by_id[m].summary)  # (a rulebook is outdated by a new rule, not by the
+            # conditions it governs: "flag feed moved to red" leaves "flag rules v4" standing)
             o = next((c for c in changes[max(lo, hi - 200):hi] if c.id not in near  # the 200 changes before the recall
+                      and (not rulebook or reading.says_rule(c.summary) or _VERSION_NAMED_RE.search(c.summary))
                       and _same_subject(ctx, m, c.id, r.id) and m not in g.sources[c.id] and not _over(c, r)
                       and not reading.only_versions_of(c.summary, by_id[m].summary)
                       and not any(pos[c.id] < pos[u] < pos[r.id] and by_id[u].kind == "remember"
@@ -884,6 +887,8 @@ def _retracted(ctx, make):
             o = next((o for o in said[max(lo, hi - 200):hi] if o.id not in near and (
                       _same_subject(ctx, m, o.id, r.id) or ids & reading.identifiers(o.summary)  # (the case it names)
                       or _takes_back_what_is_read(ctx, m, o.id, r.id))
+                      and not (reading.identifiers(o.summary) & reading.identifiers(by_id[r.id].summary)
+                               and _ON_HOLD_RE.search(by_id[r.id].summary))  # ("Vacancies as of 26 Jul; H15 on hold")
                       and not any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind in ("remember", "revise")
                                   for u in ctx.used_by.get(o.id, ()))), None)
             if o is None:
@@ -898,6 +903,10 @@ def _retracted(ctx, make):
             ))
             break
     return out
+
+
+_VERSION_NAMED_RE = re.compile(r"\bv\d|\bversion\b|\brev(?:ision)? \d", re.I)
+_ON_HOLD_RE = re.compile(r"\b(?:on hold|paused|withdrawn|off|unavailable|cancel\w*|removed|no longer)\b", re.I)
 
 
 def _takes_back_what_is_read(ctx, m: str, taken: str, recall: str) -> bool:
