@@ -4631,3 +4631,12 @@ def test_m9_m10_a_rulebook_stands_through_the_conditions_it_governs_and_a_recall
     r4 = t3.recall([m3], session="day2", summary="Vacancies as of 26 Jul for H15")
     t3.act([r4], session="day2", summary="Offered H15 the sibling placement")
     assert [f for f in rules_of(t3, "HALO-M10") if f[2][0] == r4]
+
+
+def test_reading_a_defence_taking_hold_is_no_failure():
+    """After "reported the fake email through the phishing button", "the sender address is now blocked" is the
+    report working; after "paid the supplier invoice", "payment blocked by the bank" is a failure."""
+    from halo_git.diagnosis.reading import intended
+    assert intended("Both reports acknowledged; the sender address is now blocked.",
+                    "Reported the fake email through the email provider's phishing button")
+    assert not intended("Payment blocked by the bank", "Paid the supplier invoice")

@@ -187,6 +187,8 @@ def intended(outcome: str, act: str) -> bool:
         return False
     if _OUT_OF_USE_RE.search(act):
         hits -= _OUT_OF_USE  # "tagged out of service" -> "booking system shows it unavailable"
+    if _DEFENCE_RE.search(act):
+        hits -= _OUT_OF_USE | {"block"}  # "reported the fake email" -> "the sender address is now blocked"
     if _CALL_OFF_RE.search(act):
         hits -= {"cance"}  # "told Dr Ravi the loan is withdrawn" -> "Dr Ravi cancelled the dispatch"
     return hits <= {w[:5] for w in _TOKEN_RE.findall(act.lower())}
@@ -194,6 +196,8 @@ def intended(outcome: str, act: str) -> bool:
 
 _SWAP_RE = re.compile(r"\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|rotat\w*|retir\w*|supersed\w*)\b", re.I)
 _OLD_RE = re.compile(r"\b(?:old|previous|former|retired|superseded|outgoing)\b", re.I)
+# an act against something bad, whose success is that thing blocked or stopped
+_DEFENCE_RE = re.compile(r"\b(?:fake|phishing|fraud\w*|scam\w*|spam\w*|malicious|impersonat\w*|abus\w*|spoof\w*)\b", re.I)
 _CALL_OFF_RE = re.compile(r"\b(?:cancel\w*|withdr[ae]w\w*|revok\w*|call(?:ed|s)? off|annul\w*|releas\w* the [\w ]{0,20}"
                           r"reservations?)\b", re.I)
 
