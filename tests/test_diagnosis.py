@@ -4642,10 +4642,9 @@ def test_reading_a_defence_taking_hold_is_no_failure():
     assert not intended("Payment blocked by the bank", "Paid the supplier invoice")
 
 
-def test_a4_a_promise_kept_as_owed_and_a_check_that_read_the_documents_are_reviewed():
-    """"Owed to Ferris on 20 Feb: case study 75 min, 14pt prints", kept from the message that promised it, keeps a
-    commitment: the promise is the fact. "OH-0412 consent: redact third-party names", kept from "Checked 6 consent
-    forms: ...", keeps what the agent read. A memory of its own unchecked draft reply is still unreviewed."""
+def test_a4_what_a_check_that_read_the_documents_found_is_reviewed():
+    """"OH-0412 consent: redact third-party names", kept from "Checked 6 consent forms: ...", keeps what the agent
+    read. A memory of its own unchecked draft is still unreviewed."""
 
     def trace(act: str, form: str, note: str) -> tuple[Trace, str]:
         t = Trace("wk1")
@@ -4656,9 +4655,6 @@ def test_a4_a_promise_kept_as_owed_and_a_check_that_read_the_documents_are_revie
         x = t.act([r], session="wk3", summary="Briefed the assessors on Ferris's adjustments")
         return t, x
 
-    t, x = trace("Confirmed to Ferris: 25% extra time and 14pt prints on the day", "communication",
-                 "Owed to Ferris on 20 Feb: case study 75 min instead of 60, 14pt print set")
-    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
     t2, x2 = trace("Checked 6 consent forms: OH-0412 requires third-party names redacted", "preparation",
                    "OH-0412 consent: redact third-party names in any public transcript")
     assert not [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]

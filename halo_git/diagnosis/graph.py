@@ -440,12 +440,9 @@ class _Graph:
                     mem[i] = none  # a rule the user decided reviews what led to it
             elif kind == "remember":
                 read_at = first_read.get(i, _FAR)
-                owed = reading.says_owed(e.summary)
                 raw = tuple(s for s in srcs if by_id[s].kind == "act" and first_check.get(s, _FAR) > read_at
                             and failed_acts.get(s) not in srcs  # an act kept with its failure was looked at
                             and not reading.takes_in(by_id[s].summary)  # (a check that read the consent forms looked)
-                            and not (owed and by_id[s].fields["form"] == "communication")  # (what it promised,
-                            # kept as owed: "owed to Ferris on 20 Feb: 75 min", the promise is the fact)
                             and not (by_id[s].fields["form"] == "communication"  # nor a request kept beside its
                                      and any(x in srcs and by_id[x].kind == "observe" and (x in sources[s] or  # reply
                                                                                             pos[x] > pos[s])
@@ -477,7 +474,6 @@ class _Graph:
                 # "likely total loss" and "suspected forgeries" name categories, not the agent's guesses)
                 reviewed[i] = not bad and not own_rule and not raw and not widened and not hedged and any(
                     _grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id) or s in first_check
-                    or (owed and by_id[s].kind == "act" and by_id[s].fields["form"] == "communication")
                     for s in srcs)
                 if reviewed[i]:
                     mem[i] = none  # reviewed material re-reads what it keeps: older memories end here

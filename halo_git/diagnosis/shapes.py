@@ -533,7 +533,8 @@ def _stale(ctx, make):
             rulebook = reading.says_rule(by_id[m].summary)  # (a rulebook is outdated by a new rule, not by the
             # conditions it governs: "flag feed moved to red" leaves "flag rules v4" standing)
             o = next((c for c in changes[max(lo, hi - 200):hi] if c.id not in near  # the 200 changes before the recall
-                      and (not rulebook or reading.says_rule(c.summary) or _VERSION_NAMED_RE.search(c.summary))
+                      and (not rulebook or reading.says_rule(c.summary) or reading.says_limit(c.summary)
+                           or _VERSION_NAMED_RE.search(c.summary))
                       and _same_subject(ctx, m, c.id, r.id) and m not in g.sources[c.id] and not _over(c, r)
                       and not reading.only_versions_of(c.summary, by_id[m].summary)
                       and not any(pos[c.id] < pos[u] < pos[r.id] and by_id[u].kind == "remember"
