@@ -4661,3 +4661,17 @@ def test_a4_what_a_check_that_read_the_documents_found_is_reviewed():
     t3, x3 = trace("Drafted the adjustments summary for Ferris", "preparation",
                    "Ferris adjustments: case study 75 min, 14pt prints")
     assert [f for f in rules_of(t3, "HALO-A4") if f[2][0] == x3 and f[1] != "info"]
+
+
+def test_reading_the_owners_terms_a_meeting_with_a_named_person_and_more_instructions():
+    """"Bea's price list: ... discounts only from Bea" is the owner's own terms; "Kickoff with Tomasz from FinOps:
+    env=prod never to be touched" is what was set with him; 'Mei: while we're here, enable ruff's UP rules' is an
+    instruction. "Bea's dog Biscuit is booked at 10" and "Call with Tomasz about the budget" decide nothing."""
+    from halo_git.diagnosis.reading import says_decision
+    assert says_decision("Bea's price list: full groom small GBP 38; new clients pay a GBP 10 deposit; no-shows "
+                         "forfeit it. Discounts only from Bea.")
+    assert says_decision("Kickoff with Tomasz from FinOps. Nightly stop of env=dev 20:00-07:00; env=prod is never to be "
+                         "touched")
+    assert says_decision("Mei: while we're here, enable ruff's UP (pyupgrade) rules repo-wide, as a separate commit")
+    assert not says_decision("Bea's dog Biscuit is booked at 10")
+    assert not says_decision("Call with Tomasz about the Q3 budget")

@@ -659,7 +659,8 @@ _IMPERATIVE_RE = re.compile(
     r"allow|let|leave|take|treat|count|file|run|mark|charge|refund|call|tell|notify|waive|roll|flush|apply|release|"
     r"return|revert|try|cut|increase|decrease|reduce|confirm|escalate|update|fix|retry|rerun|re-run|reorder|"
     r"restock|print|archive|accept|hire|assign|route|schedule|reschedule|trial|lift|reopen|copy|cc|forward|share|"
-    r"wait|hold off|label|ping|remind|warn|notify)\b", re.I)
+    r"wait|hold off|label|ping|remind|warn|notify|enable|disable|merge|rebase|bump|pin|upgrade|downgrade|deploy|"
+    r"install|uninstall|rename|squash)\b", re.I)
 _PERMISSION_RE = re.compile(r"\b(?:can(?!['\u2019]t|not)|(?-i:may)(?! not\b))\b|(?:^|(?<=[.!?:;\"'\u201c]\s)|(?<=[.!?:;\"'\u201c]))"
                             r"(?-i:May)\b(?!\s*\d)", re.I)  # ("may", or "May" opening a sentence: not "May receipts")
 _MOTION_RE = re.compile(r"\b(?:carried|motion (?:passed|adopted)|passed \d+\s*[-\u2013]\s*\d+|voted|resolved that|"
@@ -799,6 +800,12 @@ _DENIED_TO_RE = re.compile(r"\b(?:no (?:\w+ ){1,2}for (?:her|him|them|me|us|you|
 # a person's arrangement asked for, or its end set ("guest room warm please, back to normal after", "normal mode after")
 _ARRANGED_RE = re.compile(r"\bplease\b|\bnormal (?:\w+ )?(?:again|after|from|resumes)\b|\b(?:from|until|till) \d{1,2}[:.]\d\d\b",
                           re.I)
+_OWNERS_DOC_RE = re.compile(r"\s*(?-i:[A-Z][a-z]+)['\u2019]s (?:price list|prices|rules|house rules|policy|terms|handbook|"
+                            r"playbook|instructions|standing orders|rota rules)\b", re.I)
+_MET_WITH_RE = re.compile(r"\s*(?:kick-?off|call|meeting|1:1|sync|stand-?up|catch-up|huddle|briefing) with (?-i:[A-Z][a-z]+)",
+                          re.I)
+_RULE_WORDS_RE = re.compile(r"\b(?:never|must|only|always|are to be|is to be|not to be|no-shows?|deposit|forfeit)\b",
+                            re.I)
 # a speaker asking the agent to do something ('Ines: "Could you raise the weekly to 200 from April?"')
 _POLITE_RE = re.compile(r"\b(?:could|can|would|will) you (?:please |kindly |just )?(?!tell|let me know|confirm|check|"
                         r"say|explain|see|find)[a-z]+\b", re.I)
@@ -811,6 +818,10 @@ def says_decision(summary: str) -> bool:
     'Claire: "Pause the texts"'), or say what they will do themselves ("Mrs Hale: for the exam fortnight I'll
     teach Saturdays"), decide too, and so does a motion a body carried. Taking up a proposal ("good idea, do it
     from Saturday") is a decision, not one."""
+    if (_OWNERS_DOC_RE.match(summary) or _MET_WITH_RE.match(summary)) and _RULE_WORDS_RE.search(summary) \
+            and not says_third_party(summary):
+        return True  # the owner's own terms ("Bea's price list: ... discounts only from Bea"), or what was set in
+        # a meeting with a named person ("Kickoff with Tomasz from FinOps: ... env=prod never to be touched")
     if quotes_speaker(summary) and _POLITE_RE.search(summary) and not says_third_party(summary):
         return True  # the speaker's request to do it ('Ines: "Could you raise the weekly to 200 from April?"')
     if _PROPOSAL_RE.search(_TOPIC_RE.sub("", _ACCEPTED_RE.sub("", summary))):
