@@ -41,6 +41,13 @@ class _Context:
         """The subject words of event ``i`` that are not common in this trace."""
         return reading.subject_words(self.by_id[i].summary) - self.common
 
+    def read_words(self, recall: str) -> frozenset[str]:
+        """The subject words of recall ``recall`` and of the acts that use it: what the read-back was for (the
+        trace's common words count)."""
+        words, by_id = reading.subject_words, self.by_id
+        return words(by_id[recall].summary).union(*(words(by_id[u].summary) for u in self.used_by.get(recall, ())
+                                                    if by_id[u].kind == "act"))
+
 
 def _common_words(events: Sequence[Event]) -> frozenset[str]:
     """Subject words found in more than a quarter of the events (at least six): the trace's

@@ -217,8 +217,5 @@ def _reads_part(ctx: _Context, recall: str, new: str) -> bool:
     """Whether ``recall`` (with the acts that use it) speaks of what the newer memory ``new`` keeps: two
     subject words in common, one of them in the recall's own words (the trace's common words count: the
     replaced part is named in them)."""
-    by_id = ctx.by_id
-    words = reading.subject_words
-    kept, own = words(by_id[new].summary), words(by_id[recall].summary)
-    read = own.union(*(words(by_id[u].summary) for u in ctx.used_by.get(recall, ()) if by_id[u].kind == "act"))
-    return bool(own & kept) and len(read & kept) >= 2
+    kept = reading.subject_words(ctx.by_id[new].summary)
+    return bool(reading.subject_words(ctx.by_id[recall].summary) & kept) and len(ctx.read_words(recall) & kept) >= 2

@@ -921,9 +921,7 @@ def _takes_back_what_is_read(ctx, m: str, taken: str, recall: str) -> bool:
     names, theirs = _names(by_id[m].summary), _names(by_id[taken].summary)
     if names and theirs and not names & theirs:
         return False  # Larkspur's accrual withdrawn is not Kestrel's
-    read = words(by_id[recall].summary).union(*(words(by_id[u].summary) for u in ctx.used_by.get(recall, ())
-                                                 if by_id[u].kind == "act"))
-    return bool(read & back)
+    return bool(ctx.read_words(recall) & back)
 
 
 def _no_learning(ctx, make):
