@@ -4675,3 +4675,44 @@ def test_reading_the_owners_terms_a_meeting_with_a_named_person_and_more_instruc
     assert says_decision("Mei: while we're here, enable ruff's UP (pyupgrade) rules repo-wide, as a separate commit")
     assert not says_decision("Bea's dog Biscuit is booked at 10")
     assert not says_decision("Call with Tomasz about the Q3 budget")
+
+
+def test_r6_a_sentence_that_decides_beside_one_that_asks_or_relays():
+    """A summary of two sentences can ask in one and decide in the other ("Dev K. asks for break-glass; manager Hana
+    approved it", "Mei in #finops: please leave them until 03-21. Grace replied in the thread: approved"): the deciding
+    sentence backs a claim of Hana's approval and an approved revision. A named person writing in a channel is no
+    outside writer; a customer writing in one still is. One sentence that only asks decides nothing."""
+    from halo_git.diagnosis.reading import says_approval, says_third_party, sentences
+    both = ("PD INC-5512: spend runaway. On-call SRE Dev K. asks for break-glass ACCOUNTADMIN; security on-call "
+            "manager Hana approved it in the incident notes, 4 hours max.")
+    assert len(sentences(both)) == 3 and says_approval(both)
+    assert not says_approval("On-call SRE Dev K. asks Hana to approve break-glass ACCOUNTADMIN")
+    assert sentences("Hana approved it") == []
+    assert not says_third_party("Grace replied in the thread: approved, exempt until 03-21.")
+    assert says_third_party("Customer replied in the thread: refund me")
+
+    def claim(decision: str) -> tuple[Trace, str]:
+        t = Trace("incident")
+        x = t.act([t.observe(summary=decision)], form="execution",
+                  summary="Logged the break-glass use in GRC: approver Hana, 14:08-16:07")
+        return t, x
+
+    t, x = claim("On-call SRE Dev K. asks for break-glass ACCOUNTADMIN; security on-call manager Hana approved it "
+                 "in the incident notes, 4 hours max.")
+    assert not [f for f in rules_of(t, "HALO-R6") if f[2][0] == x]
+    t2, x2 = claim("On-call SRE Dev K. asks for break-glass ACCOUNTADMIN; security on-call manager Hana will decide.")
+    assert [f for f in rules_of(t2, "HALO-R6") if f[2][0] == x2]
+
+    def exempted(thread: str) -> tuple[Trace, str]:
+        t = Trace("run-0310")
+        rev = t.revise([t.observe(summary=thread)], target="reaper exemptions", made_by="agent", governance="approved",
+                       summary="Labelled the 3 sales-demo VMs reaper-exempt=2025-03-21, per Grace's approval in #finops.")
+        t.remember([rev], summary="sales-demo exemption: 3 demo VMs exempt until 2025-03-21")
+        t.observe(summary="Reaper run: 3 sales-demo VMs skipped")
+        return t, rev
+
+    asked = "Mei (sales) in #finops: three demo VMs look idle but are for a customer event, please leave them until 03-21."
+    t3, r3 = exempted(asked + " Grace replied in the thread: approved, exempt until 03-21.")
+    assert not [f for f in rules_of(t3, "HALO-R6") if f[2][0] == r3]
+    t4, r4 = exempted(asked)
+    assert [f for f in rules_of(t4, "HALO-R6") if f[2][0] == r4]

@@ -74,13 +74,18 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
             seen.add(s)
             x = by_id[s]
             answer = x.kind == "outcome" and _answer_of_asked(x, by_id)
-            if x.kind in ("observe", "outcome") and (answer or reading.says_decision(x.summary)) and not (
-                    x.kind == "observe" and (reading.says_third_party(x.summary) or reading.quotes_claimed_authority(
-                        x.summary))) and (answer or not _system_result(x, by_id)) \
-                    and not reading.relays_approval(x.summary) and (not loosens or answer or reading.grants_change(x.summary)) and (
-                    s in sources[e.id] or x.kind == "outcome" or subject & reading.subject_words(x.summary)):
-                return True  # (an observation further up must speak of the change: a request for something else
-                # that the change's evidence answered is no decision about the change)
+
+            def decides(said: str) -> bool:
+                return (answer or reading.says_decision(said)) and not (x.kind == "observe" and (
+                    reading.says_third_party(said) or reading.quotes_claimed_authority(said))) \
+                    and not reading.relays_approval(said) and (not loosens or answer or reading.grants_change(said)) and (
+                    s in sources[e.id] or x.kind == "outcome" or subject & reading.subject_words(said))
+                # (an observation further up must speak of the change: a request for something else that the
+                # change's evidence answered is no decision about the change)
+            if x.kind in ("observe", "outcome") and (answer or not _system_result(x, by_id)) and (
+                    decides(x.summary) or any(decides(part) for part in reading.sentences(x.summary))):
+                return True  # (a sentence of its own decides though another relays a request: "Mei in #finops:
+                # please leave them until 03-21. Grace replied in the thread: approved")
             if follow and x.kind == "revise" and x.fields["made_by"] == "user" \
                     and not reading.says_loosening(e.summary) and _decided(x, sources, by_id, follow=False):
                 return True  # the user's own decided rule, whose terms the change applies

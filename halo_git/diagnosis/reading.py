@@ -731,10 +731,26 @@ def says_approval(summary: str) -> bool:
     only", "Alex replied: option 2"), not
     a request for it ("asked P. Senna to approve"), one still waiting ("sits in her approvals queue", "approval
     pending"), a refusal, or a rule that it is needed."""
+    return _approves(summary) or any(_approves(part) for part in sentences(summary))
+    # (a sentence of its own decides though another asks: "Dev K. asks for break-glass; manager Hana approved it")
+
+
+def _approves(summary: str) -> bool:
     plain = _TOPIC_RE.sub("", summary)  # ("Priya on the proposal: approved": the proposal is the topic)
     return says_decision(summary) and says_speech(summary) and not (
         says_pending(plain) or says_question(plain) or says_requirement(plain)
         or _AWAITS_QUEUE_RE.search(plain))
+
+
+_SENTENCE_RE = re.compile(r"(?<=[;.!?])(?<!\b[A-Z]\.)(?<!\b(?:Dr|Mr|Ms|St)\.)(?<!\bMrs\.)\s+(?=[A-Za-z])")  # (not after an
+# initial or a title: "Dev K. asks", "Dr. Voss")
+
+
+def sentences(summary: str) -> list[str]:
+    """The sentences of a summary of more than one (split after ``.;!?``), else none: a reading that fails on
+    the whole may hold for one of them, where another sentence asks or relays."""
+    parts = _SENTENCE_RE.split(summary)
+    return parts if len(parts) > 1 else []
 
 
 _AWAITS_QUEUE_RE = re.compile(r"\b(?:queue|inbox|no reply|not (?:yet )?(?:replied|answered)|not approved|declined|"
@@ -1346,6 +1362,9 @@ def says_third_party(summary: str) -> bool:
     an outside party or channel that opens the summary or sits next to a word of saying or writing.
     An outside party named only as the subject matter ("supplier payments need a PO", in the owner's
     own rules) is not the author."""
+    # a channel a named person wrote in is no outside writer ("Grace replied in the thread: approved")
+    summary = _NAMED_IN_RE.sub(lambda m: m.group(0) if _EXTERNAL_RE.search(m.group(1))
+                               else m.group(0)[:m.start(2) - m.start()] + " " * len(m.group(2)), summary)
     opening = _QUOTED_RE.match(summary)
     head = summary[:summary.find(":")] if 0 < summary.find(":") < 70 else ""
     if _OFFICIAL_RE.search(head) and not _PARTY_RE.search(head):
@@ -1365,6 +1384,10 @@ def says_third_party(summary: str) -> bool:
     return False
 
 
+# a named person writing in a channel, right before the channel's word ("Grace replied in the ")
+_NAMED_IN_RE = re.compile(r"\b((?-i:[A-Z][a-z]+))(?: [\w.-]+)? (?:replied|wrote|answered|posted|said|confirmed|approved|"
+                          r"agreed|commented) (?:in|on|via) (?:the |our |a |an |this )?(thread|e-?mail|comments?|chat|"
+                          r"channel|ticket)\b")
 # the channel a named person's text came by, as an aside ("O. Adebayo plan CP-24-07 (email): ...")
 _ASIDE_CHANNEL_RE = re.compile(r"\((?:by |via )?(?:e-?mail|phone|call|letter|post|sms|text|teams|slack)\)", re.I)
 _TITLE_RE = re.compile(r"(?<!\w)['\"\u2018\u201c].*?['\"\u2019\u201d](?!\w)")  # a quoted title
