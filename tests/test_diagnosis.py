@@ -1824,7 +1824,9 @@ def test_a4_a_reply_kept_beside_the_request_it_answers_is_reviewed_material():
         t.act([r], session="s5", summary="08:30 voice reminder: podiatrist at 10:00")
         return t
     assert not [f for f in rules_of(trace(True), "HALO-A4") if f[1] != "info"]
-    assert [f for f in rules_of(trace(False), "HALO-A4") if f[1] != "info"]  # the promise alone is unreviewed
+    # the promise alone was unreviewed until the traces written apart showed reviewers reading a note of the agent's
+    # own word, kept by acting on it, as healthy (three runs, no labelled problem lost): see the test below
+    assert not [f for f in rules_of(trace(False), "HALO-A4") if f[1] != "info"]
 
 
 def test_reading_more_periods_and_retractions():
@@ -4716,3 +4718,27 @@ def test_r6_a_sentence_that_decides_beside_one_that_asks_or_relays():
     assert not [f for f in rules_of(t3, "HALO-R6") if f[2][0] == r3]
     t4, r4 = exempted(asked)
     assert [f for f in rules_of(t4, "HALO-R6") if f[2][0] == r4]
+
+
+def test_a4_a_note_of_the_agents_own_word_is_kept_by_acting_on_it():
+    """A memory that keeps only what the agent promised someone ("Told Ashby the report will be with them by Friday")
+    holds no fact anyone had to check: reading it back alone and keeping the promise is no HALO-A4. The same note
+    loaded back with every thread kept, into an answer to someone else, still is."""
+    def trace(recall: str, bulk: bool | None = None) -> tuple[Trace, str]:
+        t = Trace("mon")
+        told = t.act([t.observe(summary="Ashby Farms asks when the soil report is due")], form="communication",
+                     summary="Told Ashby the report will be with them by Friday")
+        note = t.remember([told], summary="Ashby Farms report promised by Friday 14 Feb")
+        other = t.remember([t.act([t.observe(summary="Brook Farm asks for a lime quote")], form="communication",
+                                  summary="Told Brook Farm a lime quote will follow next week")],
+                           summary="Brook Farm lime quote owed next week")
+        r = t.recall([note] if bulk is None else [note, other], session="thu", summary=recall)
+        prep = t.act([r], session="thu", form="preparation", summary="Generated the Ashby recommendations, 22 fields")
+        signed = t.outcome(prep, session="thu", summary="Helen signed off the Ashby report")
+        x = t.act([signed], session="thu", form="execution", summary="Emailed the Ashby report, a day ahead of the promised Friday")
+        return t, x
+
+    t, x = trace("Ashby report owed by Friday")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x]
+    t2, x2 = trace("Pulled every saved note and thread into the prompt before the first email", bulk=True)
+    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
