@@ -14,8 +14,11 @@ its open pack files need are torn down.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
+import threading
+from collections import OrderedDict
 import weakref
 from typing import Any, Callable, Mapping, Sequence
 
@@ -48,6 +51,8 @@ from .screening import Screen, default_screen, load_screen
 from .store import DEFAULT_BRANCH, EventLog, Store
 from .store.sync import AgentStatus, Syncer, status_of
 from .store import erasure, seals, signing, witness
+
+KEPT_DIAGNOSES = 4  # diagnoses kept per Halo object, by head commit (a few agents or sessions read in turn)
 
 
 class Halo:
@@ -85,6 +90,10 @@ class Halo:
         self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
         self._syncer: Syncer | None = None
         self._sealer: seals.Sealer | None = None
+        # the last few diagnoses, by (agent, branch, head, session): a pure function of the head's events, so a
+        # kept one is never stale, and the report, the findings resource and the self-review prompt share it
+        self._diagnoses: OrderedDict[tuple, Diagnosis] = OrderedDict()
+        self._diagnoses_lock = threading.Lock()
 
     @property
     def root(self):
@@ -328,13 +337,30 @@ class Halo:
         log = self.event_log(agent, branch)
         if session:
             _require_session(agent, session, log.events)
-        d = diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed)
+        d = self._diagnosis_at_head(agent, log, session) if observed is None else diagnose(
+            log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed)
         if d.claimed_approvals and (self.allowed_signers(allowed_signers) or self.gpg_keyring()):
             proven = {i for i, s in self.signoffs(agent, branch, allowed_signers, log=log, gpg_keyring=self.gpg_keyring()).items()
                       if s.proven}
             if proven & set(d.claimed_approvals):
                 d = diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session, observed=observed,
                              proven_approvals=proven)
+        return d
+
+    def _diagnosis_at_head(self, agent: str, log: EventLog, session: str) -> Diagnosis:
+        """``diagnose`` of the branch head, kept for the last few heads read (a head with no commit is not kept)."""
+        key = (agent, log.branch, log.head, session)
+        with self._diagnoses_lock:
+            kept = self._diagnoses.get(key)
+            if kept is not None:
+                self._diagnoses.move_to_end(key)
+                return kept
+        d = diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session)
+        if log.head is not None:
+            with self._diagnoses_lock:
+                self._diagnoses[key] = d
+                while len(self._diagnoses) > KEPT_DIAGNOSES:
+                    self._diagnoses.popitem(last=False)
         return d
 
     def report(
@@ -464,7 +490,8 @@ class Halo:
             return evaluate(diff.head.diagnosis, fail_on=fail_on, diff=diff, accepted=accepted, accept_file=accept_file)
         d = self.diagnosis(agent, session=session, branch=branch, observed=observed)
         if require_signed_approvals:
-            d.findings = revisions.with_policy(d.findings, self.audit(agent, branch, impacts_for=()), session)
+            d = dataclasses.replace(d, findings=revisions.with_policy(d.findings, self.audit(agent, branch, impacts_for=()),
+                                                                      session))  # (a copy: the diagnosis may be kept)
         return evaluate(d, fail_on=fail_on, accepted=accepted, accept_file=accept_file)
 
     # -- revisions and approvals ---------------------------------------------------

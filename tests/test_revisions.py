@@ -650,3 +650,19 @@ def test_the_agent_cannot_clear_its_own_ungoverned_revision(story, keys):
                    "--key", str(keys["alice"])).returncode == 0
     [settled] = r1()
     assert settled["severity"] == "info" and "signed by an allowed signer" in settled["message"] and approval
+
+
+def test_the_diagnosis_is_kept_by_head_and_a_gate_option_does_not_change_the_kept_one(story):
+    """Halo keeps the last diagnoses by head commit (the report, the findings resource and the self-review prompt
+    share one): the same head gives the same object, an append gives a new one, and `check
+    --require-signed-approvals` adds its HALO-R4 to a copy, so a plain check afterwards does not see it."""
+    with Halo(story) as h:
+        first = h.diagnosis(AGENT)
+        assert h.diagnosis(AGENT) is first
+        strict = h.check(AGENT, require_signed_approvals=True)
+        assert any(i.finding.rule == "HALO-R4" for i in strict.items)
+        assert not any(i.finding.rule == "HALO-R4" for i in h.check(AGENT).items)
+        assert not any(f.rule == "HALO-R4" for f in h.diagnosis(AGENT).findings)
+        h.log(AGENT, "observe", summary="one more look", session="s9")
+        after = h.diagnosis(AGENT)
+        assert after is not first and after.head != first.head and len(after.events) == len(first.events) + 1
