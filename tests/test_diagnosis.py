@@ -4742,3 +4742,26 @@ def test_a4_a_note_of_the_agents_own_word_is_kept_by_acting_on_it():
     assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x]
     t2, x2 = trace("Pulled every saved note and thread into the prompt before the first email", bulk=True)
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
+
+
+def test_reading_a_system_declining_fails_a_person_declining_decides():
+    """"PSP: refund declined, card closed" reports a failure, and the agent telling the customer the refund was
+    processed leaves it unrepaired (HALO-S1); "User declined the snippet" is the user's decision, no failure."""
+    from halo_git.diagnosis.reading import is_adverse
+    for failed in ("PSP: refund declined, card closed (resp 54).", "Transfer declined", "Card declined at checkout"):
+        assert is_adverse(failed), failed
+    for decided in ("User declined the snippet; nothing executed", "Anna declined the offer"):
+        assert not is_adverse(decided), decided
+
+    def trace(answer: str) -> tuple[Trace, str]:
+        t = Trace("rtn-d2")
+        refund = t.act([t.observe(summary="RMA-7702 laptop received, grade B")], form="execution",
+                       summary="Refund RMA-7702: 611.10 to the original card")
+        o = t.outcome(refund, summary=answer)
+        t.act([refund], form="communication", summary="RMA-7702 customer: refund of 611.10 processed")
+        return t, o
+
+    t, o = trace("PSP: refund declined, card closed (resp 54).")
+    assert [f for f in rules_of(t, "HALO-S1") if f[2][0] == o]
+    t2, o2 = trace("PSP: settled.")
+    assert not rules_of(t2, "HALO-S1")
