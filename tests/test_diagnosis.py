@@ -4752,6 +4752,11 @@ def test_reading_a_system_declining_fails_a_person_declining_decides():
         assert is_adverse(failed), failed
     for decided in ("User declined the snippet; nothing executed", "Anna declined the offer"):
         assert not is_adverse(decided), decided
+    # a problem's end is read in its own sentence: the next sentence stopping or rolling back something else
+    # does not end it ("dizzy; session stopped", "latency alarms. Back to 0% at 11:39")
+    for failed in ("BP 104/62 standing, dizzy; session stopped", "Segment matched 37% again, latency alarms. Back to 0% at 11:39."):
+        assert is_adverse(failed), failed
+    assert not is_adverse("5xx errors fell to 0.1%") and not is_adverse("latency alarms stopped by 11:40")
 
     def trace(answer: str) -> tuple[Trace, str]:
         t = Trace("rtn-d2")

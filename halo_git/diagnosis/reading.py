@@ -123,6 +123,7 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
 _DIGIT_RE = re.compile(r"\d")
 _CLAUSE_BREAK_RE = re.compile(r"[,;.:!?]")  # "no lift, won't turn": the negation stays in its clause
+_SENTENCE_END_RE = re.compile(r"[;!?]|\.\s")
 _LOSS_WORDS = frozenset("lost missed dropped missing".split())  # "no booked slots lost": three words back
 _FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched resealed reglued removed reversed closed "
                           "cleared resolved".split())
@@ -218,11 +219,14 @@ _RECEDE = frozenset("fell dropped down cleared gone stopped subsided disappeared
                     "restored recovered over flat steady unchanged nominal".split())
 
 
-def _receding(toks: list[str], i: int, n: int = 1) -> bool:
-    """Whether the failure word(s) at ``toks[i:i + n]`` are followed closely by their end ("errors fell")."""
+def _receding(toks: list[str], i: int, n: int = 1, low: str = "", found: Sequence[re.Match] = ()) -> bool:
+    """Whether the failure word(s) at ``toks[i:i + n]`` are followed closely by their end ("errors fell"), in
+    the same sentence (not "dizzy; session stopped": the next sentence stopped something else)."""
     if toks[i + n - 1].endswith("ed"):
         return False  # "the job failed and stopped": the failure itself is the verb
     for j in range(i + n, min(i + n + 3, len(toks))):
+        if found and _SENTENCE_END_RE.search(low, found[i + n - 1].end(), found[j].start()):
+            return False
         if toks[j] in _RECEDE:
             if toks[j] == "over" and j + 1 < len(toks) and toks[j + 1][:1].isdigit():
                 continue  # "3 bleeps over 30 min": a span, not the end of it
@@ -305,7 +309,7 @@ def is_adverse(summary: str) -> bool:
             n = next((len(p) for p in _PHRASES[w] if tuple(toks[i:i + len(p)]) == p), 0)
         if n and not (i and negates(i - 1, i)) and not (i > 1 and negates(i - 2, i)) \
                 and not (i > 2 and toks[i - 3] == "no" and w in _LOSS_WORDS) \
-                and not _receding(toks, i, n) and not _time_cost(toks, i) \
+                and not _receding(toks, i, n, low, found) and not _time_cost(toks, i) \
                 and not (w == "blocks" and i and (toks[i - 1][:1].isdigit() or toks[i - 1] in _DETERMINERS)) \
                 and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]) \
                 and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS) \
