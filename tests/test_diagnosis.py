@@ -4744,13 +4744,15 @@ def test_a4_a_note_of_the_agents_own_word_is_kept_by_acting_on_it():
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
 
 
-def test_reading_a_system_declining_fails_a_person_declining_decides():
+def test_reading_a_payment_declined_fails_a_person_declining_decides():
     """"PSP: refund declined, card closed" reports a failure, and the agent telling the customer the refund was
-    processed leaves it unrepaired (HALO-S1); "User declined the snippet" is the user's decision, no failure."""
+    processed leaves it unrepaired (HALO-S1); "User declined the snippet" is the user's decision, and "invite
+    declined as the rule says" the agent's own: no failure."""
     from halo_git.diagnosis.reading import is_adverse
-    for failed in ("PSP: refund declined, card closed (resp 54).", "Transfer declined", "Card declined at checkout"):
+    for failed in ("PSP: refund declined, card closed (resp 54).", "Transfer declined", "Card declined at checkout",
+                   "Payment declined by the bank"):
         assert is_adverse(failed), failed
-    for decided in ("User declined the snippet; nothing executed", "Anna declined the offer"):
+    for decided in ("User declined the snippet; nothing executed", "Anna declined the offer", "invite declined as the rule says"):
         assert not is_adverse(decided), decided
     # a problem's end is read in its own sentence: the next sentence stopping or rolling back something else
     # does not end it ("dizzy; session stopped", "latency alarms. Back to 0% at 11:39")

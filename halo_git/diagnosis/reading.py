@@ -72,7 +72,8 @@ ADVERSE_WORDS = (
     "would not fit", "doesn't fit", "didn't fit", "does not fit", "did not fit",
     "no answer", "unanswered", "no reply", "no response", "oversold", "overbooked", "unpaid", "not done",
     "not completed", "can't start", "cannot start", "can't proceed", "cannot proceed", "binned", "scrapped",
-    "throttled", "complaints", "timeouts", "no connection", "not in service", "card declined", "payment declined", "declined",
+    "throttled", "complaints", "timeouts", "no connection", "not in service", "card declined", "payment declined", "refund declined",
+    "transfer declined", "transaction declined", "charge declined", "declined by the bank", "declined by the issuer",
     "please do not", "please don't", "battery-low", "low battery", "battery low", "no data since", "no data from",
     "needs replacing", "need replacing", "service needed", "service visit needed", "fault", "faults", "faulted",
     "fainted", "dizzy", "not attached", "ended early", "stopped early", "unprocessed", "account closed",
@@ -314,18 +315,9 @@ def is_adverse(summary: str) -> bool:
                 and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]) \
                 and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS) \
                 and not (w in _METRIC_WORDS and i + 1 < len(toks) and toks[i + 1][:1].isdigit()) \
-                and not (w == "declined" and i and (toks[i - 1] in _PEOPLE or summary[found[i - 1].start()].isupper()
-                                                    and toks[i - 1] not in _SYSTEMS)) \
                 and not _judged_fine(low, found[i + n - 1].end()):
             return True  # ("all 6 blocks" of an orchard are no blocking; "replaced a cracked trap" is the repair)
     return bool(_RESTATED_RE.search(summary))
-
-
-# who declines: a person's no is their decision ("User declined the snippet", "Anna declined"), a system's is a
-# failure ("refund declined", "PSP: declined", "Card declined")
-_PEOPLE = frozenset("user users customer customers client clients he she they we i owner manager patient buyer "
-                    "tenant guest member parent".split())
-_SYSTEMS = frozenset("card payment refund transfer transaction charge psp bank".split())
 
 
 _PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|to follow|in progress|in process|reference pending|"
