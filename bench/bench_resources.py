@@ -9,7 +9,7 @@ server (loads the event snapshot), reads right after an append (a new head: the
 diagnosis is computed again; the figure that matters) and repeated reads at one
 head (the server keeps the text by head commit) — and, for comparison on the same
 session, ``halo_report`` of the whole agent (the same diagnosis as Markdown) and
-the self-review prompt.
+the self-review prompt, at the same head and right after an append.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from mcp.client.stdio import StdioServerParameters
 async def measure(root: Path, samples: int) -> dict[str, list[float]]:
     params = StdioServerParameters(command=sys.executable, args=["-m", "halo_git.cli", "serve", "--root", str(root)])
     uri = f"halo://agents/{common.AGENT}/findings"
-    out: dict[str, list[float]] = {"first": [], "after_append": [], "same_head": [], "report": [], "review": []}
+    out: dict[str, list[float]] = {"first": [], "after_append": [], "same_head": [], "report": [], "review": [],
+                                   "review_after_append": []}
     async with Client(params, mode="legacy") as c:
         t0 = time.perf_counter()
         r = await c.read_resource(uri)
@@ -51,6 +52,12 @@ async def measure(root: Path, samples: int) -> dict[str, list[float]]:
             t0 = time.perf_counter()
             await c.get_prompt("halo_self_review", {"agent": common.AGENT})
             out["review"].append(time.perf_counter() - t0)
+        for i in range(samples):  # the prompt as an agent starting a session meets it: right after its last event
+            logged = await c.call_tool("halo_observe", {"agent": common.AGENT, "summary": f"session start, round {i}"})
+            assert not logged.is_error
+            t0 = time.perf_counter()
+            await c.get_prompt("halo_self_review", {"agent": common.AGENT})
+            out["review_after_append"].append(time.perf_counter() - t0)
         out["size"] = [len(r.contents[0].text)]
     return out
 
@@ -68,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"findings resource right after an append, median of {samples}: {common.median_ms(result['after_append']):.0f} ms")
     print(f"findings resource again at the same head, median of {samples}: {common.median_ms(result['same_head']):.0f} ms")
     print(f"halo_report on the same session, median: {common.median_ms(result['report']):.0f} ms")
-    print(f"halo_self_review prompt, median: {common.median_ms(result['review']):.0f} ms")
+    print(f"halo_self_review prompt at the same head (the diagnosis kept by head), median: "
+          f"{common.median_ms(result['review']):.0f} ms")
+    print(f"halo_self_review prompt right after an append (a new head: the diagnosis runs again), median: "
+          f"{common.median_ms(result['review_after_append']):.0f} ms")
     return 0
 
 
