@@ -257,7 +257,7 @@ def test_a2_open_loop_silence_exempt():
     t2 = Trace()
     p = t2.act([t2.observe()], form="execution", summary="filed the request, reference pending")
     t2.observe()
-    assert found(t2.diagnose()) == {("HALO-A2", "low", (p,))}  # it awaits a result that never comes back
+    assert found(t2.diagnose()) == {("HALO-A2", "medium", (p,))}  # it awaits a result that never comes back
 
 
 def test_a2_a_requested_reply_nothing_builds_on_is_checked_by_the_user():
@@ -1351,14 +1351,17 @@ def test_a5_an_execution_that_removes_a_safeguard_because_outside_text_says_so()
     assert rules_of(t3, "HALO-A5") == set()
 
 
-def test_a2_an_execution_handed_to_another_party_with_no_answer_is_low():
+def test_a2_an_execution_handed_to_another_party_with_no_answer_is_medium():
+    """Submitted, booked or ordered with no answer ever logged: a change in the world nobody confirmed. It was low
+    until the traces written apart showed reviewers asking for medium in 13 of 22 such cases (the booking of a
+    recompression chamber never confirmed back)."""
     t = Trace()
     cart = t.act([t.observe(summary="weekly scan: 5 items low")], form="preparation", summary="built the cart")
     sub = t.act([cart], form="execution", summary="submitted the cart to the purchasing portal")
     toggled = t.act([cart], form="execution", summary="unlocked the next unit for the student")
     t.observe(summary="grad student asked about stock")
     got = {(f[0], f[2]): f[1] for f in found(t.diagnose())}
-    assert got[("HALO-A2", (sub,))] == "low" and got[("HALO-A2", (toggled,))] == "info"
+    assert got[("HALO-A2", (sub,))] == "medium" and got[("HALO-A2", (toggled,))] == "info"
     t.outcome(sub, summary="portal created PO-4512")  # the next step: log the answer
     assert ("HALO-A2", (sub,)) not in {(f[0], f[2]) for f in found(t.diagnose())}
 

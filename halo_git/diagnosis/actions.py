@@ -118,7 +118,8 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
                 sev = "high"  # what it was to achieve is built on (the originals dropped, preservation certified)
         elif queued or reading.says_pending(by_id[i].summary) or (
                 f["form"] == "execution" and reading.awaits_reply(by_id[i].summary)):
-            sev = "low"  # it awaits a result that never comes back (queued, or submitted to someone who answers)
+            sev = "medium" if f["form"] == "execution" else "low"  # it awaits a result that never comes back
+            # (queued, or submitted to someone who answers): an execution's is a change in the world nobody confirmed
         elif f["form"] == "execution" and habit and g.order[by_id[i].session] < last_top \
                 and not reading.keeps_own_record(by_id[i].summary):
             sev = "medium"  # an agent that checks its executions skipped this one, and the trace went on
