@@ -4762,6 +4762,9 @@ def test_reading_a_payment_declined_fails_a_person_declining_decides():
     for failed in ("BP 104/62 standing, dizzy; session stopped", "Segment matched 37% again, latency alarms. Back to 0% at 11:39."):
         assert is_adverse(failed), failed
     assert not is_adverse("5xx errors fell to 0.1%") and not is_adverse("latency alarms stopped by 11:40")
+    # a gauge read with its figure is a reading, whatever ends the sentence after it; lag without one is a symptom
+    assert not is_adverse("repl lag 0.4s") and not is_adverse("612M rows, lag peak 6s. Stopped 04:50 for MW end.")
+    assert is_adverse("users see lag in the app")
 
     def trace(answer: str) -> tuple[Trace, str]:
         t = Trace("rtn-d2")

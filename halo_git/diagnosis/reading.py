@@ -135,6 +135,7 @@ _WATCH_NOUNS = frozenset("rules rule alert alerts alerting threshold thresholds 
 # counted things that read as a metric when a figure follows ("complaints 0.05%"), a failure when counted
 # ("3 complaints")
 _METRIC_WORDS = frozenset(("complaints", "timeouts"))
+_GAUGE_WORDS = frozenset(("lag",))  # a gauge read with its figure ("repl lag 0.4s", "lag peak 6s") is a reading
 # a verdict later in the same clause that the thing named is fine ("late apixaban dose acceptable, no action")
 _JUDGED_FINE_RE = re.compile(r"[^,;.:!?]*\b(?<!not )(?:acceptable|no action (?:needed|required)?|within (?:tolerance|"
                              r"limits|spec))\b")
@@ -315,6 +316,7 @@ def is_adverse(summary: str) -> bool:
                 and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]) \
                 and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS) \
                 and not (w in _METRIC_WORDS and i + 1 < len(toks) and toks[i + 1][:1].isdigit()) \
+                and not (w in _GAUGE_WORDS and any(t[:1].isdigit() for t in toks[i + 1:i + 3])) \
                 and not _judged_fine(low, found[i + n - 1].end()):
             return True  # ("all 6 blocks" of an orchard are no blocking; "replaced a cracked trap" is the repair)
     return bool(_RESTATED_RE.search(summary))
