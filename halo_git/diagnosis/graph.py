@@ -60,6 +60,12 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
         # national limit restored" after "temporary 50 mph until visibility over 200 m")
     if e.fields["made_by"] == "user" and reading.quotes_speaker(e.summary) and reading.says_decision(e.summary):
         return True  # the user's own words, quoted ("Maren: treat them as non-refundable and ask me first")
+    actor = reading.change_made_by(e.summary) if e.fields["made_by"] == "user" else ""
+    if actor and any(by_id[s].kind in ("observe", "outcome") and actor in reading.written_by(by_id[s].summary)
+                     for s in sources[e.id]):
+        return True  # the user's change, logged as made by the person whose own text it rests on ("The platform lead
+        # gave me the rules: ..." -> "The platform lead enabled my migrate step"; "Shift brief from planner lead
+        # R. Okafor: ..." -> "single-deck only until 21/02, per Okafor's brief")
     seen: set[str] = set()
     frontier = list(sources[e.id])
     subject = reading.subject_words(f"{e.fields['target']} {e.summary}")

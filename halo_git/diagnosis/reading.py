@@ -135,7 +135,9 @@ _WATCH_NOUNS = frozenset("rules rule alert alerts alerting threshold thresholds 
 # counted things that read as a metric when a figure follows ("complaints 0.05%"), a failure when counted
 # ("3 complaints")
 _METRIC_WORDS = frozenset(("complaints", "timeouts"))
-_GAUGE_WORDS = frozenset(("lag",))  # a gauge read with its figure ("repl lag 0.4s", "lag peak 6s") is a reading
+# a gauge read in seconds ("repl lag 0.4s", "lag peak 6s") is a reading; a backlog ("consumer lag 1.9M") is not
+_GAUGE_WORDS = frozenset(("lag",))
+_SECONDS_RE = re.compile(r"\d+(?:\.\d+)?(?:s|ms|sec|secs)")
 # a verdict later in the same clause that the thing named is fine ("late apixaban dose acceptable, no action")
 _JUDGED_FINE_RE = re.compile(r"[^,;.:!?]*\b(?<!not )(?:acceptable|no action (?:needed|required)?|within (?:tolerance|"
                              r"limits|spec))\b")
@@ -316,7 +318,7 @@ def is_adverse(summary: str) -> bool:
                 and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]) \
                 and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS) \
                 and not (w in _METRIC_WORDS and i + 1 < len(toks) and toks[i + 1][:1].isdigit()) \
-                and not (w in _GAUGE_WORDS and any(t[:1].isdigit() for t in toks[i + 1:i + 3])) \
+                and not (w in _GAUGE_WORDS and any(_SECONDS_RE.fullmatch(t) for t in toks[i + 1:i + 3])) \
                 and not _judged_fine(low, found[i + n - 1].end()):
             return True  # ("all 6 blocks" of an orchard are no blocking; "replaced a cracked trap" is the repair)
     return bool(_RESTATED_RE.search(summary))
@@ -833,6 +835,44 @@ _RULE_WORDS_RE = re.compile(r"\b(?:never|must|only|always|are to be|is to be|not
 _POLITE_RE = re.compile(r"\b(?:could|can|would|will) you (?:please |kindly |just )?(?!tell|let me know|confirm|check|"
                         r"say|explain|see|find)[a-z]+\b", re.I)
 _OWN_PLAN_RE = re.compile(r"\b(?:I['\u2019]ll|I will|we['\u2019]ll|we will|I['\u2019]m going to|I am going to)\s+\w+", re.I)
+
+
+# a change told with the person who made it as its subject: a name, or a role ("The Release Manager authorised",
+# "Lead turned on my write access", "Tomasz switched on the nightly stop job")
+_MADE_BY_RE = re.compile(
+    r"\s*(?:the |our |my )?((?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?)|(?:[\w-]+ ){0,2}(?:lead|manager|owner|head|director|chair|"
+    r"supervisor|admin|administrator))(?:['\u2019]s)? (?:has |had )?(?:set|put|gave|made|took|switched|turned|loaded|"
+    r"enabled|authori[sz]ed|granted|added|raised|lowered|opened|extended|moved|changed|approved|signed|rolled|"
+    r"configured|assigned|scoped|limited)\b", re.I)
+
+
+# a change that names whose text it follows ("as instructed in the Revenues manager's bulletin", "per Okafor's
+# brief", "Dad's instruction")
+_FOLLOWS_RE = re.compile(
+    r"((?-i:[A-Z][a-z]+)|(?:[\w-]+ ){0,2}(?:lead|manager|owner|head|director|chair|supervisor|admin|administrator|"
+    r"editor|planner))['\u2019]s (?:brief|instructions?|commission|bulletin|e-?mail|note|memo|policy|request|"
+    r"decision|rules|plan|direction|sign-?off|orders?)\b", re.I)
+
+
+def change_made_by(summary: str) -> str:
+    """Who a change says made it or whose text it follows, lower-cased ("the platform lead enabled my migrate step"
+    -> "platform lead", "per Okafor's brief" -> "okafor"), or "": the person whose decision the change records,
+    when the evidence is that person's own text (``written_by``)."""
+    m = _MADE_BY_RE.match(summary) or _FOLLOWS_RE.search(summary)
+    return m.group(1).lower() if m and m.group(1).lower() not in _NOT_ACTORS else ""
+
+
+def written_by(summary: str) -> str:
+    """The part of a summary that says whose text it is, lower-cased: the head before a colon ("Shift brief from
+    planner lead R. Okafor: ...", "Request (Dad): ..."), else the first sentence ("Kickoff with Tomasz from
+    FinOps. ...")."""
+    colon = summary.find(":")
+    if 0 < colon < 90:
+        return summary[:colon].lower()
+    return _SENTENCE_RE.split(summary, 1)[0].lower()
+
+
+_NOT_ACTORS = frozenset("i we it this that agent the agent system".split())
 
 
 def says_decision(summary: str) -> bool:
