@@ -38,8 +38,12 @@ class _Context:
     memo: dict = field(default_factory=dict)  # readings several rules share, made once per diagnosis
 
     def rare(self, i: str) -> frozenset[str]:
-        """The subject words of event ``i`` that are not common in this trace."""
-        return reading.subject_words(self.by_id[i].summary) - self.common
+        """The subject words of event ``i`` that are not common in this trace (kept per event: many rules ask)."""
+        kept = self.memo.setdefault("rare", {})
+        words = kept.get(i)
+        if words is None:
+            words = kept[i] = reading.subject_words(self.by_id[i].summary) - self.common
+        return words
 
     def read_words(self, recall: str) -> frozenset[str]:
         """The subject words of recall ``recall`` and of the acts that use it: what the read-back was for (the
