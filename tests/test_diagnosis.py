@@ -4789,6 +4789,7 @@ def test_r6_a_users_change_told_as_made_by_the_person_whose_text_it_rests_on():
     from halo_git.diagnosis.reading import change_made_by, written_by
     assert change_made_by("The platform lead enabled my migrate step") == "platform lead"
     assert change_made_by("GLA lane single-deck only until 21/02, per Okafor's brief") == "okafor"
+    assert change_made_by("Article parameters adopted per the editor's commission: 3,000 words") == "editor"
     assert change_made_by("Raised the cap to 50") == ""
     assert written_by("Shift brief from planner lead R. Okafor: no double-deck on GLA until Fri") == \
         "shift brief from planner lead r. okafor"

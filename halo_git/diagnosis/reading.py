@@ -849,8 +849,8 @@ _MADE_BY_RE = re.compile(
 # a change that names whose text it follows ("as instructed in the Revenues manager's bulletin", "per Okafor's
 # brief", "Dad's instruction")
 _FOLLOWS_RE = re.compile(
-    r"((?-i:[A-Z][a-z]+)|(?:[\w-]+ ){0,2}(?:lead|manager|owner|head|director|chair|supervisor|admin|administrator|"
-    r"editor|planner))['\u2019]s (?:brief|instructions?|commission|bulletin|e-?mail|note|memo|policy|request|"
+    r"\b((?-i:[A-Z][a-z]+)|(?:(?!(?:per|the|as|in|by|under|on|to|from|following) )[\w-]+ ){0,2}(?:lead|manager|owner|head|"
+    r"director|chair|supervisor|admin|administrator|editor|planner))['\u2019]s (?:brief|instructions?|commission|bulletin|e-?mail|note|memo|policy|request|"
     r"decision|rules|plan|direction|sign-?off|orders?)\b", re.I)
 
 
