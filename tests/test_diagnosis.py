@@ -4810,3 +4810,31 @@ def test_r6_a_users_change_told_as_made_by_the_person_whose_text_it_rests_on():
     t3, rev3 = trace("Vendor email: Sam approved the 15% discount for the spring order",
                      "Discount cap raised to 15% for the spring order, per Sam's email.")
     assert [f for f in rules_of(t3, "HALO-R6") if f[2][0] == rev3]
+
+
+def test_s3_a_lesson_kept_holds_while_the_transient_failure_it_names_is_retried_on_the_spot():
+    """A lesson kept from a lock timeout ("keep lock_timeout=5s + retry") holds while the same timeout comes back and
+    a retry deals with it on the spot ("2 ATTACH retries on lock_timeout, both ok on 2nd try"): no HALO-S3. A fault
+    that only worked on a second try (a tail-lift) is not repaired; "feeds them back to the agent" repairs nothing.
+    A result echoing its act's verb in another tense ("DROP TABLE" -> "Dropped. 1.9TB freed.") and a crash
+    "absent" report no failure."""
+    from halo_git.diagnosis.reading import intended, is_adverse, repairs_itself
+    assert repairs_itself("parent + children created; 2 ATTACH retries on lock_timeout, both ok on 2nd try.")
+    assert not repairs_itself("tail-lift stuck half-way at Moorfield; lift worked on second try")
+    assert not repairs_itself("AttributeError again; nothing feeds the failures back to the agent.")
+    assert intended("Dropped. 1.9TB freed.", "DROP TABLE events_old.")
+    assert not is_adverse("5.12.1 after 24 hours: crash-free 99.84%, StatementPdfViewer crash cluster absent.")
+
+    def trace(third: str) -> Trace:
+        t = Trace("stg")
+        first = t.outcome(t.act([t.observe(summary="stg snapshot ready")], form="execution",
+                                summary="stg: create_parent + backfill dry-run"),
+                          summary="1 ATTACH PARTITION hit lock_timeout=5s under a live writer, retry ok.")
+        t.remember([first], summary="lesson: ATTACH under live writes can hit lock_timeout; keep 5s + retry x5")
+        for session, said in (("mw-1", "2 ATTACH retries on lock_timeout, both ok on 2nd try."), ("mw-2", third)):
+            t.outcome(t.act([t.observe(session=session, summary="maintenance window open")], session=session,
+                            form="execution", summary="prod: ATTACH the next partitions"), session=session, summary=said)
+        return t
+
+    assert not rules_of(trace("1st try lock_timeout again; 2nd try after the query finished: ok."), "HALO-S3")
+    assert rules_of(trace("lock_timeout again on ATTACH; the partition is still detached."), "HALO-S3")

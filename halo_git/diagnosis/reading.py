@@ -196,7 +196,19 @@ def intended(outcome: str, act: str) -> bool:
         hits -= _OUT_OF_USE | {"block"}  # "reported the fake email" -> "the sender address is now blocked"
     if _CALL_OFF_RE.search(act):
         hits -= {"cance"}  # "told Dr Ravi the loan is withdrawn" -> "Dr Ravi cancelled the dispatch"
-    return hits <= {w[:5] for w in _TOKEN_RE.findall(act.lower())}
+    return {_stem(w) for w in hits} <= {_stem(w) for w in _TOKEN_RE.findall(act.lower())}
+
+
+def _stem(word: str) -> str:
+    """A word's first five letters once a verb ending is off ("dropped" and "drop" -> "drop", "cancelled" and
+    "cancel" -> "cance"), so a result echoing its act's verb in another tense is read as the act."""
+    for end in ("ing", "ed", "es", "s"):
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            word = word[:-len(end)]
+            break
+    if len(word) > 3 and word[-1] == word[-2]:
+        word = word[:-1]
+    return word[:5]
 
 
 _SWAP_RE = re.compile(r"\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|rotat\w*|retir\w*|supersed\w*)\b", re.I)
@@ -220,7 +232,7 @@ _OUT_OF_USE = frozenset(w[:5] for w in ("unavailable", "unusable", "blocked", "b
 
 # The failure named is going away: "errors fell to zero", "timeouts stopped", "the 5xx cleared".
 _RECEDE = frozenset("fell dropped down cleared gone stopped subsided disappeared vanished ceased ended resolved "
-                    "restored recovered over flat steady unchanged nominal".split())
+                    "restored recovered over flat steady unchanged nominal absent".split())
 
 
 def _receding(toks: list[str], i: int, n: int = 1, low: str = "", found: Sequence[re.Match] = ()) -> bool:
@@ -503,7 +515,8 @@ def error_names(summary: str) -> frozenset[str]:
     return frozenset(m.group(0).lower() for m in _CLASS_NAME_RE.finditer(summary))
 
 
-_TRANSIENT_RE = re.compile(r"\b(?:429|502|503|504|rate[- ]limit\w*|too many requests|retry[- ]after|timed out|timeout|"
+_TRANSIENT_RE = re.compile(r"\b(?:429|502|503|504|rate[- ]limit\w*|too many requests|retry[- ]after|timed out|\w*timeout|"
+                           r"deadlock\w*|lock wait|"
                            r"time out|temporar\w*|unavailable|busy|throttl\w*|try again|"
                            # the channel, not the content: the message never reached anyone who could judge it
                            r"bounced?|undeliver\w*|mailbox (?:is )?full|not delivered|delivery fail\w*|"
@@ -526,7 +539,13 @@ says_fixed = _finder(
 _FIX_RE = re.compile(r"\b(?:reset|replaced|swapped|fixed|repaired|restarted|rebooted|reseated|re-?seated|cleared|"
                      r"re-?(?:sent|issued|done|booked|submitted|routed|posted|uploaded|dispatched|ordered|delivered)|"
                      r"refund(?:ed)?|credited|reversed|voided|"
-                     r"resolved|back to|back up|back online|running again|now running|unit running|restored)\b", re.I)
+                     r"resolved|back to (?:normal|green|service|working|running|\d)|back up|back online|running again|now running|unit running|restored)\b", re.I)
+# a retry that worked ("retry ok", "both ok on 2nd try", "2nd try after it finished: ok"): the repair of a transient
+# failure (a lock or a timeout), not of a fault that recurs ("tail-lift stuck; lift worked on second try")
+_RETRY_OK_RE = re.compile(
+    r"\bretr(?:y|ies|ied)(?: \w+){0,2} (?:ok|okay|succeeded|worked|passed|green)\b|"
+    r"\b(?:ok|okay|succeeded|worked|passed|green) on (?:the )?(?:2nd|second|3rd|third|next) (?:try|attempt)\b|"
+    r"\b(?:2nd|second|3rd|third) (?:try|attempt)\b[^.;]{0,40}\b(?:ok|okay|succeeded|worked|passed)\b", re.I)
 
 
 # a remedy set up for the part that failed ("letters queued for those 16", "a door-knock list for the 59 generated")
@@ -555,7 +574,8 @@ def repairs_itself(summary: str) -> bool:
     if bad is None:
         return False
     return any((_FIX_RE.search(c) or _PART_REMEDY_RE.search(c)) and not is_adverse(c) for c in parts[bad + 1:]) \
-        or bool(_FIX_FIRST_RE.match(parts[bad]))  # "refund of the duplicate charge issued"
+        or bool(_FIX_FIRST_RE.match(parts[bad])) \
+        or bool(says_transient(summary) and _RETRY_OK_RE.search(summary))  # "refund of the duplicate charge issued"
 
 
 # a clause that opens with the remedy for the failure it names ("refund of the duplicate charge issued")

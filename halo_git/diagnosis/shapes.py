@@ -952,9 +952,12 @@ def _no_learning(ctx, make):
         if any(ctx.pos[m.id] > first and (ids & set(g.sources[m.id]) or (
                 names & reading.error_names(m.summary) if names else len(words & ctx.rare(m.id)) >= 2))
                and not (names and any(ctx.pos[e.id] > ctx.pos[m.id] and g.order[e.session] > g.order[m.session]
-                                      and names & reading.error_names(e.summary) for e in evs))
+                                      and names & reading.error_names(e.summary)
+                                      and not (reading.says_transient(e.summary) and reading.repairs_itself(e.summary))
+                                      for e in evs))
                for m in learners):
             continue  # something kept the failure, and the same named error did not come back in a later session
+            # (a transient one retried on the spot, as the lesson said, did not: "lock_timeout, retry ok")
         last = evs[-1]
         if ctx.session and last.session != ctx.session:
             continue
