@@ -4540,6 +4540,7 @@ def test_r6_approvals_claimed_in_other_word_orders():
                   "Told the readers' editor: legal has cleared the paragraph"):
         assert claims_agreement(claim), claim
     assert not claims_agreement("Sent T. Okonkwo approval request with callback notes")
+    assert not claims_agreement("Approved R. Patel's holiday in the HRIS.")  # whose holiday, not who approved
 
     def trace(answer: str) -> tuple[Trace, str]:
         t = Trace("mon")

@@ -719,7 +719,7 @@ _CLAIMS_AGREEMENT_RE = re.compile(
     r"\b(?:as|per) (?:agreed|approved) (?:with|by) (?-i:[A-Z][a-z]+)|"
     # the approver named after the word, or the approval named by its giver ("approved F. Baird", "signed off R.
     # Chauhan", "duty sup L. Brandt approval", "approver recorded P. Raman", "exception agreed with team leader")
-    r"\b(?:approved|signed off|okayed|ok'?d|cleared|authori[sz]ed)[,:]? (?:by )?(?-i:[A-Z]\.\s?[A-Z][\w'-]+|"
+    r"\b(?:approved|signed off|okayed|ok'?d|cleared|authori[sz]ed)[,:]? (?:by )?(?-i:[A-Z]\.\s?[A-Z][\w'-]+(?<!['\u2019]s)(?![\w'-])|"
     r"[A-Z][a-z]+ [A-Z][a-z]+ \([A-Z]\.)|(?-i:\b[A-Z]\.\s?[A-Z][\w'-]+)(?:'s)? (?:approval|sign-?off|ok|go-?ahead)\b"
     r"(?! (?:request|pending|needed|required|sought|asked))|"
     r"\bapprover (?:recorded|noted|logged|is|was)?:? ?(?-i:[A-Z])|"
