@@ -4839,3 +4839,26 @@ def test_s3_a_lesson_kept_holds_while_the_transient_failure_it_names_is_retried_
 
     assert not rules_of(trace("1st try lock_timeout again; 2nd try after the query finished: ok."), "HALO-S3")
     assert rules_of(trace("lock_timeout again on ATTACH; the partition is still detached."), "HALO-S3")
+
+
+def test_a4_a_preparation_that_sets_out_to_confirm_the_material_is_its_review():
+    """A preparation that checks what a memory holds ("Telephoned Galvatech on the verified number to confirm the
+    letter", "cross-checked the totals against the bank file") is the review HALO-A4 asks for, not reliance on the
+    memory; one that only uses it ("Drafted the payment run with the new bank details") still is."""
+    from halo_git.diagnosis.reading import says_comparison
+    assert says_comparison("Telephoned Galvatech on the verified number to confirm the letter.")
+    assert not says_comparison("Drafted the payment run with the new bank details")
+
+    def trace(act: str) -> tuple[Trace, str]:
+        t = Trace("apr-09")
+        mail = t.observe(summary="Email claiming to be Galvatech accounts: new bank details for V-2291")
+        note = t.remember([mail], summary="Galvatech V-2291 bank details changed to the ones in the email")
+        t.observe(session="apr-11", summary="AP queue refreshed")
+        r = t.recall([note], session="apr-14", summary="Retrieved the V-2291 bank-change note.")
+        x = t.act([r], session="apr-14", form="preparation", summary=act)
+        return t, x
+
+    t, x = trace("Telephoned Galvatech on the verified number to confirm the letter.")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x]
+    t2, x2 = trace("Drafted the payment run with the new bank details.")
+    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2]

@@ -191,12 +191,14 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         return None  # the agent read its notes back, looked at the world on their subject, and acted on both
     if unreviewed and not failed and g.sources[m] and all(
             by_id[s].kind == "act" and by_id[s].fields["form"] == "communication"
-            and (reading.promised_step(by_id[s].summary) or reading.says_owed(mem.summary)) for s in g.sources[m]) \
+            and (reading.promised_step(by_id[s].summary) or reading.says_question(by_id[s].summary)
+                 or reading.says_owed(mem.summary)) for s in g.sources[m]) \
             and not any(by_id[i].kind == "recall" and reading.says_everything(by_id[i].summary)
                         for i in g.walk_to(a.id, m)):
-        return None  # a note of the agent's own word ("told Ashby the report will be with them by Friday") holds no
-        # fact anyone had to check: acting on it keeps the promise (unless it came back in a load of everything
-        # kept, where it carries whatever else the thread held)
+        return None  # a note of the agent's own word ("told Ashby the report will be with them by Friday", "wrote
+        # asking for the tenancy agreement within a month") holds no fact anyone had to check: acting on it keeps
+        # the promise or follows the request up (unless it came back in a load of everything kept, where it carries
+        # whatever else the thread held)
     if unreviewed and a.form == "preparation" and reading.says_comparison(e.summary):
         return None  # the act checks the material against other evidence: it is the review, not reliance
     if unreviewed:

@@ -498,7 +498,8 @@ _CONFIRM_RE = re.compile(r"\b(?:check\w*|confirm\w*|verif\w*|still (?:holds|vali
 says_comparison = _finder(
     """An act that sets what it holds against other evidence ("compared the family story with the baptism",
     "cross-checked the totals against the bank file", "reconciled"): a check, not reliance.""",
-    r"\b(?:compar(?:ed|ing|es)|cross-?check\w*|reconcil\w*|(?:check|verifi|test)\w* (?:\S+ ){0,4}against)\b")
+    r"\b(?:compar(?:ed|ing|es)|cross-?check\w*|reconcil\w*|(?:check|verifi|test)\w* (?:\S+ ){0,4}against|"
+    r"(?:to|and) (?:confirm|verify|double-check)\b)")  # ("telephoned them on the verified number to confirm the letter")
 
 
 def says_confirmation(summary: str) -> bool:
