@@ -4766,6 +4766,11 @@ def test_reading_a_payment_declined_fails_a_person_declining_decides():
     # a gauge read in seconds is a reading, whatever ends the sentence after it; lag without one, or a backlog, is a symptom
     assert not is_adverse("repl lag 0.4s") and not is_adverse("612M rows, lag peak 6s. Stopped 04:50 for MW end.")
     assert is_adverse("users see lag in the app")
+    # over a limit, with or without a figure, and a defect found are failures; under one, or none found, are not
+    for failed in ("ERP: SO-7760 held - account over credit limit.", "Category B defect - reinstatement sunk 25 mm"):
+        assert is_adverse(failed), failed
+    for fine in ("not over the limit", "no defects found", "spend is well under budget"):
+        assert not is_adverse(fine), fine
 
     def trace(answer: str) -> tuple[Trace, str]:
         t = Trace("rtn-d2")

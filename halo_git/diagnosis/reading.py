@@ -67,7 +67,7 @@ ADVERSE_WORDS = (
     "no-show", "no-shows", "didn't show", "did not show", "no one came", "nobody came", "nobody showed", "no one showed",
     "no ack", "no longer approved", "no longer allowed", "no longer permitted", "no longer valid",
     "no longer registered", "no longer licensed", "no longer covered", "cracked", "damaged", "dented", "scratched",
-    "leaking", "leaked", "torn", "faulty", "defective", "unmatched", "won't fit", "won't go", "won't turn",
+    "leaking", "leaked", "torn", "faulty", "defective", "defect", "defects", "unmatched", "won't fit", "won't go", "won't turn",
     "won't clear", "won't start", "won't open", "won't load", "won't work", "will not go", "will not fit",
     "would not fit", "doesn't fit", "didn't fit", "does not fit", "did not fit",
     "no answer", "unanswered", "no reply", "no response", "oversold", "overbooked", "unpaid", "not done",
@@ -287,14 +287,16 @@ def _short_of(summary: str) -> bool:
 
 # a reading on the wrong side of its bound, the bound given first ("salinity 17.8%, below 21% minimum")
 _BEYOND_RE = re.compile(r"\b(?:below (?:the )?(?:[\d.,]+\s*\S{0,3}\s*)?(?:min(?:imum)?|spec|floor)|above (?:the )?"
-                        r"(?:[\d.,]+\s*\S{0,3}\s*)?(?:max(?:imum)?|limit|ceiling))\b", re.I)
+                        r"(?:[\d.,]+\s*\S{0,3}\s*)?(?:max(?:imum)?|limit|ceiling)|"
+                        r"(?<!not )(?<!never )over (?:the |their |its |our |his |her |a )?(?:[\w-]+ )?(?:limit|cap|budget|"
+                        r"quota|threshold))\b", re.I)  # ("account over credit limit")
 
 
-def _out_of_limit(summary: str) -> bool:
+def _out_of_limit(summary: str, digits: bool = True) -> bool:
     low = summary.lower()
-    if ("below" in low or "above" in low) and _BEYOND_RE.search(summary):
+    if ("below" in low or "above" in low or "over" in low) and _BEYOND_RE.search(summary):
         return True
-    return any((value < bound) if m.group(2).lower().startswith("min") else (value > bound)
+    return digits and any((value < bound) if m.group(2).lower().startswith("min") else (value > bound)
                for value, bound, m in _figures(_OVER_RE, summary, 1, 3))
 
 
@@ -311,7 +313,7 @@ def is_adverse(summary: str) -> bool:
     if digits and (_short_of(summary) or _HTTP_RE.search(summary)) or _CLASS_RE.search(summary) \
             or _REGRESSION_RE.search(summary) or ("red" in low and _RED_RE.search(summary)) \
             or ("return" in low and _RETURNED_RE.search(summary)) or _NONE_DONE_RE.search(summary) \
-            or (digits and _out_of_limit(summary)):
+            or _out_of_limit(summary, digits):
         return True
     found = list(_TOKEN_RE.finditer(low))
     toks = [m.group() for m in found]
