@@ -4867,3 +4867,22 @@ def test_a4_a_preparation_that_sets_out_to_confirm_the_material_is_its_review():
     assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x]
     t2, x2 = trace("Drafted the payment run with the new bank details.")
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2]
+
+
+def test_m5_a_promise_to_pass_something_on_is_kept_only_by_a_message_that_carries_it():
+    """"I will flag the swelling and the 2.3 kg gain to the rehab nurse in this week's report": the weekly report
+    filed without them does not keep it (HALO-M5); one that names the swelling does."""
+    def trace(report: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        told = t.act([t.observe(summary="Morning check-in: ankles swollen since Saturday, scale 81.9 kg")],
+                     form="communication", summary="Advised a rest day; told the patient I will flag the swelling and "
+                                                  "the 2.3 kg gain to the rehab nurse in this week's report")
+        t.act([t.observe(session="fri", summary="Friday: weekly report due")], session="fri", form="execution",
+              summary=report)
+        t.observe(session="sat", summary="Saturday walk logged")
+        return t, told
+
+    t, told = trace("Weekly report filed to the rehab nurse portal: 3/5 walks, peak HR 123, BP 124-138/76-84.")
+    assert [f for f in rules_of(t, "HALO-M5") if f[2][0] == told]
+    t2, told2 = trace("Weekly report filed to the rehab nurse portal: 3/5 walks; ankle swelling and a 2.3 kg gain since Fri.")
+    assert not [f for f in rules_of(t2, "HALO-M5") if f[2][0] == told2]

@@ -1042,6 +1042,13 @@ _PROMISED_VERB_RE = re.compile(r"\b(?:will|shall|would|['\u2019]ll|['\u2019]d)\s
 _CONDITION_RE = re.compile(r"\b(?:once|as soon as|when(?:ever)?|the moment|if)\b", re.I)
 
 
+# what a promise of telling says will be told: the words between the verb and whom or where it goes to ("flag the
+# swelling and the 2.3 kg gain | to the rehab nurse in this week's report")
+_TOLD_WHAT_RE = re.compile(r"(?:\S+\s+){1,3}?(?:flag|tell (?:them|him|her|you)(?: about)?|pass on|mention|report|forward|"
+                           r"share|raise)\s+(.+?)(?:\s+(?:to|with|in|on|by|before|after|when|once)\s|[,;]|\.(?:\s|$)|$)",
+                           re.I)
+
+
 def _promises(ctx, make):
     out = []
     pos = ctx.pos
@@ -1060,6 +1067,8 @@ def _promises(ctx, make):
         need = 1 if len(key) == 1 else 2
         asked_by = [e.id, *(s for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe")]
         telling = reading.promises_telling(step)
+        told = _TOLD_WHAT_RE.match(step)
+        what = (reading.subject_words(told.group(1)) - ctx.common) if told else frozenset()
         kept = asked = None
         met = not _CONDITION_RE.search(step)  # ("we'll call him as soon as it does": due only once the 100B is seen)
         for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW]:
@@ -1080,6 +1089,8 @@ def _promises(ctx, make):
             if not hit:
                 continue
             if x.kind == "act" and (not telling or x.fields["form"] == "communication"):
+                if what and not what & reading.subject_words(x.summary) and not named:
+                    continue  # the message went, without what was promised in it (the swelling left out of the report)
                 kept = x.id
                 break
             if x.kind == "observe" and reading.is_adverse(x.summary):
