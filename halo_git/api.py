@@ -52,7 +52,7 @@ from .store import DEFAULT_BRANCH, EventLog, Store
 from .store.sync import AgentStatus, Syncer, status_of
 from .store import erasure, seals, signing, witness
 
-KEPT_DIAGNOSES = 4  # diagnoses kept per Halo object, by head commit (a few agents or sessions read in turn)
+KEPT_DIAGNOSES = 4  # scopes whose diagnosis a Halo object keeps, one head each (a few agents or sessions read in turn)
 
 
 class Halo:
@@ -90,8 +90,9 @@ class Halo:
         self.screen = load_screen(self.root) if screen is default_screen else screen  # <root>/screening.yaml, HALO_SCREEN
         self._syncer: Syncer | None = None
         self._sealer: seals.Sealer | None = None
-        # the last few diagnoses, by (agent, branch, head, session): a pure function of the head's events, so a
-        # kept one is never stale, and the report, the findings resource and the self-review prompt share it
+        # the diagnosis of the last few scopes read, (agent, branch, session) -> the diagnosis of the head read: a
+        # pure function of the head's events, so a kept one is never stale, and the report, the findings resource
+        # and the self-review prompt of one head share it
         self._diagnoses: OrderedDict[tuple, Diagnosis] = OrderedDict()
         self._diagnoses_lock = threading.Lock()
 
@@ -348,17 +349,20 @@ class Halo:
         return d
 
     def _diagnosis_at_head(self, agent: str, log: EventLog, session: str) -> Diagnosis:
-        """``diagnose`` of the branch head, kept for the last few heads read (a head with no commit is not kept)."""
-        key = (agent, log.branch, log.head, session)
+        """``diagnose`` of the branch head, kept for the last few scopes read, one head each: a scope whose head
+        moved drops its old diagnosis before the new one is made, so at most one is held per scope (a 100k-event
+        diagnosis holds tens of MiB), and a head with no commit is not kept."""
+        scope = (agent, log.branch, session)
         with self._diagnoses_lock:
-            kept = self._diagnoses.get(key)
-            if kept is not None:
-                self._diagnoses.move_to_end(key)
+            kept = self._diagnoses.get(scope)
+            if kept is not None and kept.head == log.head:
+                self._diagnoses.move_to_end(scope)
                 return kept
+            self._diagnoses.pop(scope, None)
         d = diagnose(log.events, agent=agent, branch=log.branch, head=log.head, session=session)
         if log.head is not None:
             with self._diagnoses_lock:
-                self._diagnoses[key] = d
+                self._diagnoses[scope] = d
                 while len(self._diagnoses) > KEPT_DIAGNOSES:
                     self._diagnoses.popitem(last=False)
         return d

@@ -329,7 +329,7 @@ def test_long_finding_lists_are_capped_and_cite_the_rest(halo):
                  form="execution")
     md = render_diff_markdown(halo.diff("demo", "main", "busy"))
     section = md.split("### Findings new on HEAD busy")[1].split("###")[0].strip().splitlines()
-    assert section[0].startswith("- **HALO-A2** open-loop (low), 12 on HEAD busy. *Remedy:*")
+    assert section[0].startswith("- **HALO-A2** open-loop (medium), 12 on HEAD busy. *Remedy:*")
     assert section[1] == ("    - HEAD busy e2 “nudged the user (0), reply pending”: No outcome about it and no observation naming it "
                           "(trigger=request, form=execution).")
     assert len(section) == 1 + 10 + 1

@@ -23,7 +23,8 @@ def checked_root(root):
         o = h.log("demo", "observe", "user said reminders come too late", session="s1")["id"]
         h.log("demo", "revise", "remind 10 minutes earlier", uses=[o], session="s1",
               target="reminder rule", made_by="agent", governance="none")
-        h.log("demo", "act", "applied the new rule, confirmation pending", uses=[o], session="s1", trigger="request", form="execution")  # A2 low
+        h.log("demo", "act", "asked the user to confirm the new rule, reply pending", uses=[o], session="s1", trigger="self",
+              form="communication")  # A2 low: a message awaiting an answer
         m = h.log("demo", "remember", "kept with no source", session="s1")["id"]  # M1 medium: an act builds on it
         h.log("demo", "act", "read the note back", uses=[o, m], session="s1", trigger="request")  # a requested reply: no A2
         log_clean(h, "demo", "s2")
@@ -56,7 +57,7 @@ def test_threshold_selects_severities(checked_root):
     ]
     low = run_cli("check", "--agent", "demo", "--fail-on", "low", root=checked_root).stdout.splitlines()
     assert [line.split(" ")[0] for line in low] == ["::error", "::warning", "::notice"]
-    assert "HALO-A2 open-loop (low)::e3 “applied the new rule, confirmation pending”: No outcome about it" in low[2]
+    assert "HALO-A2 open-loop (low)::e3 “asked the user to confirm the new rule, reply pending”: No outcome about it" in low[2]
 
 
 def test_session_scope(checked_root):
@@ -138,8 +139,8 @@ def test_baseline_passes_on_a_branch_that_adds_nothing_new_and_lists_resolved(pr
     r = run_cli("check", "--agent", "demo", "--branch", "pr-ok", "--baseline", "main", root=pr_root)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines() == [
-        "::notice title=Resolved on baseline main%3A HALO-A2 open-loop (low)::e3 “applied the new rule, confirmation pending”: No outcome "
-        "about it and no observation naming it (trigger=request, form=execution). Why it matters: Nothing in the "
+        "::notice title=Resolved on baseline main%3A HALO-A2 open-loop (low)::e3 “asked the user to confirm the new rule, reply pending”: No outcome "
+        "about it and no observation naming it (trigger=self, form=communication). Why it matters: Nothing in the "
         "trace shows whether it worked. Next step: Have the agent check how e3 went (read the result back, or ask) "
         "before anything relies on it, and log what it saw (halo_outcome about=e3, or halo_observe naming e3).",
     ]

@@ -42,7 +42,7 @@ def base_trace() -> Trace:
     t = Trace()
     o = t.observe(summary="user said reminders are late")
     t.revise([o], summary="moved the rule alone", target=HOSTILE, governance="none")  # R1 high, shared
-    t.act([o], summary="rebooked the slot, confirmation pending", trigger="request", form="execution")  # A2 low: resolved on the PR
+    t.act([o], summary="rebooked the slot, confirmation pending", trigger="request", form="execution")  # A2 medium: resolved on the PR
     return t
 
 
@@ -182,7 +182,7 @@ def test_markdown_escapes_agent_text_and_tells_the_outcome(gates):
 def test_github_annotations_and_text(gates):
     lines = render(gates["accepted"], "github", path_of).splitlines()
     assert lines[0].startswith("::error title=HALO-R1 ungoverned-self-revision (high)::e5 “another change alone”: ")
-    assert lines[1].startswith("::notice title=Resolved on baseline main%3A HALO-A2 open-loop (low)::e3 “rebooked the slot, confirmation pending”:")
+    assert lines[1].startswith("::notice title=Resolved on baseline main%3A HALO-A2 open-loop (medium)::e3 “rebooked the slot, confirmation pending”:")
     assert lines[2].startswith("::warning file=halo-accept.yaml,line=7,title=Stale accepted finding::HALO-M1")
     assert all("\n" not in line for line in lines)
     text = render(gates["accepted"], "text", path_of)

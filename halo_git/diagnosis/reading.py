@@ -862,9 +862,10 @@ _OWN_PLAN_RE = re.compile(r"\b(?:I['\u2019]ll|I will|we['\u2019]ll|we will|I['\u
 
 # a change told with the person who made it as its subject: a name, or a role ("The Release Manager authorised",
 # "Lead turned on my write access", "Tomasz switched on the nightly stop job")
+_ROLE = r"(?:lead|manager|owner|head|director|chair|supervisor|admin|administrator|editor|planner)"  # who decides
 _MADE_BY_RE = re.compile(
-    r"\s*(?:the |our |my )?((?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?)|(?:[\w-]+ ){0,2}(?:lead|manager|owner|head|director|chair|"
-    r"supervisor|admin|administrator))(?:['\u2019]s)? (?:has |had )?(?:set|put|gave|made|took|switched|turned|loaded|"
+    r"\s*(?:the |our |my )?((?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?)|(?:[\w-]+ ){0,2}" + _ROLE + r")(?:['\u2019]s)? "
+    r"(?:has |had )?(?:set|put|gave|made|took|switched|turned|loaded|"
     r"enabled|authori[sz]ed|granted|added|raised|lowered|opened|extended|moved|changed|approved|signed|rolled|"
     r"configured|assigned|scoped|limited)\b", re.I)
 
@@ -872,8 +873,8 @@ _MADE_BY_RE = re.compile(
 # a change that names whose text it follows ("as instructed in the Revenues manager's bulletin", "per Okafor's
 # brief", "Dad's instruction")
 _FOLLOWS_RE = re.compile(
-    r"\b((?-i:[A-Z][a-z]+)|(?:(?!(?:per|the|as|in|by|under|on|to|from|following) )[\w-]+ ){0,2}(?:lead|manager|owner|head|"
-    r"director|chair|supervisor|admin|administrator|editor|planner))['\u2019]s (?:brief|instructions?|commission|bulletin|e-?mail|note|memo|policy|request|"
+    r"\b((?-i:[A-Z][a-z]+)|(?:(?!(?:per|the|as|in|by|under|on|to|from|following) )[\w-]+ ){0,2}" + _ROLE +
+    r")['\u2019]s (?:brief|instructions?|commission|bulletin|e-?mail|note|memo|policy|request|"
     r"decision|rules|plan|direction|sign-?off|orders?)\b", re.I)
 
 
