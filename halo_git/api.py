@@ -18,8 +18,8 @@ import dataclasses
 import os
 import shlex
 import threading
-from collections import OrderedDict
 import weakref
+from collections import OrderedDict
 from typing import Any, Callable, Mapping, Sequence
 
 from . import jsonl, lineage, retention, revisions

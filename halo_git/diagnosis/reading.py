@@ -67,13 +67,14 @@ ADVERSE_WORDS = (
     "no-show", "no-shows", "didn't show", "did not show", "no one came", "nobody came", "nobody showed", "no one showed",
     "no ack", "no longer approved", "no longer allowed", "no longer permitted", "no longer valid",
     "no longer registered", "no longer licensed", "no longer covered", "cracked", "damaged", "dented", "scratched",
-    "leaking", "leaked", "torn", "faulty", "defective", "defect", "defects", "unmatched", "won't fit", "won't go", "won't turn",
+    "leaking", "leaked", "torn", "faulty", "defective", "defect", "defects", "unmatched", "won't fit", "won't go",
+    "won't turn",
     "won't clear", "won't start", "won't open", "won't load", "won't work", "will not go", "will not fit",
     "would not fit", "doesn't fit", "didn't fit", "does not fit", "did not fit",
     "no answer", "unanswered", "no reply", "no response", "oversold", "overbooked", "unpaid", "not done",
     "not completed", "can't start", "cannot start", "can't proceed", "cannot proceed", "binned", "scrapped",
-    "throttled", "complaints", "timeouts", "no connection", "not in service", "card declined", "payment declined", "refund declined",
-    "transfer declined", "transaction declined", "charge declined", "declined by the bank", "declined by the issuer",
+    "throttled", "complaints", "timeouts", "no connection", "not in service", "card declined", "payment declined",
+    "refund declined", "transfer declined", "transaction declined", "charge declined", "declined by the bank", "declined by the issuer",
     "please do not", "please don't", "battery-low", "low battery", "battery low", "no data since", "no data from",
     "needs replacing", "need replacing", "service needed", "service visit needed", "fault", "faults", "faulted",
     "fainted", "dizzy", "not attached", "ended early", "stopped early", "unprocessed", "account closed",
@@ -124,7 +125,7 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
 _DIGIT_RE = re.compile(r"\d")
 _CLAUSE_BREAK_RE = re.compile(r"[,;.:!?]")  # "no lift, won't turn": the negation stays in its clause
-_SENTENCE_END_RE = re.compile(r"[;!?]|\.\s")
+_SENTENCE_END_RE = re.compile(r"[;!?]|\.\s")  # "dizzy; session stopped": the end of another sentence's thing
 _LOSS_WORDS = frozenset("lost missed dropped missing".split())  # "no booked slots lost": three words back
 _FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched resealed reglued removed reversed closed "
                           "cleared resolved".split())
@@ -542,7 +543,8 @@ says_fixed = _finder(
 _FIX_RE = re.compile(r"\b(?:reset|replaced|swapped|fixed|repaired|restarted|rebooted|reseated|re-?seated|cleared|"
                      r"re-?(?:sent|issued|done|booked|submitted|routed|posted|uploaded|dispatched|ordered|delivered)|"
                      r"refund(?:ed)?|credited|reversed|voided|"
-                     r"resolved|back to (?:normal|green|service|working|running|\d)|back up|back online|running again|now running|unit running|restored)\b", re.I)
+                     r"resolved|back to (?:normal|green|service|working|running|\d)|back up|back online|running again|"
+                     r"now running|unit running|restored)\b", re.I)
 # a retry that worked ("retry ok", "both ok on 2nd try", "2nd try after it finished: ok"): the repair of a transient
 # failure (a lock or a timeout), not of a fault that recurs ("tail-lift stuck; lift worked on second try")
 _RETRY_OK_RE = re.compile(
@@ -722,7 +724,8 @@ _CLAIMS_AGREEMENT_RE = re.compile(
     r"\b(?:as|per) (?:agreed|approved) (?:with|by) (?-i:[A-Z][a-z]+)|"
     # the approver named after the word, or the approval named by its giver ("approved F. Baird", "signed off R.
     # Chauhan", "duty sup L. Brandt approval", "approver recorded P. Raman", "exception agreed with team leader")
-    r"\b(?:approved|signed off|okayed|ok'?d|cleared|authori[sz]ed)[,:]? (?:by )?(?-i:[A-Z]\.\s?[A-Z][\w'-]+(?<!['\u2019]s)(?![\w'-])|"
+    r"\b(?:approved|signed off|okayed|ok'?d|cleared|authori[sz]ed)[,:]? (?:by )?"
+    r"(?-i:[A-Z]\.\s?[A-Z][\w'-]+(?<!['\u2019]s)(?![\w'-])|"  # (not whose it is: "Approved R. Patel's holiday")
     r"[A-Z][a-z]+ [A-Z][a-z]+ \([A-Z]\.)|(?-i:\b[A-Z]\.\s?[A-Z][\w'-]+)(?:'s)? (?:approval|sign-?off|ok|go-?ahead)\b"
     r"(?! (?:request|pending|needed|required|sought|asked))|"
     r"\bapprover (?:recorded|noted|logged|is|was)?:? ?(?-i:[A-Z])|"
@@ -774,8 +777,8 @@ def _approves(summary: str) -> bool:
         or _AWAITS_QUEUE_RE.search(plain))
 
 
-_SENTENCE_RE = re.compile(r"(?<=[;.!?])(?<!\b[A-Z]\.)(?<!\b(?:Dr|Mr|Ms|St)\.)(?<!\bMrs\.)\s+(?=[A-Za-z])")  # (not after an
-# initial or a title: "Dev K. asks", "Dr. Voss")
+# a sentence's end, not after an initial or a title ("Dev K. asks", "Dr. Voss")
+_SENTENCE_RE = re.compile(r"(?<=[;.!?])(?<!\b[A-Z]\.)(?<!\b(?:Dr|Mr|Ms|St)\.)(?<!\bMrs\.)\s+(?=[A-Za-z])")
 
 
 def sentences(summary: str) -> list[str]:
