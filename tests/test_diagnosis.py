@@ -4874,6 +4874,49 @@ def test_a4_a_preparation_that_sets_out_to_confirm_the_material_is_its_review():
     assert about(t2, "HALO-A4", x2)
 
 
+def test_a4_a_persons_approval_of_the_draft_that_carried_the_material_reviewed_it():
+    """The note is read back into a draft, the draft is put to Priya and she approves it, the pay file goes on her
+    answer and the payslips on the pay file: the review HALO-A4 asks for happened on the way, so the payslips draw
+    nothing ("Priya has not replied" does not review them). For failed material a system's result on the way confirms nothing: a parity
+    check against a partial manifest took the failure as its baseline."""
+    def trace(answer: str) -> tuple[Trace, str]:
+        t = Trace("feb-24")
+        notice = t.observe(summary="HMRC coding notice for 117: tax code 1100L cumulative")
+        change = t.act([notice], form="execution", summary="Changed 117 to 1100L cumulative from February")
+        note = t.remember([notice, change], summary="117 is now on 1100L cumulative")
+        t.observe(session="feb-25", summary="Overtime sheets arrived, all countersigned")
+        r = t.recall([note], session="feb-26", summary="Looked up this month's payroll changes")
+        draft = t.act([r], session="feb-26", form="preparation",
+                      summary="Ran the February draft and sent Priya the variance report")
+        upload = t.act([t.outcome(draft, session="feb-26", summary=answer)], session="feb-26", form="execution",
+                       summary="Uploaded the February pay file (41 payments)")
+        accepted = t.outcome(upload, session="feb-26", summary="Bank portal accepted all 41 payments")
+        payslips = t.act([upload, accepted], session="feb-26", form="execution",
+                         summary="Published February payslips in the staff portal")
+        t.outcome(payslips, session="feb-26", summary="Portal shows 41 payslips published")
+        return t, payslips
+
+    t, pay = trace("Priya approved February with no queries.")
+    assert not about(t, "HALO-A4", pay)
+    t2, pay2 = trace("Priya has not replied yet.")
+    assert [f[1] for f in about(t2, "HALO-A4", pay2)] == ["high"]
+
+    t3 = Trace("may-05")
+    listing = t3.act([t3.observe(summary="Wave 3 scope: assets-prod")], form="execution",
+                     summary="Manifest build assets-prod: full listing to manifests/assets-prod.csv")
+    manifest = t3.remember([t3.outcome(listing, summary="listing aborted at 1,208,442 keys: SlowDown 503, retries "
+                                                          "exhausted; partial manifest written")],
+                           summary="assets-prod manifest: manifests/assets-prod.csv")
+    t3.observe(session="may-06", summary="Transfer jobs finished")
+    r = t3.recall([manifest], session="may-07", summary="assets-prod manifest")
+    parity = t3.act([r], session="may-07", form="execution", summary="Parity check assets-prod: manifest vs bucket")
+    matched = t3.outcome(parity, session="may-07", summary="assets-prod parity: 1,208,442/1,208,442 keys present, "
+                                                           "MD5 match 100%")
+    told = t3.act([matched], session="may-07", summary="MIG-340 update: assets-prod verified 100%, ready for cutover")
+    cutover = t3.act([told], session="may-08", form="execution", summary="Cutover: CDN origin to the new bucket")
+    assert [f[1] for f in about(t3, "HALO-A4", cutover)] == ["high"]
+
+
 def test_m5_a_promise_to_pass_something_on_is_kept_only_by_a_message_that_carries_it():
     """"I will flag the swelling and the 2.3 kg gain to the rehab nurse in this week's report": the weekly report
     filed without them does not keep it (HALO-M5); one that names the swelling does."""

@@ -181,7 +181,7 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     failed = g.failed_mem.get(m, "")
     if not failed and m in g.failed_after and g.failed_after[m][0] < ctx.pos[a.id]:
         failed = g.failed_after[m][1]
-    if unreviewed and _reviewed_before(ctx, a.id, m):
+    if unreviewed and _reviewed_before(ctx, a.id, m, failed=bool(failed)):
         return None  # an observation or answer naming the material confirmed it before the act
     if unreviewed and not failed and not (
             ctx.rare(a.id) & (ctx.rare(m) | {w for s in g.sources[m] for w in ctx.rare(s)})) and _through_acts(ctx, a.id, m):
@@ -294,14 +294,24 @@ def _repairs(g: _Graph, a: Act, m: str, depth: int = 6) -> bool:
     return False
 
 
-def _reviewed_before(ctx: _Context, act: str, m: str) -> bool:
+def _reviewed_before(ctx: _Context, act: str, m: str, failed: bool = False) -> bool:
     """Whether an observation or outcome the act rests on names memory ``m`` (or a recall of it, or a
-    preparation built on it) and says it was checked or confirmed: the review HALO-A4 asks for."""
+    preparation built on it) and says it was checked or confirmed: the review HALO-A4 asks for. One on
+    the chain from the memory to the act counts too, unless the material failed and what confirms is the
+    result of an execution: a check that took the failed material as its baseline ("parity 1,208,442/1,208,442"
+    against a partial manifest) confirms nothing about it."""
     by_id, g = ctx.by_id, ctx.g
     near = {m} | {r for r in ctx.recalled_by.get(m, ()) if ctx.pos[r] < ctx.pos[act]}
-    for s in g.sources[act]:
+    chain = g.walk_to(act, m)[1:-1]  # the steps the material passed through on its way to the act: a person's
+    # approval of the draft that carried it ("Priya approved February" about the run built on the note) reviewed it
+    candidates = dict.fromkeys((*g.sources[act], *chain, *(s for c in chain if by_id[c].kind == "act"
+                                                           for s in g.sources[c])))
+    for s in candidates:
         x = by_id[s]
         if x.kind not in ("observe", "outcome") or s in g.adverse or not reading.says_confirmation(x.summary):
+            continue
+        if failed and s not in g.sources[act] and x.kind == "outcome" and by_id[x.fields["about"]].kind == "act" \
+                and by_id[x.fields["about"]].fields["form"] == "execution":
             continue
         named = set(x.uses) | ({x.fields["about"]} if x.kind == "outcome" else set())
         for _ in range(2):  # the message that carried the draft, and the draft built on the material

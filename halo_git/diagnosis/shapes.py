@@ -589,6 +589,7 @@ def _expired(ctx, make):
     out = []
     by_id, g = ctx.by_id, ctx.g
     ends: dict[tuple[str, frozenset[str]], object] = {}
+    timeless: dict[str, bool] = {}  # memory -> whether it can state no period, whoever reads it
 
     def end_of(m: str, read: frozenset[str]):
         """When the fact memory ``m`` keeps stops holding, for a reader whose words are ``read``: a memory of
@@ -596,14 +597,22 @@ def _expired(ctx, make):
         key = (m, read)
         if key not in ends:
             mem = by_id[m]
+            if m not in timeless:
+                timeless[m] = (not reading.states_period(mem.summary) and not any(
+                    by_id[s].kind == "observe" and reading.states_period(by_id[s].summary) for s in g.sources[m])
+                ) or not reading.parse_time(mem.time) or reading.says_withdrawal(mem.summary) \
+                    or reading.says_retraction(mem.summary) or reading.says_owed(mem.summary) \
+                    or reading.says_deadline(mem.summary) or reading.says_record(mem.summary) \
+                    or reading.says_afterwards(mem.summary)
+                # (no period stated where it could be read, as in most memories; a record that the thing was called
+                # off states no current fact, and a date by which something is owed is when to act, not when a
+                # fact expires)
+            if timeless[m]:
+                ends[key] = (None, frozenset())
+                return ends[key]
             at = reading.parse_time(mem.time)
             kept = ctx.rare(m) | {w for s in g.sources[m] if by_id[s].kind == "observe" for w in ctx.rare(s)}
             words = (read & kept) or ctx.rare(m)
-            if not at or reading.says_withdrawal(mem.summary) or reading.says_retraction(mem.summary) \
-                    or reading.says_owed(mem.summary) or reading.says_deadline(mem.summary) \
-                    or reading.says_record(mem.summary) or reading.says_afterwards(mem.summary):
-                ends[key] = (None, frozenset())  # a record that the thing was called off states no current fact,
-                return ends[key]  # and a date by which something is owed is when to act, not when a fact expires
             found = [(reading.valid_until(mem.summary, at, words if read & ctx.rare(m) else frozenset()), at,
                       ctx.rare(m))]
             for s in g.sources[m]:
