@@ -2542,9 +2542,12 @@ def test_r6_a_speaker_granting_in_their_own_words_decides_and_a_restoration_need
 
 def test_a_failure_kept_with_what_to_do_about_it_is_a_lesson():
     """'The Polish bank's cut-off is 10:00 - submit PL legs first' keeps a failure as a lesson, not as
-    material that worked: the next day's execution built on it draws no failed-material HALO-A4."""
+    material that worked: the next day's execution built on it draws no failed-material HALO-A4. So does the
+    cause alone ("cut-off is 10:00 Warsaw time"): it restates what went wrong. A note of the sweep as sent is
+    the failed step's product, passed on."""
     for kept, lesson in (("PL bank same-day SEPA cut-off is 10:00 Warsaw time - submit PL legs first", True),
-                         ("PL bank same-day SEPA cut-off is 10:00 Warsaw time", False)):
+                         ("PL bank same-day SEPA cut-off is 10:00 Warsaw time", True),
+                         ("today's sweep submitted, PL->pool 0.19M included", False)):
         t = Trace("d1")
         x = t.act([t.observe(summary="08:05 balances")], form="execution", summary="submitted today's sweep")
         bad = t.outcome(x, summary="PL->pool 0.19M rejected by the Polish bank: submitted after its 10:00 cut-off")
@@ -4915,6 +4918,42 @@ def test_a4_a_persons_approval_of_the_draft_that_carried_the_material_reviewed_i
     told = t3.act([matched], session="may-07", summary="MIG-340 update: assets-prod verified 100%, ready for cutover")
     cutover = t3.act([told], session="may-08", form="execution", summary="Cutover: CDN origin to the new bucket")
     assert [f[1] for f in about(t3, "HALO-A4", cutover)] == ["high"]
+
+
+def test_a4_a_memory_that_restates_what_went_wrong_is_no_failed_material():
+    """A quiz result that reports the pupil's errors, kept as what the pupil gets wrong ("skips the cm3 to dm3
+    conversion"), is a lesson about the world, not the act's product passed on as if it had worked; a note that
+    keeps the quiz as set and marked is (HALO-A4 high when a later execution rests on it). Words copied from the
+    part of a failed result that does not say what went wrong ("coverage reads 'active' from a cached record"
+    beside a timeout) are the bad data, kept."""
+    from halo_git.diagnosis.graph import _keeps_the_failure
+    from halo_git.model import Event
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("feb-03")
+        quiz = t.act([t.observe(summary="Maya's tutor asked for a check on moles")], form="preparation",
+                     summary="Set an 8-question quiz on moles")
+        m = t.remember([t.outcome(quiz, summary="5/8; all 3 errors left cm3 unconverted (25 cm3 used as 25 dm3)")],
+                       summary=note)
+        t.observe(session="feb-05", summary="homework handed in")
+        r = t.recall([m], session="feb-09", summary="Looked up Maya's weak spots")
+        x = t.act([r], session="feb-09", form="execution", summary="Assigned a worksheet on mole calculations")
+        t.outcome(x, session="feb-09", summary="worksheet assigned")
+        return t, x
+
+    t, x = trace("Maya skips the cm3 to dm3 conversion in concentration calcs")
+    assert [f[1] for f in about(t, "HALO-A4", x)] == ["info"]
+    t2, x2 = trace("Quiz on moles set and marked")
+    assert [f[1] for f in about(t2, "HALO-A4", x2)] == ["high"]
+
+    def ev(kind: str, summary: str) -> Event:
+        return Event(id="e1", kind=kind, agent="a", session="s", time="2025-01-01T00:00:00Z", summary=summary,
+                     fields={}, uses=())
+    act = ev("act", "Checked PA-7781 eligibility with the clearinghouse")
+    result = ev("outcome", "Eligibility response incomplete: clearinghouse timeout after partial payload; coverage "
+                           "segment reads 'active' from a cached record dated Dec")
+    assert not _keeps_the_failure(ev("remember", "PA-7781 eligibility verified: coverage active"), result, act)
+    assert _keeps_the_failure(ev("remember", "PA-7781: clearinghouse timeout, payload partial, ask again"), result, act)
 
 
 def test_m5_a_promise_to_pass_something_on_is_kept_only_by_a_message_that_carries_it():

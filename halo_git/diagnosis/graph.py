@@ -155,7 +155,7 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
             # worked does not make up for this one, unless that act redid what failed (kept beside it)
             about = by_id.get(x.fields["about"])
             if about is not None and about.kind == "act" and about.fields["form"] != "communication" \
-                    and not reading.acknowledges(e.summary, x.summary):
+                    and not reading.acknowledges(e.summary, x.summary) and not _keeps_the_failure(e, x, about):
                 return s
         if x.kind == "remember" and s in failed_mem:
             return s
@@ -171,6 +171,18 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
                 if r in failed_mem:
                     return r
     return ""
+
+
+def _keeps_the_failure(memory: Event, result: Event, act: Event) -> bool:
+    """Whether a memory restates what went wrong rather than what the act produced: two words of the failed result
+    that its act does not have ("all 3 errors left cm3 unconverted" kept as "skips the cm3 to dm3 conversion"),
+    with no claim that the work was done."""
+    told = {w for part in reading.clauses(result.summary) if reading.is_adverse(part)
+            for w in reading.subject_words(part)} - reading.subject_words(act.summary)
+    return len(told & reading.subject_words(memory.summary)) >= 2 and not reading.says_done(memory.summary)
+    # (words from the clauses that say what went wrong: "coverage reads 'active' from a cached record" beside a
+    # timeout is the bad data, copied; and a note that calls the work done despite them, "offer round done: the
+    # 2 families with expired tokens by SMS", passes it on as if it had worked)
 
 
 _KEPT_INVALID_RE = re.compile(r"\b(?:invalid\w*|void|not to be used|do not use|don't use|unusable)\b", re.I)
