@@ -4956,6 +4956,33 @@ def test_a4_a_memory_that_restates_what_went_wrong_is_no_failed_material():
     assert _keeps_the_failure(ev("remember", "PA-7781: clearinghouse timeout, payload partial, ask again"), result, act)
 
 
+def test_m2_one_note_unread_by_an_agent_that_reads_back_what_it_keeps_is_info():
+    """An agent that reads back five of its six notes over three later sessions is no write-only store: the one
+    note nothing later read, and no act took up ("loading bay paint chipped"), was not needed again (HALO-M2 info,
+    and its why says so). The same note beside four others never read back is a write-only memory: medium."""
+    def trace(read_back: int) -> tuple[Trace, str]:
+        t = Trace("mon")
+        notes = [t.remember([t.observe(summary=f"Supplier {name} delivers on {day}")], summary=f"{name} delivers {day}")
+                 for name, day in (("Hartley", "Tuesdays"), ("Okoro", "Thursdays"), ("Bellweather", "Fridays"),
+                                   ("Linden", "Mondays"), ("Arvo", "Wednesdays"))]
+        spare = t.remember([t.observe(summary="The loading bay paint is chipped")], summary="loading bay paint chipped")
+        for k, day in enumerate(("tue", "wed", "thu")):
+            for m in notes[2 * k:2 * k + 2][:max(0, read_back - 2 * k)]:
+                x = t.act([t.recall([m], session=day, summary="looked up the delivery day")], session=day,
+                          form="execution", summary="booked the goods-in slot")
+                t.outcome(x, session=day, summary="slot confirmed")
+            for j in range(3):
+                t.observe(session=day, summary=f"stock count {day} {j}: shelves full")
+        return t, spare
+
+    t, spare = trace(5)
+    assert [f[1] for f in about(t, "HALO-M2", spare)] == ["info"]
+    why = next(f.why for f in t.diagnose().findings if f.rule == "HALO-M2" and f.ids[0] == spare)
+    assert "read back all but 1 memory of the 6 it kept" in why
+    t2, spare2 = trace(1)
+    assert [f[1] for f in about(t2, "HALO-M2", spare2)] == ["medium"]
+
+
 def test_m5_a_promise_to_pass_something_on_is_kept_only_by_a_message_that_carries_it():
     """"I will flag the swelling and the 2.3 kg gain to the rehab nurse in this week's report": the weekly report
     filed without them does not keep it (HALO-M5); one that names the swelling does."""

@@ -19,6 +19,9 @@ from .shared import _ids_text, _later_act_on, _outcomes_about, _plural
 # simply not have met the situation it was kept for yet.
 WENT_ON_SESSIONS = 2
 WENT_ON_EVENTS = 10
+# ... unless the agent reads back nearly all it keeps: then it is info (at most this share unread, of this many)
+READS_BACK_SHARE = 0.34
+READS_BACK_MEMORIES = 4
 
 
 def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding]:
@@ -52,6 +55,10 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
         for e in ctx.events:
             most = max(most, g.order[e.session] + 1)
             begun.append(most)
+    # an agent that reads back most of what it keeps (two thirds or more, of four memories or more) is no
+    # write-only store: a note nothing later reads, and no later act takes up, was simply not needed again
+    kept = sum(1 for e in ctx.events if e.kind == "remember")
+    reads_back = kept >= READS_BACK_MEMORIES and len(read.never_recalled) <= READS_BACK_SHARE * kept
     for i in read.never_recalled:
         same = _later_act_on(ctx, i, i, other_session=True)  # a later session acting on its subject
         if same is None and reading.says_constraint(by_id[i].summary):  # or, for a restriction, an execution
@@ -70,7 +77,10 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
                 "HALO-M2", [i],
                 f"No later event names it: the agent went on for {_plural(after(i), 'more event')} over "
                 f"{_plural(later, 'later session')} without reading it back.",
-                "medium", by_id[i],
+                "info" if reads_back else "medium", by_id[i],
+                (f"The agent read back all but {_plural(len(read.never_recalled), 'memory', 'memories')} of the "
+                 f"{kept} it kept, and no later act took up this one's subject: it was not needed again in this "
+                 "trace.") if reads_back else
                 "A memory is kept for the steps after its session; none of them read it, so what the agent kept "
                 "never reached its work (a write-only memory).",
                 f"Have the agent recall {i} when a later session takes up its subject, or stop retaining this kind "

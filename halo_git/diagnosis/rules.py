@@ -88,7 +88,9 @@ RULES: dict[str, Rule] = {
             "a remember that no later event names (neither a recall nor a direct use), although the trace goes on; "
             "medium when a later session acts on its subject without it (two uncommon words or an identifier in "
             "common), which also holds for a memory read back only in the session that kept it, and when two "
-            "later sessions and ten events or more went by without reading it back; high when the "
+            "later sessions and ten events or more went by without reading it back (info instead when the agent "
+            "read back two thirds or more of the four or more memories it kept: one note nobody needed again is "
+            "no write-only store); high when the "
             "memory keeps a restriction (\"on-site only\", \"must\", \"never\", \"no recovery action until\") and "
             "an execution went without it (in a later session, or in the same one right after it was kept), or "
             "a deadline (\"upload the estimate by 15 Aug\") that had passed when the later act went without it",
