@@ -4983,6 +4983,33 @@ def test_m2_one_note_unread_by_an_agent_that_reads_back_what_it_keeps_is_info():
     assert [f[1] for f in about(t2, "HALO-M2", spare2)] == ["medium"]
 
 
+def test_s3_the_same_fix_on_the_same_symptom_in_three_sessions_is_no_learning():
+    """Column A over-pressures on the Haas digests three nights running and each night the agent flushes it and
+    re-queues them: the failure was handled by hand each time and nothing was learned (HALO-S3), though no
+    result reads as a failure. A note kept after the first night silences it; so does an act that is the
+    agent's ordinary work on each sighting (loading the digests), not a fix."""
+    def trace(act: str, lesson: bool = False) -> tuple[Trace, str]:
+        t = Trace("run-1")
+        for k, (night, inj) in enumerate((("run-1", 9), ("run-2", 7), ("run-3", 5))):
+            seen = t.observe(session=night, summary=f"column A back-pressure 9{8 - k}0 bar, Haas digests inj {inj}")
+            x = t.act([seen], session=night, form="execution", summary=act.format(inj=inj))
+            t.outcome(x, session=night, summary="queue running")
+            if lesson and k == 0:
+                t.remember([seen, x], session=night,
+                           summary="Haas digests push column A back-pressure up: run them on column B")
+            t.observe(session=night, summary=f"night {night}: 40 samples queued")
+        return t, x
+
+    t, last = trace("Flushed column A, re-queued Haas from inj {inj}")
+    assert [(f[1], f[2][0]) for f in rules_of(t, "HALO-S3")] == [("medium", last)]
+    assert "The same fix was made 3 times in 3 sessions" in next(
+        f.message for f in t.diagnose().findings if f.rule == "HALO-S3")
+    t2, _ = trace("Flushed column A, re-queued Haas from inj {inj}", lesson=True)
+    assert not rules_of(t2, "HALO-S3")
+    t3, _ = trace("Loaded Haas digests from inj {inj} on column A")
+    assert not rules_of(t3, "HALO-S3")
+
+
 def test_m5_a_promise_to_pass_something_on_is_kept_only_by_a_message_that_carries_it():
     """"I will flag the swelling and the 2.3 kg gain to the rehab nurse in this week's report": the weekly report
     filed without them does not keep it (HALO-M5); one that names the swelling does."""

@@ -98,7 +98,9 @@ RULE_SPECS = (
     ("HALO-S3", "no-learning-loop", "medium",
      "the same failure (two or more uncommon subject words in common) reported three or more times, or twice "
      "with one saying it happened again or both in nearly the same words (four uncommon words in common), across "
-     "two or more sessions, and no memory or revision ever keeps it",
+     "two or more sessions, and no memory or revision ever keeps it; or the same fix (a retry, a flush, a "
+     "correction by hand: two uncommon words in common) made in three or more sessions, each on its own sighting "
+     "of the same symptom, with nothing kept or changed after the first",
      "Keep a lesson or change the procedure after a repeated failure (a remember or revise naming it)."),
 )
 
@@ -979,7 +981,53 @@ def _no_learning(ctx, make):
             "Keep a lesson from the repeated failure (a remember naming it) or change the procedure (a revise), "
             "and check it the next time.",
         ))
+    return out + _repeated_fixes(ctx, make, {i for f in out for i in f.ids})
+
+
+def _repeated_fixes(ctx, make, flagged: set[str]):
+    """The same corrective act repeated in three or more sessions, each on its own sighting of the same
+    symptom, with nothing kept or changed in between: the failure was handled by hand each time."""
+    g, by_id, pos = ctx.g, ctx.by_id, ctx.pos
+    clusters: list[list] = []
+    for e in ctx.events:
+        if e.kind != "act" or e.fields["form"] not in ("execution", "preparation") or not reading.says_remedy(e.summary):
+            continue
+        seen = [s for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome") and by_id[s].session == e.session]
+        if not seen:
+            continue
+        words = ctx.rare(e.id)
+        symptom = frozenset().union(*(ctx.rare(s) for s in seen))
+        for c in clusters[-200:]:
+            if len(words & c[0]) >= 2 and len(symptom & c[1]) >= 2:
+                c[2].append((e, seen))
+                break
+        else:
+            clusters.append([words, symptom, [(e, seen)]])
+    out = []
+    learners = [e for e in ctx.events if e.kind in ("remember", "revise")]
+    for words, symptom, found in clusters:
+        sessions = {e.session for e, _ in found}
+        if len(sessions) < 3:
+            continue
+        ids = {x for e, seen in found for x in (e.id, *seen)}
+        first = pos[found[0][0].id]
+        if any(pos[m.id] > first and (ids & set(g.sources[m.id]) or len((words | symptom) & ctx.rare(m.id)) >= 2)
+               for m in learners):
+            continue
+        last = found[-1][0]
+        if last.id in flagged or any(s in flagged for s in found[-1][1]) or (ctx.session and last.session != ctx.session):
+            continue
+        out.append(make(
+            "HALO-S3", [last.id, *[e.id for e, _ in found[:-1]][-5:]],
+            f"The same fix was made {len(found)} times in {len(sessions)} sessions "
+            f"({', '.join(e.id for e, _ in found[:6])}), each on the same symptom; no memory or revision keeps it.",
+            "medium", last,
+            "Each time it was worked around by hand and nothing was learned, so it will happen again.",
+            "Keep a lesson from the repeated failure (a remember naming it) or change the procedure (a revise), "
+            "and check it the next time.",
+        ))
     return out
+
 
 
 def _upstream(ctx, event: str, depth: int) -> set[str]:
