@@ -5010,6 +5010,34 @@ def test_s3_the_same_fix_on_the_same_symptom_in_three_sessions_is_no_learning():
     assert not rules_of(t3, "HALO-S3")
 
 
+def test_m5_a_promised_step_is_kept_only_by_an_act_that_does_it():
+    """"Will cherry-pick #9921 into release/7.42 before rc2" is not kept by building rc2 from release/7.42 (the
+    same subject, another step): HALO-M5. Cherry-picking it keeps it, as does a message that does what it
+    promises in a later sentence of its own ("I'll pass it to the chair. Forwarded to the chair")."""
+    from halo_git.diagnosis.reading import does
+    assert does("cherry-pick", "Cherry-picked #9921 into release/7.42") and does("ring", "Called Sarah Price")
+    assert not does("cherry-pick", "Built 7.42.0-rc2 from release/7.42")
+
+    def trace(later: str) -> tuple[Trace, str]:
+        t = Trace("tue")
+        told = t.act([t.observe(summary="M. Jansen asks for #9921 in release 7.42")],
+                     summary="Replied M. Jansen: will cherry-pick #9921 into release/7.42 before rc2")
+        t.act([t.observe(session="wed", summary="QA window open")], session="wed", form="execution", summary=later)
+        t.observe(session="fri", summary="store review passed")
+        return t, told
+
+    t, told = trace("Built 7.42.0-rc2 from release/7.42")
+    assert [f[1] for f in about(t, "HALO-M5", told)] == ["medium"]
+    t2, told2 = trace("Cherry-picked #9921 into release/7.42, then built rc2")
+    assert not about(t2, "HALO-M5", told2)
+    t3 = Trace("wk3")
+    x = t3.act([t3.observe(summary="A parent asks who decided the uniform change")],
+               summary="Replied to the parent that I'll pass it to the chair; the minutes record no such decision. "
+                       "Forwarded to the chair")
+    t3.observe(session="wk5", summary="FGB attendance: quorate")
+    assert not about(t3, "HALO-M5", x)
+
+
 def test_m5_a_promise_to_pass_something_on_is_kept_only_by_a_message_that_carries_it():
     """"I will flag the swelling and the 2.3 kg gain to the rehab nurse in this week's report": the weekly report
     filed without them does not keep it (HALO-M5); one that names the swelling does."""

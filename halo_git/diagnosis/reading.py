@@ -212,6 +212,22 @@ def _stem(word: str) -> str:
     return word[:5]
 
 
+# verbs whose other tenses do not share a stem, and verbs that name the same step ("ring" kept by "called")
+_VERB_FORMS = {"ring": ("rang", "rung", "call", "phone", "telephone"), "call": ("ring", "rang", "phone", "telephone"),
+               "phone": ("ring", "rang", "call", "telephone"), "send": ("sent", "email", "mail", "text", "post"),
+               "email": ("sent", "send", "mail"), "text": ("sent", "send", "sms"), "tell": ("told", "inform", "let"),
+               "write": ("wrote", "written"), "pay": ("paid",), "buy": ("bought",), "put": ("put",),
+               "bring": ("brought",), "give": ("gave", "given"), "chase": ("chasing", "chased", "follow"),
+               "pass": ("forward", "hand"), "forward": ("pass", "sent", "send")}
+
+
+def does(verb: str, summary: str) -> bool:
+    """Whether ``summary`` reports doing what ``verb`` names: the verb in any tense ("block" -> "blocked",
+    "cherry-pick" -> "cherry-picked") or a form or a word for the same step ("ring" -> "rang", "called")."""
+    stems = {_stem(verb)[:4], *(_stem(v)[:4] for v in _VERB_FORMS.get(verb, ()))}
+    return any(_stem(w.lower())[:4] in stems for w in re.findall(r"[A-Za-z][A-Za-z-]+", summary))
+
+
 _SWAP_RE = re.compile(r"\b(?:swap\w*|replac\w*|switch\w*|migrat\w*|rotat\w*|retir\w*|supersed\w*)\b", re.I)
 _OLD_RE = re.compile(r"\b(?:old|previous|former|retired|superseded|outgoing)\b", re.I)
 # an act against something bad, whose success is that thing blocked or stopped

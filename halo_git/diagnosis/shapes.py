@@ -1096,6 +1096,8 @@ def _partial_reused(ctx, make):
 _PROMISED_VERB_RE = re.compile(r"\b(?:will|shall|would|['\u2019]ll|['\u2019]d)\s+([a-z][a-z-]+)", re.I)
 
 
+_GENERIC_VERBS = frozenset(("be", "have", "get", "go", "do", "make", "keep", "take", "let", "need", "try", "see",
+                             "look", "sort", "handle", "deal", "follow", "come", "put", "give"))  # say nothing of the step
 _CONDITION_RE = re.compile(r"\b(?:once|as soon as|when(?:ever)?|the moment|if)\b", re.I)
 
 
@@ -1127,6 +1129,12 @@ def _promises(ctx, make):
         told = _TOLD_WHAT_RE.match(step)
         what = (reading.subject_words(told.group(1)) - ctx.common) if told else frozenset()
         kept = asked = None
+        found_verb = _PROMISED_VERB_RE.search(step)
+        promised = found_verb.group(1).lower() if found_verb and found_verb.group(1).lower() not in _GENERIC_VERBS else ""
+        parts = reading.sentences(e.summary)
+        at_step = next((k for k, part in enumerate(parts) if found_verb.group(0) in part), len(parts)) if promised else 0
+        if promised and any(reading.does(promised, part) for part in parts[at_step + 1:]):
+            continue  # done in the same message ("I'll pass it to the chair. Forwarded to the chair")
         met = not _CONDITION_RE.search(step)  # ("we'll call him as soon as it does": due only once the 100B is seen)
         for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW]:
             if not met and x.kind in ("observe", "outcome") and len(key & reading.subject_words(x.summary)) >= 1:
@@ -1148,6 +1156,9 @@ def _promises(ctx, make):
             if x.kind == "act" and (not telling or x.fields["form"] == "communication"):
                 if what and not what & reading.subject_words(x.summary) and not named:
                     continue  # the message went, without what was promised in it (the swelling left out of the report)
+                if promised and not telling and not what and not named and not reading.does(promised, x.summary):
+                    continue  # another step on the same subject ("built rc2 from release/7.42" after "will
+                    # cherry-pick #9921 into release/7.42"): the promised one is still to do
                 kept = x.id
                 break
             if x.kind == "observe" and reading.is_adverse(x.summary):
