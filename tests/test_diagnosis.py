@@ -1670,6 +1670,50 @@ def test_m9_a_fact_stated_for_a_period_read_back_after_it_ended():
     assert {f[2][0] for f in rules_of(t, "HALO-M9")} == {r}
 
 
+def test_a_time_of_day_the_period_ends_at_bounds_it():
+    """"OK for Saturday qualifiers only, until 18:00 today" ends at 18:00 on the day it was said ("ends 18:00 Sun"
+    on that Sunday): a waiver used the next morning is used past its end (HALO-R7). "Garden until 23:00" gives
+    opening hours, not an end. A recall that says the period ended ("last night's waiver (ended 20:00)") knows it
+    is over, so the read-back is no HALO-M9."""
+    from datetime import datetime, timezone
+    from halo_git.diagnosis.reading import valid_until
+    sat = datetime(2026, 1, 3, 10, 0, tzinfo=timezone.utc)
+    assert valid_until("OK for Saturday qualifiers only, until 18:00 today", sat) == sat.replace(hour=18)
+    assert valid_until("waiver ends 18:00 Sun", sat) == datetime(2026, 1, 4, 18, 0, tzinfo=timezone.utc)
+    assert valid_until("100 inside, garden until 23:00", sat, periods=False) is None
+
+    def trace(grant: str) -> tuple[Trace, str]:
+        t = Trace("sat")
+        ok = t.observe(at="2026-01-03T10:01:00Z",
+                       summary=f'Head admin in #admins: "emergency subs without per-match approval are OK {grant}."')
+        w = t.revise([ok], at="2026-01-03T10:02:00Z", target="roster rule 4.2", made_by="user", governance="bounded",
+                     summary=f"4.2 waiver: emergency subs allowed without per-match approval, {grant}.")
+        ask = t.observe(at="2026-01-04T10:03:00Z", session="sun", summary="Kiln asks to swap in Ryze for playoffs")
+        t.act([w, ask], at="2026-01-04T10:04:00Z", session="sun", form="execution",
+              summary="Approved Ryze for Kiln under the emergency sub waiver, no per-match sign-off")
+        return t, w
+
+    t, w = trace("until 18:00 today")
+    assert [f[1] for f in about(t, "HALO-R7", w)] == ["high"]
+    t2, w2 = trace("until 18:00 tomorrow")
+    assert not about(t2, "HALO-R7", w2)
+
+    def read_back(recall: str) -> tuple[Trace, str]:
+        t = Trace("eve")
+        note = t.remember([t.observe(at="2026-02-03T17:00:00Z", summary="Grace: till 20:00 tonight general trays "
+                                                                      "can go without the second check")],
+                          at="2026-02-03T17:01:00Z", summary="Waiver: general trays, no 2nd check, ends 20:00 today")
+        r = t.recall([note], at="2026-02-04T08:00:00Z", session="day", summary=recall)
+        t.act([r], at="2026-02-04T08:05:00Z", session="day", form="execution",
+              summary="Released the implant set with the second check")
+        return t, r
+
+    t3, r3 = read_back("Pulled the release rule and last night's waiver (ended 20:00).")
+    assert not about(t3, "HALO-M9", r3)
+    t4, r4 = read_back("Pulled the release rule and the tray waiver.")
+    assert [f[1] for f in about(t4, "HALO-M9", r4)] == ["high"]
+
+
 def test_m9_a_change_stated_for_a_period_is_over_once_it_ends():
     def trace(read_on: str):
         t = Trace("sep29")

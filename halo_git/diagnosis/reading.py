@@ -1634,6 +1634,9 @@ _WINDOW_RES = (  # each gives (month, day, year or None) of the window's last da
     (re.compile(_UNTIL + r"(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b" + _YEAR, re.I),
      lambda m: (m.group(2), m.group(1), m.group(3))),
 )
+# a time of day the period ends at, on the day it was said or a day it names ("until 18:00 today", "ends 18:00 Sat")
+_CLOCK_UNTIL_RE = re.compile(r"\b(?:until|till|ends?|ending|expires?)\s+(?:at\s+)?([01]?\d|2[0-3])[:.h]([0-5]\d)\b"
+                             r"(?:\s+(today|tonight|tomorrow|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*))?", re.I)
 _NUMERIC_UNTIL_RE = re.compile(_UNTIL + r"(\d{1,2})[/-](\d{1,2})(?![/-]?\d)", re.I)  # "expires Tue 08-12 18:00"
 _ISO_UNTIL_RE = re.compile(_UNTIL + r"(\d{4})-(\d\d)-(\d\d)\b|\b\d{4}-\d\d-\d\d\s*(?:-|\u2013|to|through)\s*"
                            r"(\d{4})-(\d\d)-(\d\d)\b", re.I)
@@ -1646,6 +1649,7 @@ _PERIOD_HINT_RE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|
                              r"expir|ends?\b|week|month|today|tonight|tomorrow|shift|for the day|by|due|morning|afternoon|"
                              r"evening|"
                              r"(?:mon|tues|wednes|thurs|fri|satur|sun)day(?: \w+)? only)|\d{4}-\d\d-\d\d", re.I)
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _CLAUSE_RE = re.compile(r"[,;](?!\s*\d{4}\b)\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
 
 
@@ -1706,6 +1710,16 @@ def _ends(clause: str, at: datetime, periods: bool) -> list[datetime]:
             found.append(end)
         if found:
             ends.append(min(found))
+    for m in _CLOCK_UNTIL_RE.finditer(clause):
+        if not m.group(3) and not m.group(0).lower().startswith(("end", "expir")):
+            continue  # "garden until 23:00" gives opening hours, not when the period ends
+        day = at.replace(hour=int(m.group(1)), minute=int(m.group(2)), second=0)
+        when = (m.group(3) or "").lower()
+        if when == "tomorrow":
+            day += timedelta(days=1)
+        elif when[:3] in _WEEKDAYS:
+            day += timedelta(days=(_WEEKDAYS.index(when[:3]) - at.weekday()) % 7)
+        ends.append(day)
     for m in _ISO_UNTIL_RE.finditer(clause):
         y, mo, d = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
         try:

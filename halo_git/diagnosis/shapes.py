@@ -319,7 +319,8 @@ def _loosening(ctx, make):
                 e.fields["governance"] == "bounded" or reading.says_planned_end(e.summary)))):
             continue  # a change under a grant the user limited to one occasion loosens for that occasion (one
             # governed otherwise, when it says when it goes back: "back to drafts on Monday")
-        scoped = reading.says_scoped(e.summary) or any(reading.says_scoped(b.summary) for b in basis)
+        scoped = reading.says_scoped(e.summary) or any(reading.says_scoped(b.summary) for b in basis) or (
+            _stated_end(e, basis) is not None)  # (a stated end bounds it: "ends 18:00 Sat", "7-11 Apr")
         ungoverned_user = e.fields["made_by"] == "user" and e.fields["governance"] == "none"
         if not scoped and not ungoverned_user:
             continue
@@ -644,9 +645,11 @@ def _expired(ctx, make):
             if any(by_id[x].kind == "observe" and (reading.parse_time(by_id[x].time) or end) > end
                    and len(fact & ctx.rare(x)) >= min(2, len(fact)) for x in named):
                 continue  # the fact was checked again after the period
-            if any(reading.says_ended(by_id[x].summary) for x in (*users, *named) if by_id[x].kind in ("act", "observe")
-                   and ctx.pos[x] > ctx.pos[m]):
-                continue  # the step knows the period is over ("PLAT-311 expired 06-30, needs renewal")
+            if reading.says_ended(r.summary) or any(
+                    reading.says_ended(by_id[x].summary) for x in (*users, *named)
+                    if by_id[x].kind in ("act", "observe") and ctx.pos[x] > ctx.pos[m]):
+                continue  # the step knows the period is over ("PLAT-311 expired 06-30, needs renewal"; "last night's
+                # waiver (ended 20:00)")
             acts = _acts_on(ctx, r.id)
             if not acts:
                 continue  # read back to see when it ended, or for the record
