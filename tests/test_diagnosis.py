@@ -4998,6 +4998,19 @@ def test_a4_a_memory_that_restates_what_went_wrong_is_no_failed_material():
                            "segment reads 'active' from a cached record dated Dec")
     assert not _keeps_the_failure(ev("remember", "PA-7781 eligibility verified: coverage active"), result, act)
     assert _keeps_the_failure(ev("remember", "PA-7781: clearinghouse timeout, payload partial, ask again"), result, act)
+    # one word of the failure is enough in a memory that itself says something is wrong, unless it keeps the act
+    # as the fix the failure taught
+    booking = ev("act", "Booked Osei Wed 5 Mar 09:00-13:00")
+    stopped = ev("outcome", "series 1 and 2 complete; series 3 stopped at 11:40 when the 561 laser shut off "
+                            "(interlock fault)")
+    assert _keeps_the_failure(ev("remember", "561 line down until the 12 Mar vendor visit; series 3 incomplete"),
+                              stopped, booking)
+    restart = Event(id="e14", kind="act", agent="a", session="s", time="2025-01-01T00:00:00Z", fields={},
+                    summary="Rolling restart of payments-api, 6 pods", uses=())
+    recovered = ev("outcome", "5xx fell for ten minutes, then the card gateway posted its own incident for the window")
+    recipe = Event(id="e16", kind="remember", agent="a", session="s", time="2025-01-01T00:00:00Z", fields={},
+                   summary="Runbook: gateway timeouts = pool exhaustion. Fix: rolling restart", uses=("e14", "e15"))
+    assert not _keeps_the_failure(recipe, recovered, restart)
 
 
 def test_m2_one_note_unread_by_an_agent_that_reads_back_what_it_keeps_is_info():

@@ -179,7 +179,10 @@ def _keeps_the_failure(memory: Event, result: Event, act: Event) -> bool:
     with no claim that the work was done."""
     told = {w for part in reading.clauses(result.summary) if reading.is_adverse(part)
             for w in reading.subject_words(part)} - reading.subject_words(act.summary)
-    return len(told & reading.subject_words(memory.summary)) >= 2 and not reading.says_done(memory.summary)
+    shared = len(told & reading.subject_words(memory.summary))
+    return (shared >= 2 or shared == 1 and reading.is_adverse(memory.summary) and act.id not in memory.uses) \
+        and not reading.says_done(memory.summary)  # (one word is enough in a memory that itself says something
+    # is wrong, "561 line down until the vendor visit", unless it also keeps the act as the fix it taught)
     # (words from the clauses that say what went wrong: "coverage reads 'active' from a cached record" beside a
     # timeout is the bad data, copied; and a note that calls the work done despite them, "offer round done: the
     # 2 families with expired tokens by SMS", passes it on as if it had worked)
