@@ -190,7 +190,23 @@ def test_four_sets_held_out_to_the_end_of_the_next_round():
     on): 51/82 and 13 false alarms now."""
     hit, total, alarms, notes = score(FINAL)
     assert total == 82
-    assert hit >= 51 and alarms <= 13, notes
+    assert hit >= 51 and alarms <= 11, notes
+
+
+WIDE = HERE / "fixtures" / "traces_apart_z_wide"
+
+
+def test_eight_sets_scored_before_they_were_read():
+    """Sets Z37-Z44 (96 traces, 161 problems, 32 healthy runs), written by eight separate authors at the start
+    of the round (public services; security and IT operations; research and media; retail and hospitality;
+    farming and conservation; healthcare operations; education; money operations and insurance). Z37 and Z39
+    were scored, never read, as a validation pair while the round's readings were chosen (30/41; false alarms 21
+    at the round's start, 12 at its last change); the other six were held out and scored once, after the last
+    rule change: 83/120 (69 %) and 38 false alarms, 28 on healthy runs (the round's start: 83/120 and 41).
+    Read since."""
+    hit, total, alarms, notes = score(WIDE)
+    assert total == 161
+    assert hit >= 113 and alarms <= 48, notes
 
 
 def test_seed_analyses_modelled_apart():
