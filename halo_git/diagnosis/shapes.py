@@ -98,9 +98,10 @@ RULE_SPECS = (
     ("HALO-S3", "no-learning-loop", "medium",
      "the same failure (two or more uncommon subject words in common) reported three or more times, or twice "
      "with one saying it happened again or both in nearly the same words (four uncommon words in common), across "
-     "two or more sessions, and no memory or revision ever keeps it; or the same fix (a retry, a flush, a "
-     "correction by hand: two uncommon words in common) made in three or more sessions, each on its own sighting "
-     "of the same symptom, with nothing kept or changed after the first",
+     "two or more sessions, and no memory or revision ever keeps it; or the same fix (a retry, a reset, a "
+     "correction by hand: two words in common, common ones too, as what recurs every day is common in the trace) "
+     "made in three or more sessions, each on its own sighting of the same symptom (two words in common), with "
+     "nothing kept or changed after the first",
      "Keep a lesson or change the procedure after a repeated failure (a remember or revise naming it)."),
 )
 
@@ -998,8 +999,8 @@ def _repeated_fixes(ctx, make, flagged: set[str]):
         seen = [s for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome") and by_id[s].session == e.session]
         if not seen:
             continue
-        words = ctx.rare(e.id)
-        symptom = frozenset().union(*(ctx.rare(s) for s in seen))
+        words = reading.subject_words(e.summary)  # (all its words: what recurs every shift is common in the trace)
+        symptom = frozenset().union(*(reading.subject_words(by_id[s].summary) for s in seen))
         for c in clusters[-200:]:
             if len(words & c[0]) >= 2 and len(symptom & c[1]) >= 2:
                 c[2].append((e, seen))
@@ -1018,7 +1019,8 @@ def _repeated_fixes(ctx, make, flagged: set[str]):
                for m in learners):
             continue
         last = found[-1][0]
-        if last.id in flagged or any(s in flagged for s in found[-1][1]) or (ctx.session and last.session != ctx.session):
+        if last.id in flagged or (ctx.session and last.session != ctx.session):  # (beside the same failure
+            # reported again, which names the failures: this names what was done about them)
             continue
         out.append(make(
             "HALO-S3", [last.id, *[e.id for e, _ in found[:-1]][-5:]],
