@@ -199,6 +199,16 @@ def test_m6_superseded_memory_recalled():
     t2.remember([m], summary="wrote a directory for browsing")
     t2.outcome(t2.act([t2.recall([m])]))
     assert "HALO-M6" not in {f.rule for f in t2.diagnose().findings}
+    # a recall that reads the replacement beside the old note has the newer version in view
+    t3 = Trace()
+    old3 = t3.remember([t3.observe()], summary="standup at 9:30")
+    new3 = t3.remember([t3.observe(), old3], summary="standup moved to 9:45, replacing 9:30")
+    both = t3.recall([old3, new3], summary="pulled the standup note and its update")
+    t3.outcome(t3.act([both], form="execution", summary="booked the room from 9:45"))
+    assert not about(t3, "HALO-M6", both)
+    bulk = t3.recall([old3, new3], summary="loaded every earlier turn into the history")
+    t3.outcome(t3.act([bulk], form="execution", summary="booked the room"))
+    assert about(t3, "HALO-M6", bulk)  # a load of everything kept carries the old one along all the same
 
 
 def test_m7_failed_material_retained_unless_the_outcome_is_kept():

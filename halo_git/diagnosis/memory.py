@@ -184,7 +184,10 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
         new = superseded.get(m.id)
         if new is None or not (reading.says_replacement(by_id[new].summary) or reading.says_withdrawal(by_id[new].summary)):
             continue  # a memory that combines older ones (a synthesis) does not replace them
-        stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new]]
+        stale = [r for r in ctx.recalled_by.get(m.id, ()) if pos[r] > pos[new] and (
+            new not in g.sources[r] or reading.says_everything(by_id[r].summary))]
+        # (a recall that picks the replacement beside it, "the criteria, the cap update and the withdrawal note",
+        # has the newer version in view; a load of every earlier turn carries the old one along all the same)
         if m.id not in g.sources[new]:  # replaced without being named: the recall must read the replaced part
             stale = [r for r in stale if _reads_part(ctx, r, new)]  # (quiet hours, not the fee the new note changed)
         if not stale:
