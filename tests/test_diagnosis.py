@@ -3059,6 +3059,9 @@ def test_m9_a_snapshot_read_back_weeks_later_with_nothing_observed_since():
     assert rules_of(_aged_trace("2025-05-12T06:07:00Z")[0], "HALO-M9") == set()
     assert rules_of(_aged_trace("2025-06-02T06:07:00Z", kept="Pricing budget for tents: $2,000 a month")[0],
                     "HALO-M9") == set()
+    # nor does what something requires: "fee approval requirement" names a fee, but keeps a rule
+    assert rules_of(_aged_trace("2025-06-02T06:07:00Z", kept="TENT-2P listing: fee approval requirement, "
+                                                             "photo requirement")[0], "HALO-M9") == set()
     # an alert that only names the subject is no re-check of the value
     t2 = _aged_trace("2025-06-02T06:07:00Z", checked="Alert: Summit Co listing TENT-2P changed its photos")[0]
     assert {sev for _, sev, _ in rules_of(t2, "HALO-M9")} == {"medium"}

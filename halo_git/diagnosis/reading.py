@@ -1364,6 +1364,12 @@ _RESTRICT_RE = re.compile(r"\b(?:only|restrict\w*|prohibit\w*|forbid\w*|not (?:a
                           re.I)
 
 
+keeps_requirements = _finder(
+    """A memory of what something requires ("entry conditions, fee approval requirement, evidence requirement"):
+    a rule that holds until it is changed, not a state that drifts on its own.""",
+    r"\brequirements?\b|\brequire[sd]?\b|\bprerequisites?\b|\beligib\w+ criteria\b")
+
+
 def says_constraint(summary: str) -> bool:
     """A memory that keeps a restriction or an obligation ("no online publication, on-site only", "must be
     admitted ahead of the criteria"): a rule to follow, or a limit on what may be done."""

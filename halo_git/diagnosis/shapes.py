@@ -724,6 +724,7 @@ def _snapshot(summary: str) -> bool:
     """A memory of a state that changes, not a rule, an obligation, a record or a withdrawal."""
     return reading.keeps_snapshot(summary) and not (
         reading.says_constraint(summary) or reading.says_limit(summary) or reading.says_plan(summary)
+        or reading.keeps_requirements(summary)
         or reading.says_chosen(summary)
         or reading.says_owed(summary) or reading.says_deadline(summary)
         or reading.says_record(summary) or reading.says_withdrawal(summary) or reading.says_retraction(summary))
