@@ -2277,6 +2277,11 @@ def test_reading_years_identifiers_and_probes():
     assert intended("Booking system shows P-104 unavailable.", "P-104 tagged out of service in the booking system")
     assert intended("card shows blocked", "disabled the lost card")
     assert not intended("Booking system shows P-104 unavailable.", "Booked P-104 for the Nakamura lab")
+    assert intended("Hold active; SO-7731 blocked.", "Harbourside set to credit hold.")  # a hold set, holding
+    # a step done over is a remedy ("resubmitted the returned application"); an airline's rebooking is its work
+    from halo_git.diagnosis.reading import says_remedy
+    assert says_remedy("Resubmitted the returned application with the qualification details")
+    assert not says_remedy("Batch rebook RX418 -> RX420 07:10 from manifest export")
 
 
 def test_m2_a_memory_about_one_case_is_not_needed_by_an_act_on_another():

@@ -241,7 +241,8 @@ _OUT_OF_USE_RE = re.compile(
     r"\b(?:out of (?:service|use|action|order)|tag(?:ged)? out|lock(?:ed)? out|(?:take|took|taken|put) \w+ offline|"
     r"disabl\w*|deactivat\w*|suspend\w*|quarantin\w*|blocked|blocking|block (?:it|them|the|access|all|traffic|"
     r"port|sender|domain)|decommission\w*|withdr[ae]w\w* from|"
-    r"pull(?:ed)? from (?:service|use|sale|the)|cancel\w*|revok\w*|(?:set|marked) (?:\S+ ){0,4}(?:to )?closed)\b", re.I)
+    r"pull(?:ed)? from (?:service|use|sale|the)|cancel\w*|revok\w*|(?:set|marked) (?:\S+ ){0,4}(?:to )?closed|"
+    r"(?:set|put|placed?) (?:\S+ ){0,3}(?:on|to|under) (?:an? |the )?(?:[\w-]+ )?hold)\b", re.I)
 # (sessions "killed" or "terminated" after access was revoked or suspended are the revocation taking hold)
 _OUT_OF_USE = frozenset(w[:5] for w in ("unavailable", "unusable", "blocked", "blocks", "cancelled", "canceled",
                                         "killed", "terminated"))
@@ -632,6 +633,7 @@ declares_invalid = _finder(
 _REMEDY_RE = re.compile(r"\b(?:retr(?:y|ied|ies|ying)|re-?r[au]n\w*|re-?tr\w+|again|roll(?:ed|s|ing)? back|rollback|"
                         r"revert\w*|undo\w*|undid|restor\w*|repair\w*|fix\w*|investigat\w*|diagnos\w*|paused?|"
                         r"halt\w*|stopp?\w*|abort\w*|hold|held|resum\w*|reset\w*|by hand|manual(?:ly)?|"
+                        r"re(?:submit|send|sent|file|appl|issu|start)\w*|"
                         r"work(?:ed)? ?around|re-?rout\w*|redirect\w*|"
                         # doing the step over: "re-authenticated", "…; re-copy chunked" (not "the re-check results")
                         r"re-[a-z]+ed)\b|(?:^|[;:,]\s*)re-[a-z]+\b", re.I)
