@@ -3477,6 +3477,11 @@ def test_a2_a_message_that_informs_needs_no_reply_one_that_asks_does():
     assert {f[1] for f in rules_of(t2, "HALO-A2") if f[2][0] == m2} == {"low"}
     from halo_git.diagnosis.reading import keeps_own_record
     assert keeps_own_record("Closed BCF-303 as approved exception") and not keeps_own_record("Shipped order 5512")
+    # a step on the agent's own file that ends in the record of it
+    assert keeps_own_record("Excluded the medically authorised pupil from Stage 2 and recorded the reason on the "
+                            "pupil file.")
+    assert keeps_own_record("Matched Baxter's receipt to INV-4402 and closed the promise as kept.")
+    assert not keeps_own_record("Issued 11 Stage 1 letters by email and 2 by print-and-post")
 
 
 def test_m2_memory_no_later_session_reads_back_is_medium():

@@ -1237,7 +1237,11 @@ keeps_own_record = _finder(
     """An execution whose effect is a record the agent keeps itself ("Closed BCF-303 as approved exception",
     "Marked the order shipped", "Logged blank captures"): nothing outside it to check.""",
     r"^\W*(?:closed|marked|logged|recorded|tagged|labell?ed|noted|filed (?:it|them|the note)|archived|"
-    r"set (?:\S+ ){0,3}status)\b")
+    r"set (?:\S+ ){0,3}status)\b|"
+    # or a step on the agent's own file closed by the record ("...; rationale recorded in the screening log",
+    # "... and recorded the reason on the pupil file", "... and closed the promise as kept")
+    r"(?:[;:]|\band)\s+(?:(?:the )?\w+ )?(?:recorded|logged|noted) (?:the \w+ )?(?:in|on) (?:the|its|our) [\w -]{0,30}"
+    r"(?:log|file|record|register|sheet|notes?)\b\W*$|\band closed (?:the|it|them)\b[^.;]{0,30}\bas \w+\W*$")
 
 
 def promises_telling(step: str) -> bool:
