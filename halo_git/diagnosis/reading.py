@@ -632,7 +632,7 @@ declares_invalid = _finder(
 
 _REMEDY_RE = re.compile(r"\b(?:retr(?:y|ied|ies|ying)|re-?r[au]n\w*|re-?tr\w+|again|roll(?:ed|s|ing)? back|rollback|"
                         r"revert\w*|undo\w*|undid|restor\w*|repair\w*|fix\w*|investigat\w*|diagnos\w*|paused?|"
-                        r"halt\w*|stopp?\w*|abort\w*|hold|held|resum\w*|reset\w*|by hand|manual(?:ly)?|"
+                        r"halt\w*|stopp?\w*|abort\w*|hold|held|resum\w*|reset\w*|by hand|manually|"
                         r"re(?:submit|send|sent|file|appl|issu|start)\w*|"
                         r"work(?:ed)? ?around|re-?rout\w*|redirect\w*|"
                         # doing the step over: "re-authenticated", "…; re-copy chunked" (not "the re-check results")
