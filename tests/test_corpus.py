@@ -203,10 +203,25 @@ def test_eight_sets_scored_before_they_were_read():
     were scored, never read, as a validation pair while the round's readings were chosen (30/41; false alarms 21
     at the round's start, 12 at its last change); the other six were held out and scored once, after the last
     rule change: 83/120 (69 %) and 38 false alarms, 28 on healthy runs (the round's start: 83/120 and 41).
-    Read since."""
+    Read since: the readings taken from them bring the eight sets from 113/161 and 48 false alarms to 114/161
+    and 40."""
     hit, total, alarms, notes = score(WIDE)
     assert total == 161
-    assert hit >= 113 and alarms <= 48, notes
+    assert hit >= 114 and alarms <= 40, notes
+
+
+CLOSE = HERE / "fixtures" / "traces_apart_z_close"
+
+
+def test_four_sets_held_out_to_the_close_of_the_round():
+    """Sets Z45-Z48 (48 traces, 80 problems, 16 healthy runs), written by four more authors in the middle of the
+    round (construction and property; games, streaming and entertainment; legal, compliance and public records;
+    manufacturing and energy) and scored once, after every reading of the round: 53/80 (66 %) and 30 false
+    alarms, 19 on healthy runs in 9 of 16 (the round's start: 54/80 and 31). One reading since ('manual' alone
+    is no repair) gives back the hit it had cost: 54/80 and 30."""
+    hit, total, alarms, notes = score(CLOSE)
+    assert total == 80
+    assert hit >= 54 and alarms <= 30, notes
 
 
 def test_seed_analyses_modelled_apart():
