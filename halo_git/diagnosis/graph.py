@@ -174,18 +174,17 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
 
 
 def _keeps_the_failure(memory: Event, result: Event, act: Event) -> bool:
-    """Whether a memory restates what went wrong rather than what the act produced: two words of the failed result
-    that its act does not have ("all 3 errors left cm3 unconverted" kept as "skips the cm3 to dm3 conversion"),
-    with no claim that the work was done."""
+    """Whether a memory restates what went wrong rather than what the act produced: two words of the result's
+    adverse clauses that its act does not have ("all 3 errors left cm3 unconverted" kept as "skips the cm3 to
+    dm3 conversion"), or one in a memory that itself says something is wrong ("561 line down until the vendor
+    visit") and does not keep the act as the fix the failure seemed to teach. Words from the other clauses are
+    the bad data, copied ("coverage reads 'active' from a cached record" beside a timeout), and a note that
+    calls the work done despite the failure ("offer round done") passes it on as if it had worked."""
     told = {w for part in reading.clauses(result.summary) if reading.is_adverse(part)
             for w in reading.subject_words(part)} - reading.subject_words(act.summary)
     shared = len(told & reading.subject_words(memory.summary))
     return (shared >= 2 or shared == 1 and reading.is_adverse(memory.summary) and act.id not in memory.uses) \
-        and not reading.says_done(memory.summary)  # (one word is enough in a memory that itself says something
-    # is wrong, "561 line down until the vendor visit", unless it also keeps the act as the fix it taught)
-    # (words from the clauses that say what went wrong: "coverage reads 'active' from a cached record" beside a
-    # timeout is the bad data, copied; and a note that calls the work done despite them, "offer round done: the
-    # 2 families with expired tokens by SMS", passes it on as if it had worked)
+        and not reading.says_done(memory.summary)
 
 
 _KEPT_INVALID_RE = re.compile(r"\b(?:invalid\w*|void|not to be used|do not use|don't use|unusable)\b", re.I)

@@ -645,8 +645,8 @@ def says_remedy(summary: str) -> bool:
 
 
 _EVERYTHING_RE = re.compile(
-    r"\b(?:every|all(?: of)?(?: the| my| our)?)\s+(?:[\w-]+\s+){0,2}(?:notes?|memor(?:y|ies)|records?|entr(?:y|ies)|turns?|messages?|"
-    r"items?|snapshots?|threads?|history|lessons?)\b(?:\s+on file\b|(?!\s+(?:on|about|for|of|from|tagged|matching|"
+    r"\b(?:every|all(?: of)?(?: the| my| our)?)\s+(?:[\w-]+\s+){0,2}(?:notes?|memor(?:y|ies)|records?|entr(?:y|ies)|"
+    r"turns?|messages?|items?|snapshots?|threads?|history|lessons?)\b(?:\s+on file\b|(?!\s+(?:on|about|for|of|from|tagged|matching|"
     r"mentioning|related|that|which|where|with)\b))|\b(?:whole|entire|full) (?:[\w-]+ ){0,2}(?:history|archive|memory|log)|"
     r"\beverything (?:kept|saved|stored|on file|so far)", re.I)
 

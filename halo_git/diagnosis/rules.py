@@ -127,8 +127,9 @@ RULES: dict[str, Rule] = {
             "a memory that a newer remember names (directly, or through a recall that retrieved it), or that a "
             "newer remember naming no memory replaces in so many words on the same subject (two uncommon words "
             "in common, no differing identifiers such as S03 and S11), recalled again after that newer memory was "
-            "kept by a recall that does not also pick the newer one (a load of everything kept still counts); medium when an act follows from the stale recall, high when "
-            "the newer memory is never recalled or an execution follows within a few steps",
+            "kept by a recall that does not also pick the newer one (a load of everything kept still counts); "
+            "medium when an act follows from the stale recall, high when the newer memory is never recalled or "
+            "an execution follows within a few steps",
             "Recall the newer memory instead, and mark the old one as replaced so it stops being retrieved.",
         ),
         Rule(
