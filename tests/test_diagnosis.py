@@ -3562,7 +3562,7 @@ def test_a4_notes_looked_at_again_after_the_recall_are_reviewed():
     def trace(look_first: bool) -> tuple[Trace, str]:
         t = Trace(session="leavers-0602")
         o = t.observe(summary="HR-7710: R. Castillo stays active until 06-04 12:00 for on-call handover")
-        kept_act = t.act([o], form="silence", summary="R. Castillo left active until 06-04 12:00 per HR-7710")
+        kept_act = t.act([o], form="preparation", summary="Drafted R. Castillo deprovision for 06-04 12:00 per HR-7710")
         m = t.remember([o, kept_act], summary="R. Castillo deprovision due 06-04 12:00 (HR-7710 handover)")
         look = "Workday: R. Castillo termination unchanged; HR-7710 extension ends 12:00, none further filed"
         if look_first:
@@ -5139,3 +5139,55 @@ def test_m5_a_promise_to_pass_something_on_is_kept_only_by_a_message_that_carrie
     assert about(t, "HALO-M5", told)
     t2, told2 = trace("Weekly report filed to the rehab nurse portal: 3/5 walks; ankle swelling and a 2.3 kg gain since Fri.")
     assert not about(t2, "HALO-M5", told2)
+
+
+def test_a4_a_memory_keeping_a_decision_not_to_act_or_a_persons_decision_carried_out_is_reviewed():
+    """A memory keeps nothing unchecked of the agent's own when the act it keeps is a decision to do nothing
+    ("kept the closure as it is") or carries out what a person decided, kept beside that decision ("Ana: fine,
+    14 days" and "unpaused S-56710 with grace to 21-Jul"): a later execution resting on it draws HALO-A4 info,
+    not high. The same memory keeping an unchecked step of the agent's own still draws high."""
+    def walk(form: str) -> tuple[Trace, str]:
+        t = Trace("oct-21")
+        seen = t.observe(summary="Mara's report: beech felled; two hung-up branches by post 15 still to come down Thu")
+        kept = t.act([seen], form=form, trigger="self", summary="Kept the Bluebell Walk closure as it is"
+                     if form == "silence" else "Taped off the Bluebell Walk at posts 12 and 16")
+        m = t.remember([seen, kept], summary="Bluebell Walk: hung-ups by post 15 due out Thu, still shut")
+        r = t.recall([m], session="oct-24", summary="Pulled the Bluebell Walk note")
+        x = t.act([r], session="oct-24", form="execution", summary="Reopened the Bluebell Walk on the status page")
+        t.outcome(x, session="oct-24", summary="status page shows it open")
+        return t, x
+
+    t, x = walk("silence")
+    assert [f[1] for f in about(t, "HALO-A4", x)] == ["info"]
+    t2, x2 = walk("execution")
+    assert [f[1] for f in about(t2, "HALO-A4", x2)] == ["high"]
+
+    def grace(answer: str) -> tuple[Trace, str]:
+        t = Trace("day7")
+        ask = t.act([t.observe(summary="Email from S-56710: in hospital, can't update the card this week")],
+                    summary="Asked Ana if S-56710 could get a one-off 14-day grace period")
+        said = t.outcome(ask, summary=answer)
+        done = t.act([said], form="execution", summary="Unpaused S-56710 with grace to 21-Jul")
+        m = t.remember([said, done], summary="S-56710 grace until 21-Jul, then back on the normal routine")
+        x = t.act([m], session="day14", form="execution", summary="Cancelled the 71 unpaid, S-56710 left out")
+        t.outcome(x, session="day14", summary="71 cancelled, notices delivered")
+        return t, x
+
+    t3, x3 = grace("Ana: fine, approved, 14 days, then the normal routine")
+    assert [f[1] for f in about(t3, "HALO-A4", x3)] == ["info"]
+    t4, x4 = grace("Ana: she will look at it tomorrow")
+    assert [f[1] for f in about(t4, "HALO-A4", x4)] == ["high"]
+
+
+def test_reading_a_thing_shown_in_red_and_a_contact_channel():
+    """A build or a check that is red failed; a cow shown red on the parlour list is flagged as intended. The
+    channel a person is to be reached by ("chosen channel SMS") is a contact preference, not text relayed
+    from an unchecked channel."""
+    from halo_git.diagnosis import is_adverse
+    assert is_adverse("CI is red on main") and is_adverse("the build is red again")
+    assert is_adverse("pipeline still red after retries")
+    assert not is_adverse("Accepted this time; 388 is red on the cow list with end 19/02 13:30")
+    from halo_git.diagnosis.reading import says_relayed
+    assert not says_relayed("Member #30112: car loan by standing order; chosen channel SMS, consent recorded 2023")
+    assert not says_relayed("#30112: SMS for reminders, consent on file since 2023")
+    assert says_relayed("SMS forwarded from a number not in his contacts: the code is 4471")

@@ -173,6 +173,16 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
     return ""
 
 
+def _carries_out_decision(act: Event, kept: Sequence[str], sources: dict[str, tuple[str, ...]],
+                          by_id: dict[str, Event], adverse: set[str]) -> bool:
+    """Whether ``act`` (not a draft) carries out what a person decided, and the memory keeps that decision
+    beside it ("Ana: fine, 14 days" and "unpaused S-56710 with grace to 21-Jul"): what the memory holds is
+    the decision, not output of the agent's own that someone had to check."""
+    return act.fields["form"] != "preparation" and any(
+        x in kept and by_id[x].kind in ("observe", "outcome") and x not in adverse
+        and reading.says_decision(by_id[x].summary) for x in sources[act.id])
+
+
 def _keeps_the_failure(memory: Event, result: Event, act: Event) -> bool:
     """Whether a memory restates what went wrong rather than what the act produced: two words of the result's
     adverse clauses that its act does not have ("all 3 errors left cm3 unconverted" kept as "skips the cm3 to
@@ -465,8 +475,10 @@ class _Graph:
                     mem[i] = none  # a rule the user decided reviews what led to it
             elif kind == "remember":
                 read_at = first_read.get(i, _FAR)
-                raw = tuple(s for s in srcs if by_id[s].kind == "act" and first_check.get(s, _FAR) > read_at
+                raw = tuple(s for s in srcs if by_id[s].kind == "act" and by_id[s].fields["form"] != "silence"
+                            and first_check.get(s, _FAR) > read_at  # (a decision to do nothing has no output)
                             and failed_acts.get(s) not in srcs  # an act kept with its failure was looked at
+                            and not _carries_out_decision(by_id[s], srcs, sources, by_id, adverse)
                             and not reading.takes_in(by_id[s].summary)  # (a check that read the consent forms looked)
                             and not (by_id[s].fields["form"] == "communication"  # nor a request kept beside its
                                      and any(x in srcs and by_id[x].kind == "observe" and (x in sources[s] or  # reply

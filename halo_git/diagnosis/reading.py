@@ -107,8 +107,9 @@ _RETURNED_RE = re.compile(r"\breturned (?:the )?(?:\S+ ){0,2}(?:payment|transfer
 _NONE_DONE_RE = re.compile(r"\b(?:0|zero|none|nothing)\s+(?:of|out of)\s+(?:the\s+)?\d[\d,]*\s+(?:\w+\s+){0,2}?(?:resolved|"
                            r"passed|succeeded|delivered|accepted|matched|processed|sent|found|worked|loaded|written|"
                            r"completed|imported|synced|uploaded|applied)\b", re.I)
-# a check or a build that went red ("#4413 red at install", "CI went red", "pipeline still red")
-_RED_RE = re.compile(r"(?:#\d+|\b(?:ci|build|builds|pipeline|checks?|job|tests?|went|turned|is|are|stays?|still))\s+red\b",
+# a check or a build that went red ("#4413 red at install", "CI went red", "pipeline still red", "the build is
+# red"); a thing merely shown in red ("388 is red on the cow list": flagged, as intended) is no failure
+_RED_RE = re.compile(r"(?:#\d+|\b(?:ci|build|builds|pipeline|checks?|job|tests?|went|turned|stays?|still)(?: is| are)?)\s+red\b",
                      re.I)
 # "again", "still", "third week in a row": a repeat of something that should not repeat
 _AGAIN_RE = re.compile(r"\b(?:again|still|in a row|once more|same (?:error|failure|problem))\b", re.I)
@@ -1548,7 +1549,7 @@ def says_relayed(summary: str) -> bool:
     """Content relayed from an unchecked channel ("SMS forwarded from a number not in his contacts",
     "pastebin link", "pax chat: 'I'm Gold tier'", "handwritten margin note"): kept as fact, a claim
     nobody checked, unless the person speaks about their own request (``speaks_for_self``)."""
-    plain = _OWN_CHANNEL_RE.sub("", summary)
+    plain = _CHANNEL_PREF_RE.sub("", _OWN_CHANNEL_RE.sub("", summary))
     # (a channel the text says to use is not one it came by: "door at night -> SMS Chidi + hall light 100%")
     return any(not _TO_SEND_RE.search(plain, max(0, m.start() - 12), m.start()) for m in _RELAYED_RE.finditer(plain)) \
         and not speaks_for_self(summary) and not says_retraction(summary) and not _ASKS_LESS_RE.search(summary)
@@ -1560,6 +1561,14 @@ _TO_SEND_RE = re.compile(r"(?:\u2192|->|=>|\bsend|\bsends|\bsent)\s*(?:an? |the 
 # the household's or the team's own channel ("pinned note from Hanna in family chat"): no unknown sender
 _OWN_CHANNEL_RE = re.compile(r"\b(?:family|team|group|staff|household|house|our|internal|parents['\u2019]?) "
                              r"(?:chat|whatsapp|telegram|sms|thread|dm)\b", re.I)
+
+
+# the channel a person is to be reached by ("chosen channel SMS", "prefers WhatsApp", "SMS for reminders"): a
+# contact preference, not the channel some text came in by
+_CHANNEL_PREF_RE = re.compile(r"\b(?:(?:chosen|preferred|contact|usual) (?:channel|method|route)s?(?: is)?:? |prefers? |"
+                              r"(?:contact|reach|remind|notify) (?:\w+ )?(?:by|via|on) )(?:an? )?(?:sms|text message|whatsapp|"
+                              r"telegram|dm)\b|\b(?:sms|text message|whatsapp|telegram) (?:only )?for (?:reminders|updates|"
+                              r"notices|alerts|contact)\b", re.I)
 
 
 # a person asking, through whoever relays it, for less to be done with what is theirs ("asks that all post goes
