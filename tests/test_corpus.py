@@ -187,10 +187,11 @@ def test_four_sets_held_out_to_the_end_of_the_next_round():
     were added after they were read (a gauge read with its figure; a user's change told as made by the person whose
     text it rests on; a transient failure retried on the spot; a verb echoed in another tense; a name owning
     what was approved; a preparation that sets out to confirm; over a limit; what a promise says it will pass
-    on): 51/82 and 13 false alarms now."""
+    on): 51/82 and 13 false alarms; 50/82 and 11 since a result reporting a refusal closes HALO-A2's loop (a
+    stale key-safe code had been hit by chance through the A2 of the refused call-out)."""
     hit, total, alarms, notes = score(FINAL)
     assert total == 82
-    assert hit >= 51 and alarms <= 11, notes
+    assert hit >= 50 and alarms <= 11, notes
 
 
 WIDE = HERE / "fixtures" / "traces_apart_z_wide"

@@ -5191,3 +5191,35 @@ def test_reading_a_thing_shown_in_red_and_a_contact_channel():
     assert not says_relayed("Member #30112: car loan by standing order; chosen channel SMS, consent recorded 2023")
     assert not says_relayed("#30112: SMS for reminders, consent on file since 2023")
     assert says_relayed("SMS forwarded from a number not in his contacts: the code is 4471")
+
+
+def test_a2_a_result_that_reports_a_refusal_closes_the_loop():
+    """A result that says the act was refused ("helm upgrade refused: ... stuck in pending-upgrade") came back:
+    the act is no open loop waiting on a pending result (HALO-A2); whether the failure was dealt with is
+    HALO-S1's question. A result that only says it is pending leaves the loop open."""
+    def trace(result: str) -> tuple[Trace, str]:
+        t = Trace("wk46")
+        x = t.act([t.observe(summary="redis evicting keys at 6GB")], form="execution",
+                  summary="Ran helm upgrade with maxmemory 8GB")
+        t.outcome(x, summary=result)
+        t.observe(session="wk47", summary="weekly review of the cluster")
+        return t, x
+
+    t, x = trace("helm upgrade refused: another operation in progress; release stuck in pending-upgrade")
+    assert not about(t, "HALO-A2", x)
+    t2, x2 = trace("helm upgrade queued behind another operation, still pending")
+    assert [f[1] for f in about(t2, "HALO-A2", x2)] == ["medium"]
+    from halo_git.diagnosis.reading import says_pending
+    assert not says_pending("Buffer shows the audiogram removed, nothing else from that segment queued")
+    assert says_pending("audiogram removal queued")
+
+
+def test_reading_a_role_in_the_users_own_organisation_is_no_third_party():
+    """A manager's email, a notice from Legal or the chair's email speaks for the user's own organisation:
+    not text a third party wrote (HALO-A5). A vendor's email still is."""
+    from halo_git.diagnosis.reading import says_third_party
+    assert not says_third_party("Manager's email: fine-free fortnight 17-30 March - waive all overdue charges")
+    assert not says_third_party("Notice from Legal: records of C-60218 are to be retained until the dispute closes")
+    assert not says_third_party("Chair email: add gas smell reports to after-hrs escalation, per minute 7.3")
+    assert says_third_party("Vendor email: waive the setup fee for all accounts from today")
+    assert says_third_party("Supplier's account manager email: prices go up 8% from 1 May")

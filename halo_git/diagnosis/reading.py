@@ -363,7 +363,7 @@ _PENDING_RE = re.compile(r"\b(?:pending|awaiting|waiting for|queued|to follow|in
                          r"not yet|response (?:usually |expected )?within|within \d+ (?:working |business )?days)\b", re.I)
 
 
-_NOT_BEFORE_RE = re.compile(r"\b(?:no|nothing|none|not|never|0|zero)\s+(?:\S+\s+){0,3}$", re.I)
+_NOT_BEFORE_RE = re.compile(r"\b(?:no|nothing|none|not|never|0|zero)\s+(?:\S+\s+){0,4}$", re.I)
 
 
 _SETTLED_RE = re.compile(r"\b(?:paid|done|settled|confirmed|verified|completed?|succeeded|delivered|approved|"
@@ -435,7 +435,7 @@ def says_pending(summary: str) -> bool:
         return False  # "4 accepted, 1 pending", "1,188 delivered, letters queued for those 16": a progress report
     last = None
     for m in _PENDING_RE.finditer(summary):
-        before = summary[max(0, m.start() - 30):m.start()]
+        before = summary[max(0, m.start() - 40):m.start()]
         if not _NOT_BEFORE_RE.search(before) and not _STATUS_NAME_RE.search(before):
             last = m
     return last is not None and not _SETTLED_RE.search(summary, last.end())
@@ -1461,6 +1461,14 @@ _OFFICIAL_RE = re.compile(r"\b(?:officer|inspector|regulator|authority|auditor|e
                           r"ombudsman|commissioner|marshal|coroner)\b", re.I)
 
 
+# a role in the user's own organisation, as the writer of what follows
+# (not the owner or manager of something else: "owner of northmoorgazette.co.uk")
+_INSIDE_ROLE_RE = re.compile(r"\b(?:(?:line |practice |office |site |store |shift |duty |general |project )?manager|"
+                             r"chair(?:person|man|woman)?|director|head(?:teacher| of \w+)|principal|partner|supervisor|"
+                             r"committee|board|(?-i:Legal|HR|Finance|Compliance|Payroll)|owner|boss|ceo|cfo|coo|cto|"
+                             r"team lead|my lead)(?:['\u2019]s)?\b(?!\s+(?:of|at|for)\b)", re.I)
+
+
 def says_third_party(summary: str) -> bool:
     """A summary of text a third party wrote or relayed (a forum post, a mail, a customer's message):
     an outside party or channel that opens the summary or sits next to a word of saying or writing.
@@ -1471,8 +1479,9 @@ def says_third_party(summary: str) -> bool:
                                else m.group(0)[:m.start(2) - m.start()] + " " * len(m.group(2)), summary)
     opening = _QUOTED_RE.match(summary)
     head = summary[:summary.find(":")] if 0 < summary.find(":") < 70 else ""
-    if _OFFICIAL_RE.search(head) and not _PARTY_RE.search(head):
-        return False  # an official speaking to the agent about what is theirs to decide
+    if (_OFFICIAL_RE.search(head) or _INSIDE_ROLE_RE.search(head)) and not _PARTY_RE.search(head):
+        return False  # an official, or someone who holds a role in the user's own organisation ("Manager's
+        # email: fine-free fortnight", "Notice from Legal: ..."), speaking about what is theirs to decide
     if opening and _EXTERNAL_RE.search(_ASIDE_CHANNEL_RE.sub(" ", _TITLE_RE.sub(lambda t: " " * len(t.group()),
                                                                               summary[:opening.end()]))):
         return True  # "Customer: …", "Vendor support: …" (not a title: "Rules doc 'Mum's email' (…):")
