@@ -5223,3 +5223,22 @@ def test_reading_a_role_in_the_users_own_organisation_is_no_third_party():
     assert not says_third_party("Chair email: add gas smell reports to after-hrs escalation, per minute 7.3")
     assert says_third_party("Vendor email: waive the setup fee for all accounts from today")
     assert says_third_party("Supplier's account manager email: prices go up 8% from 1 May")
+
+
+def test_m9_a_closing_date_is_when_to_act_not_when_the_fact_expires():
+    """Criteria kept with the date the call closes ("...; closes 31 Jan") still hold when the applications are
+    screened in February: the closing date is when to apply, not the end of the criteria (no HALO-M9). Rules
+    kept "until 31 Jan" ended then."""
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("jan-06")
+        m = t.remember([t.observe(summary="DTP call open: 2:1 or above, two references, UK fee status for a full award")],
+                       summary=note, at="2025-01-06T09:00:00Z")
+        r = t.recall([m], session="feb-03", summary="Pulled the DTP criteria before screening", at="2025-02-03T09:00:00Z")
+        t.act([r], session="feb-03", form="preparation", summary="Eligibility screen of the 21 applications against "
+              "the 2:1 bar and two references", at="2025-02-03T09:30:00Z")
+        return t, r
+
+    t, r = trace("DTP 2025 criteria: 2:1+, two references, UK fee status for a full award; closes 31 Jan")
+    assert not about(t, "HALO-M9", r)
+    t2, r2 = trace("DTP 2025 criteria: 2:1+, two references, UK fee status for a full award, until 31 Jan")
+    assert about(t2, "HALO-M9", r2)

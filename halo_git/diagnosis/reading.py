@@ -1175,7 +1175,8 @@ says_record = _finder(
 says_deadline = _finder(
     """The summary names a date by which something is owed ("payment due 22 Oct", "reminder", "rotation
     deferred to Mon 09-08"), not a date until which a fact holds.""",
-    r"\b(?:due|deadline|reminder|remind|overdue|payable|(?:deferred|postponed|rescheduled|pushed back) (?:to|until))\b")
+    r"\b(?:due|deadline|reminder|remind|overdue|payable|(?:deferred|postponed|rescheduled|pushed back) (?:to|until)|"
+    r"closes|closing date)\b")
 
 
 keeps_snapshot = _finder(
