@@ -217,7 +217,7 @@ def _stem(word: str) -> str:
 _VERB_FORMS = {"ring": ("rang", "rung", "call", "phone", "telephone"), "call": ("ring", "rang", "phone", "telephone"),
                "phone": ("ring", "rang", "call", "telephone"), "send": ("sent", "email", "mail", "text", "post"),
                "email": ("sent", "send", "mail"), "text": ("sent", "send", "sms"), "tell": ("told", "inform", "let"),
-               "write": ("wrote", "written"), "pay": ("paid",), "buy": ("bought",), "put": ("put",),
+               "write": ("wrote", "written"), "pay": ("paid",), "buy": ("bought",),
                "bring": ("brought",), "give": ("gave", "given"), "chase": ("chasing", "chased", "follow"),
                "pass": ("forward", "hand"), "forward": ("pass", "sent", "send")}
 

@@ -940,6 +940,11 @@ def _takes_back_what_is_read(ctx, m: str, taken: str, recall: str) -> bool:
     return bool(ctx.read_words(recall) & back)
 
 
+_S3_WHY = "Each time it was worked around by hand and nothing was learned, so it will happen again."
+_S3_STEP = ("Keep a lesson from the repeated failure (a remember naming it) or change the procedure (a revise), "
+            "and check it the next time.")
+
+
 def _no_learning(ctx, make):
     g = ctx.g
     fails = [e for e in ctx.events if e.id in g.adverse and (e.kind == "outcome" or not g.sources[e.id])]
@@ -981,10 +986,7 @@ def _no_learning(ctx, make):
             "HALO-S3", [last.id, *[e.id for e in evs[:-1]][-5:]],
             f"The same failure was reported {len(evs)} times in {len(sessions)} sessions "
             f"({', '.join(e.id for e in evs[:6])}); no memory or revision keeps it.",
-            "medium", last,
-            "Each time it was worked around by hand and nothing was learned, so it will happen again.",
-            "Keep a lesson from the repeated failure (a remember naming it) or change the procedure (a revise), "
-            "and check it the next time.",
+            "medium", last, _S3_WHY, _S3_STEP,
         ))
     return out + _repeated_fixes(ctx, make, {i for f in out for i in f.ids})
 
@@ -1027,13 +1029,9 @@ def _repeated_fixes(ctx, make, flagged: set[str]):
             "HALO-S3", [last.id, *[e.id for e, _ in found[:-1]][-5:]],
             f"The same fix was made {len(found)} times in {len(sessions)} sessions "
             f"({', '.join(e.id for e, _ in found[:6])}), each on the same symptom; no memory or revision keeps it.",
-            "medium", last,
-            "Each time it was worked around by hand and nothing was learned, so it will happen again.",
-            "Keep a lesson from the repeated failure (a remember naming it) or change the procedure (a revise), "
-            "and check it the next time.",
+            "medium", last, _S3_WHY, _S3_STEP,
         ))
     return out
-
 
 
 def _upstream(ctx, event: str, depth: int) -> set[str]:
@@ -1146,8 +1144,7 @@ def _promises(ctx, make):
             if not met and x.kind in ("observe", "outcome") and len(key & reading.subject_words(x.summary)) >= 1:
                 met = True
             if x.kind == "outcome" and x.fields["about"] == e.id:
-                verb = _PROMISED_VERB_RE.search(step)
-                if verb and re.search(rf"\b{re.escape(verb.group(1))}e?d\b", x.summary, re.I) \
+                if found_verb and re.search(rf"\b{re.escape(found_verb.group(1))}e?d\b", x.summary, re.I) \
                         and not reading.is_adverse(x.summary):
                     kept = x.id  # the result of the message reports the promised step done ("Tanya called
                     break  # Mrs Roe" about "the duty AMHP will call her back"; not "asked for a re-review")
