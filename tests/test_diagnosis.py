@@ -5242,3 +5242,26 @@ def test_m9_a_closing_date_is_when_to_act_not_when_the_fact_expires():
     assert not about(t, "HALO-M9", r)
     t2, r2 = trace("DTP 2025 criteria: 2:1+, two references, UK fee status for a full award, until 31 Jan")
     assert about(t2, "HALO-M9", r2)
+
+
+def test_m2_a_rulebook_applied_in_its_session_is_not_owed_a_later_read_back():
+    """Rules kept and applied in the session that kept them ("Auto-post limit 25k per accrual line (close policy
+    v7)") are the agent's practice afterwards: a later step on their subject that does not re-read them draws no
+    HALO-M2. A specific instruction kept and read only in its session ("PSY2041 wk4: Lambert ch.5 from the 2019
+    edition only"), then gone without when the later step on its subject comes, still does."""
+    def trace(note: str, later: str) -> tuple[Trace, str]:
+        t = Trace("day1")
+        m = t.remember([t.observe(summary="controller's mail with the standing instructions")], summary=note)
+        r = t.recall([m], summary="read the note back")
+        t.outcome(t.act([r], form="preparation", summary="first pass over the note's items"), summary="done")
+        x = t.act([t.observe(session="day9", summary="new batch arrived for processing")], session="day9",
+                  form="execution", summary=later)
+        t.outcome(x, session="day9", summary="done")
+        return t, m
+
+    t, m = trace("Auto-post limit 25k per accrual line (close policy v7)",
+                 "Auto-posted the March accrual lines under the 25k limit")
+    assert not about(t, "HALO-M2", m)
+    t2, m2 = trace("PSY2041 wk4: Lambert ch.5 from 2nd ed. (2019) only, not 2014 1st ed. (Okafor)",
+                   "Scan jobs for PSY2041 wk1-6; wk4 Lambert ch.5 from the shelf copy")
+    assert [f[1] for f in about(t2, "HALO-M2", m2)] == ["medium"]

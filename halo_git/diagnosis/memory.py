@@ -107,9 +107,12 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
         readers = (*m.recalled_by, *m.used_by)
         if not readers or any(order[by_id[r].session] != order[by_id[m.id].session] for r in readers):
             continue
-        if not (reading.says_terms(by_id[m.id].summary) or any(s in g.adverse for s in g.sources[m.id])):
+        if not (reading.says_terms(by_id[m.id].summary) or any(s in g.adverse for s in g.sources[m.id])) \
+                or reading.names_rulebook(by_id[m.id].summary):
             continue  # a record that served its session ("bag on shelf C4") owes nothing to later steps; terms
-            # or a known problem ("wrong account picked") are what a later step on the subject needs
+            # or a known problem ("wrong account picked") are what a later step on the subject needs, except a
+            # rulebook ("Auto-post limit 25k per accrual line (close policy v7)"): applied in its session, it is
+            # the agent's practice afterwards
         same = _later_act_on(ctx, m.id, max(readers, key=pos.__getitem__), other_session=True)
         if same is None or m.id in g.sources[same] or any(m.id in g.sources[s] for s in g.sources[same]):
             continue

@@ -1396,6 +1396,12 @@ def says_rule(summary: str) -> bool:
     return bool(_RULE_RE.search(summary))
 
 
+names_rulebook = _finder(
+    """A memory that keeps a body of rules by name ("close policy v7", "watch policy: PSI 0.2; ...", "Shortages
+    policy kept: ...", "per SOP QC-04"), not one instruction for one case ("must call him before any delivery").""",
+    r"\b(?:polic(?:y|ies)|rules|rulebook|guidelines|handbook|sop|procedures?)\b")
+
+
 def says_terms(summary: str) -> bool:
     """A memory that keeps terms for later steps (a rule, a restriction, something owed or due, a promise),
     not only a record of how things stood."""
