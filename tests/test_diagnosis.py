@@ -5265,3 +5265,13 @@ def test_m2_a_rulebook_applied_in_its_session_is_not_owed_a_later_read_back():
     t2, m2 = trace("PSY2041 wk4: Lambert ch.5 from 2nd ed. (2019) only, not 2014 1st ed. (Okafor)",
                    "Scan jobs for PSY2041 wk1-6; wk4 Lambert ch.5 from the shelf copy")
     assert [f[1] for f in about(t2, "HALO-M2", m2)] == ["medium"]
+
+
+def test_reading_an_obligation_set_in_a_later_sentence_of_the_note():
+    """A note that records a request and then sets the follow-up ("... due by 7 May 2025. Follow up on receipt
+    or expiry.") keeps an obligation of the agent's own, like one that opens with it; a note that merely
+    mentions a follow-up that happened does not."""
+    from halo_git.diagnosis.reading import says_owed
+    assert says_owed("Account 7731: tenancy agreement requested 7 April, due by 7 May. Follow up on receipt or expiry.")
+    assert says_owed("Follow-up: chase the landlord for the gas certificate")
+    assert not says_owed("Account 7731: the landlord's follow-up letter arrived with the tenancy agreement")

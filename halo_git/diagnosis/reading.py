@@ -1158,11 +1158,11 @@ says_owed = _finder(
     is resulted", "Owe Glasshouse a ruling by Sun 12:00") or a step it set itself for when something comes
     in ("reorder the badge when the photo arrives", "book on receipt of the coroner's 100B"): an
     obligation, not a fact.""",
-    r"^\W*(?:to ?do|todo|owe|reminder|remember to|follow[- ]up)\b|\b(?:owe|owes|owed|must (?:phone|call|"
+    r"(?:^|[.;]\s)\W*(?:to ?do|todo|owe|reminder|remember to|follow[- ]up)\b|\b(?:owe|owes|owed|must (?:phone|call|"
     r"send|tell|chase|file|upload|pay|book|confirm|notify)|need to (?:phone|call|send|tell|chase|"
     r"file|upload|pay|book|confirm|notify)|as soon as|once (?:it|the \w+) (?:is|are) |promised (?:by|for|to|within)|"
     r"still to (?:be )?\w+|(?:when|once) (?:\S+ ){0,3}(?:arrives?|comes? (?:in|back)|is (?:back|in|received|"
-    r"returned|uploaded)|lands)\b|\bon receipt of\b)")
+    r"returned|uploaded)|lands)\b|\bon receipt\b)")
 
 
 says_record = _finder(
