@@ -5275,3 +5275,12 @@ def test_reading_an_obligation_set_in_a_later_sentence_of_the_note():
     assert says_owed("Account 7731: tenancy agreement requested 7 April, due by 7 May. Follow up on receipt or expiry.")
     assert says_owed("Follow-up: chase the landlord for the gas certificate")
     assert not says_owed("Account 7731: the landlord's follow-up letter arrived with the tenancy agreement")
+
+
+def test_reading_the_month_may_is_no_permission():
+    """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
+    May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""
+    from halo_git.diagnosis.reading import says_rule
+    assert says_rule("staff may use the pool van at weekends")
+    assert not says_rule("#20417: Karen Walsh can request withdrawals for Doreen; signed form on file, 06-May")
+    assert not says_rule("Van booked May 6 for the Leeds move")

@@ -1361,7 +1361,7 @@ def says_change(summary: str) -> bool:
 
 
 _RULE_RE = re.compile(r"\b(?:rule|rules|policy|addition|always|never|must|should|runbook|fix:|fixes|get|gets|"
-                      r"exempt\w*|skip|allowed|may)\b", re.I)
+                      r"exempt\w*|skip|allowed|(?-i:may)(?![-\s]*\d))\b", re.I)  # (not the month: "06-May", "May 6")
 
 
 _RESTRICT_RE = re.compile(r"\b(?:only|restrict\w*|prohibit\w*|forbid\w*|not (?:allowed|permitted)|"
