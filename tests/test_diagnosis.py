@@ -5309,3 +5309,14 @@ def test_m9_a_person_ending_what_a_note_keeps_outdates_the_note():
     assert says_change("Letter from the ward: yesterday's discharge summary went to the wrong practice, please disregard")
     assert says_change("User U-5521 objects to any marketing use of their data, ads included")
     assert not says_change("Quarter ending 31 March: totals filed")
+
+
+def test_reading_a_report_that_counts_its_own_items_that_failed():
+    """A run report describes what the run found ("Run completed: EU-west quotes time out after 30s" is a
+    finding about the world), unless it counts items of the act's own that failed ("Batch finished: 71
+    matched; 13 returned 'match service timeout - not evaluated'"): that batch failed in part."""
+    from halo_git.diagnosis import is_adverse
+    assert is_adverse("Batch finished: 71 matched; 13 returned 'match service timeout - not evaluated'.")
+    assert is_adverse("Upload complete: 388 sent, 12 rejected by the portal")
+    assert not is_adverse("Run completed: EU-west quotes time out after 30s")
+    assert not is_adverse("Import done: 400 rows loaded")

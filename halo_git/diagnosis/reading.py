@@ -123,6 +123,11 @@ _REPORTS_RE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}(?:completed|complete|finished|
                          r"\s*[:;]", re.I)
 
 
+_COUNT_FAILED_RE = re.compile(r"\b\d+\s+(?:\w+\s+){0,2}(?:failed|errored|timed out|rejected|bounced|returned ['\"\u2018]?"
+                              r"[\w ]{0,30}(?:timeout|error|fail\w*)|not (?:evaluated|processed|sent|matched|delivered|"
+                              r"run|checked|scored))\b", re.I)
+
+
 _NEGATIONS = frozenset(("no", "without", "zero", "never", "0", "none"))
 _DIGIT_RE = re.compile(r"\d")
 _CLAUSE_BREAK_RE = re.compile(r"[,;.:!?]")  # "no lift, won't turn": the negation stays in its clause
@@ -325,8 +330,9 @@ def is_adverse(summary: str) -> bool:
     status, an interruption, a complaint or push-back, or the user restating an ignored request.
     A word of failure right after "no", "without", "zero", "never" or "none" (one word may sit
     between) is not one: "no errors", "without a failure"."""
-    if _REPORTS_RE.match(summary):
-        return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found
+    if _REPORTS_RE.match(summary) and not _COUNT_FAILED_RE.search(summary):
+        return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found (not a
+        # count of its own items that failed: "Batch finished: 71 matched; 13 returned 'timeout - not evaluated'")
     low = summary.lower()
     digits = _DIGIT_RE.search(summary) is not None  # (most signs below need a figure: test for one once)
     if digits and (_short_of(summary) or _HTTP_RE.search(summary)) or _CLASS_RE.search(summary) \
