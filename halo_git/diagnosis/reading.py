@@ -1368,7 +1368,7 @@ def says_change(summary: str) -> bool:
 
 
 _RULE_RE = re.compile(r"\b(?:rule|rules|policy|addition|always|never|must|should|runbook|fix:|fixes|get|gets|"
-                      r"exempt\w*|skip|allowed|(?-i:may)(?![-\s]*\d))\b", re.I)  # (not the month: "06-May", "May 6")
+                      r"exempt\w*|skip|allowed|no need to|need not|needn['\u2019]t|(?-i:may)(?![-\s]*\d))\b", re.I)  # (not the month: "06-May", "May 6")
 
 
 _RESTRICT_RE = re.compile(r"\b(?:only|restrict\w*|prohibit\w*|forbid\w*|not (?:allowed|permitted)|"
@@ -1442,7 +1442,8 @@ _EXTERNAL_RE = re.compile(
     r"\b(?:wrote|writes|claims that|claimed|description|the body|body says|e-?mail|newsletter|readme|web ?page|website|blog|"
     r"forum|thread|poster|comment|contributor|fork|vendor|supplier|customer|student|caller|third[- ]party|outside|external|"
     r"article|attachment|search result|letter|notice|advisory|contractor|solicitors?|handling agent|"
-    r"hirer|applicant|bidder|tenderer|ltd|llp|plc|gmbh|publicist|(?-i:PR) (?:for|agency|team))\b", re.I)
+    r"hirer|applicant|bidder|tenderer|ltd|llp|plc|gmbh|publicist|(?-i:PR) (?:for|agency|team)|press release|campaign|"
+    r"reddit|r/\w+|discord|dataminer|streamers?)\b", re.I)
 # ... that asserts authority or instructs: a policy, what someone agreed, what the agent should do
 _AUTHORITY_RE = re.compile(
     r"\b(?:said|says|agreed|approved|policy|rule|rules|should|must|please|note to|addressed to|instruction\w*|"
@@ -1464,7 +1465,8 @@ _AUTHORING_RE = re.compile(r"\b(?:says?|said|writes?|wrote|claims? (?:that|to|he
 # someone who holds authority over the matter by office ("Venue fire officer (Mr Dlamini), by email: ...")
 _PARTY_RE = re.compile(r"\b(?:vendor|supplier|customer|student|caller|contributor|poster|third[- ]party|outside|"
                        r"external|forum|blog|website|contractor|solicitors?|handling agent|hirer|applicant|bidder|"
-                       r"tenderer|ltd|llp|plc|gmbh|field sales|sales rep|publicist|(?-i:PR) (?:for|agency|team))\b", re.I)
+                       r"tenderer|ltd|llp|plc|gmbh|field sales|sales rep|publicist|(?-i:PR) (?:for|agency|team)|"
+                       r"press release|campaign|reddit|r/\w+|discord|dataminer|streamers?)\b", re.I)
 
 
 def names_outside_party(summary: str) -> bool:
