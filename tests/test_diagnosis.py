@@ -5345,3 +5345,34 @@ def test_a5_a_press_release_or_a_footer_kept_as_an_exemption_holds_no_authority(
     assert [f[1] for f in about(t, "HALO-A5", m)] == ["high"]
     t2, m2 = trace("Hallam's footer claims their notices are checked against registry records")
     assert not about(t2, "HALO-A5", m2)
+
+
+def test_m5_a_promise_is_kept_by_a_step_on_the_same_thing_that_rests_on_it():
+    """A promise about E-0288 is not kept by the same step for E-0301; a promise to send the placement is not
+    kept by another step that only rests on the same request (allocating the placement). A step that rests on
+    the promise itself and does it in other words ("dropped the 6 stands back" for "we'll return the 6
+    stands") keeps it."""
+    def erasure(other: str) -> Trace:
+        t = Trace("wed")
+        asked = t.observe(summary="Ines (DPO): erasure E-0288 finished in our systems, send the deletion instruction to Postwise")
+        t.act([asked], summary="Told Ines I'll send the Postwise deletion instruction for E-0288 today and confirm")
+        t.observe(session="mon", summary="Weekly erasure queue: E-0301 due")
+        t.act(session="mon", summary=f"Sent Postwise the deletion instruction for {other} under DPA cl. 9")
+        t.observe(session="tue", summary="queue review")
+        return t
+
+    assert [f[1] for f in rules_of(erasure("E-0301"), "HALO-M5")] == ["medium"]
+    assert not rules_of(erasure("E-0288"), "HALO-M5")
+
+    def placement(done: str, on_promise: bool) -> Trace:
+        t = Trace("prep")
+        asked = t.observe(summary="Email from DAS adviser K. Moss re T. Reed: needs placement and ward contact 4 weeks before start")
+        promise = t.act([asked], summary="Replied to K. Moss: will send Tom's confirmed placement and ward contact by 28 Mar")
+        t.outcome(t.act([promise if on_promise else asked], session="alloc", form="execution", summary=done),
+                  session="alloc", summary="done")
+        t.observe(session="publish", summary="allocations published to all students")
+        return t
+
+    assert rules_of(placement("Allocated T. Reed to Ward 7 Acute Med, days pattern requested", False), "HALO-M5")
+    assert not rules_of(placement("Emailed K. Moss T. Reed's Ward 7 placement and the ward contact", False), "HALO-M5")
+    assert not rules_of(placement("Passed Tom's Ward 7 placement and the ward contact on to K. Moss", True), "HALO-M5")

@@ -1097,7 +1097,8 @@ def _partial_reused(ctx, make):
     return out
 
 
-_PROMISED_VERB_RE = re.compile(r"\b(?:will|shall|would|['\u2019]ll|['\u2019]d)\s+([a-z][a-z-]+)", re.I)
+_PROMISED_VERB_RE = re.compile(r"\b(?:will|shall|would|['\u2019]ll|['\u2019]d)\s+(?:(?:like|love|want|try|aim|need|have|"
+                               r"be able) to\s+)?([a-z][a-z-]+)", re.I)  # ("I'd like to fix": the step is "fix")
 
 
 _GENERIC_VERBS = frozenset(("be", "have", "get", "go", "do", "make", "keep", "take", "let", "need", "try", "see",
@@ -1128,6 +1129,7 @@ def _promises(ctx, make):
         if not key:
             continue
         need = 1 if len(key) == 1 else 2
+        ids = reading.identifiers(step)
         asked_by = [e.id, *(s for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe")]
         telling = reading.promises_telling(step)
         told = _TOLD_WHAT_RE.match(step)
@@ -1154,12 +1156,14 @@ def _promises(ctx, make):
             # (an act resting on the promise, or on the request it answered: "do the changes" is kept by the
             # changes the same yes led to)
             hit = shared >= (1 if x.kind == "observe" else need) or named  # it names the promise, or a note of it
-            if not hit:
-                continue
+            theirs = reading.identifiers(x.summary) if ids else frozenset()
+            if not hit or (theirs and not ids & theirs and not _rests_on(ctx, x.id, e.id)):
+                continue  # (the instruction for E-0301 keeps no promise about E-0288)
             if x.kind == "act" and (not telling or x.fields["form"] == "communication"):
                 if what and not what & reading.subject_words(x.summary) and not named:
                     continue  # the message went, without what was promised in it (the swelling left out of the report)
-                if promised and not telling and not what and not named and not reading.does(promised, x.summary):
+                if promised and not telling and not what and not reading.does(promised, x.summary) and not (named and (
+                        x.fields["form"] == "communication" or _rests_on(ctx, x.id, e.id))):
                     continue  # another step on the same subject ("built rc2 from release/7.42" after "will
                     # cherry-pick #9921 into release/7.42"): the promised one is still to do
                 kept = x.id
