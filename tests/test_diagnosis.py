@@ -5376,3 +5376,13 @@ def test_m5_a_promise_is_kept_by_a_step_on_the_same_thing_that_rests_on_it():
     assert rules_of(placement("Allocated T. Reed to Ward 7 Acute Med, days pattern requested", False), "HALO-M5")
     assert not rules_of(placement("Emailed K. Moss T. Reed's Ward 7 placement and the ward contact", False), "HALO-M5")
     assert not rules_of(placement("Passed Tom's Ward 7 placement and the ward contact on to K. Moss", True), "HALO-M5")
+
+
+def test_reading_an_undertaking_is_a_promise():
+    """'Undertook to provide the repair records by 29 January' and 'intake will mail the order to Mr. Pruitt'
+    promise a later step, like 'I will send'; 'the records were provided' reports one done."""
+    from halo_git.diagnosis.reading import promised_step
+    assert promised_step("Acknowledged the inspector's request and undertook to provide the repair records by 29 January")
+    assert promised_step("Acknowledged to Dept 14 clerk that intake will mail the order to Mr. Pruitt")
+    assert promised_step("Committed to send the signed deed back by Friday")
+    assert not promised_step("The repair records for V-2217 were provided to the inspector")

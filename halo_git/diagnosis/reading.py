@@ -1144,7 +1144,8 @@ def says_standing(summary: str) -> bool:
 _PROMISE_RE = re.compile(
     r"\b(?:promis(?:ed|es|ing)? to|(?:I|we)(?:['\u2019]ll| will| would| shall| am going to| are going to)|"
     r"(?:I|we)['\u2019]d (?!already|been|never|just|had|\w+ed\b)|will (?:remind|re-?review|follow up|notify|tell|send|check|get back|message|"
-    r"email|e-mail|call|ping|let|inform|update|report|share|forward)|"
+    r"email|e-mail|call|ping|let|inform|update|report|share|forward|mail|post|provide|deliver|supply|submit)|"
+    r"undert(?:ook|ake|akes|aking) to|commit(?:ted|s)? to (?:send|provide|deliver|supply|submit|return|call|confirm)|"
     r"then (?:notify|tell|inform|let|send|email|e-mail|message|ping|post)|"
     r"once (?:the|it|they|verified|done|finished)\b.*\b(?:notify|tell|inform|let .* know)|"
     r"remind (?:them|you|him|her|me)\b|will do\b|will be (?:in|sent|ready|with|on|done)\b|"
