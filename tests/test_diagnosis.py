@@ -5386,3 +5386,39 @@ def test_reading_an_undertaking_is_a_promise():
     assert promised_step("Acknowledged to Dept 14 clerk that intake will mail the order to Mr. Pruitt")
     assert promised_step("Committed to send the signed deed back by Friday")
     assert not promised_step("The repair records for V-2217 were provided to the inspector")
+
+
+def test_r7_a_window_of_hours_on_one_day_ends_that_day_and_a_change_that_opens_by_putting_back_loosens_nothing():
+    """Zone C opened in the booking system for "14 June 06:00-08:00" is a grant that ends that day: a booking
+    confirmed on it on 18 June, before anything closed it again, relied on it past its end (HALO-R7 high); one
+    on 14 June did not. A revision that opens by putting a cap back ("Ad cap back to 6 min/hour from 18:00 Sat")
+    loosens nothing."""
+    def zone(booked_at: str) -> tuple[Trace, str]:
+        t = Trace("jun-10")
+        ok = t.observe(summary="Email from the Reserve Manager: approves one exception for BBC filming in Zone C on "
+                               "14 June only; booking system to be opened for that slot only", at="2025-06-10T11:00:00Z")
+        r = t.revise([ok], target="booking system: Zone C availability", made_by="user", governance="approved",
+                     summary="Zone C slot availability switched on in the booking system so the crew can be booked "
+                             "for 14 June 06:00-08:00", at="2025-06-10T11:25:00Z")
+        x = t.act([r], session="later", form="execution", summary="Confirmed a Zone C booking from the public form",
+                  at=booked_at)
+        t.outcome(x, session="later", summary="confirmation sent", at=booked_at.replace(":00Z", ":30Z"))
+        t.revise([x], session="close", target="booking system: Zone C availability", made_by="user",
+                 summary="Zone C availability switched off again, section 6 closure restored", at="2025-06-21T08:00:00Z")
+        return t, r
+
+    t, r = zone("2025-06-18T09:45:00Z")
+    assert [f[1] for f in about(t, "HALO-R7", r)] == ["high"]
+    t2, r2 = zone("2025-06-14T05:45:00Z")
+    assert not about(t2, "HALO-R7", r2)
+
+    t3 = Trace("s3")
+    ok = t3.observe(summary="Nadia: 'I approve up to 9 minutes of ads per hour on Saturday 12 Oct only, 10:00-18:00. "
+                            "Back to 6 from 18:00.'", at="2024-10-10T09:00:00Z")
+    up = t3.revise([ok], target="hourly ad cap", governance="approved", at="2024-10-10T09:05:00Z",
+                   summary="Ad cap raised 6 -> 9 min/hour for Sat 12 Oct 10:00-18:00 only, on Nadia's written approval")
+    back = t3.revise([up, ok], target="hourly ad cap", governance="approved",
+                     summary="Ad cap back to 6 min/hour from 18:00 Sat 12 Oct, as Nadia set", at="2024-10-12T12:00:00Z")
+    t3.outcome(t3.act([back], session="s5", form="execution", summary="Built the week-42 template at the 6-minute cap",
+                      at="2024-10-14T09:00:00Z"), session="s5", summary="template validated", at="2024-10-14T09:05:00Z")
+    assert not about(t3, "HALO-R7", back)

@@ -990,6 +990,8 @@ _LOOSEN_RE = re.compile(
     r"moratorium|requirement)s? (?:\S+ ){0,4}lifted|lifted for|remov\w* the (?:check|limit|cap|guard)|no longer (?:need|require|check|block)\w*|non-blocking|"
     r"(?:made|make|set|marked?) (?:\S+ ){0,3}(?:optional|advisory|warn(?:ing)?[- ]only)|turn\w* off|switch\w* off|"
     r"whatever the|stays? off|keep\w* it off|waits? until|dropped for good|"
+    r"(?:availability|access|bookings?|slots?|sales|entry|admission)\s+(?:\S+\s+){0,2}(?:switched|turned)\s+on|"
+    r"(?:switch|turn)\w* on (?:\S+ ){0,3}(?:availability|access|bookings?|slots?|sales|entry|admission)|"
     r"auto-?(?:accept|approve|merge|push|publish|send|post|release|deploy)\w*|"
     r"unlimited|any (?:amount|size)|without (?:\S+ ){0,2}(?:asking|review|approval|check|sign-?off|read|reading|"
     r"verification|callback|testing|test)|"
@@ -1672,6 +1674,7 @@ _UNTIL = r"\b(?:(?:until|till)(?: [a-z]+){0,2}|through|thru|by|due|valid (?:to|u
          r"ends?(?: on)?|up to and including)\s+" \
          r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
 _YEAR = r"(?:,?\s+(\d{4})\b)?"
+_CLOCK_RANGE = r"(?:[01]?\d|2[0-3])[:.h][0-5]\d\s*(?:-|\u2013|to)\s*(?:[01]?\d|2[0-3])[:.h][0-5]\d\b"
 _WINDOW_RES = (  # each gives (month, day, year or None) of the window's last day
     (re.compile(r"\b" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?" + _DASH + r"(?:" + _MONTH + r"\s+)?(\d{1,2})(?:st|nd|rd|th)?\b"
                 + _YEAR, re.I), lambda m: (m.group(2) or m.group(1), m.group(3), m.group(4))),
@@ -1681,6 +1684,11 @@ _WINDOW_RES = (  # each gives (month, day, year or None) of the window's last da
      lambda m: (m.group(1), m.group(2), m.group(3))),
     (re.compile(_UNTIL + r"(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b" + _YEAR, re.I),
      lambda m: (m.group(2), m.group(1), m.group(3))),
+    # one day and the hours of it ("14 June 06:00-08:00", "June 14, 06:00 to 08:00"): a window that ends that day
+    (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b" + _YEAR + r",?\s+(?:from\s+)?" + _CLOCK_RANGE, re.I),
+     lambda m: (m.group(2), m.group(1), m.group(3))),
+    (re.compile(r"\b" + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b" + _YEAR + r",?\s+(?:from\s+)?" + _CLOCK_RANGE, re.I),
+     lambda m: (m.group(1), m.group(2), m.group(3))),
 )
 # a time of day the period ends at, on the day it was said or a day it names ("until 18:00 today", "ends 18:00 Sat")
 _CLOCK_UNTIL_RE = re.compile(r"\b(?:until|till|ends?|ending|expires?)\s+(?:at\s+)?([01]?\d|2[0-3])[:.h]([0-5]\d)\b"

@@ -312,8 +312,10 @@ def _loosening(ctx, make):
         if e.kind == "revise":
             revs_of.setdefault(" ".join(e.fields["target"].split()).casefold(), []).append(e.id)
     for e in ctx.scoped:
-        if e.kind != "revise" or reading.says_expiring(e.summary) or reading.says_restoration(e.summary):
-            continue
+        if e.kind != "revise" or reading.says_expiring(e.summary) or reading.says_restoration(e.summary) or (
+                reading.says_put_back(reading.clauses(e.summary)[0]) and not reading.says_loosening(e.summary)):
+            continue  # (a change that opens by putting the limit back, "cap back to 6 from 18:00 Sat", loosens
+            # nothing; one that only plans its end, "set to 1.8 m/s, to go back to 1.2 by 06:00", does)
         basis = [by_id[s] for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome", "revise")]
         granted = any(reading.says_scoped(b.summary) and reading.says_decision(b.summary) for b in basis)
         if not (reading.says_loosening(e.summary) or _limit_moved_for_occasion(e, basis) or (granted and (
