@@ -205,10 +205,10 @@ def test_eight_sets_scored_before_they_were_read():
     at the round's start, 12 at its last change); the other six were held out and scored once, after the last
     rule change: 83/120 (69 %) and 38 false alarms, 28 on healthy runs (the round's start: 83/120 and 40).
     Read since: the readings taken from them bring the eight sets from 113/161 and 48 false alarms to 114/161
-    and 40."""
+    and 40, and the next round's to 121/161 and 28."""
     hit, total, alarms, notes = score(WIDE)
     assert total == 161
-    assert hit >= 114 and alarms <= 40, notes
+    assert hit >= 121 and alarms <= 28, notes
 
 
 CLOSE = HERE / "fixtures" / "traces_apart_z_close"
@@ -219,10 +219,24 @@ def test_four_sets_held_out_to_the_close_of_the_round():
     round (construction and property; games, streaming and entertainment; legal, compliance and public records;
     manufacturing and energy) and scored once, after every reading of the round: 53/80 (66 %) and 30 false
     alarms, 19 on healthy runs in 9 of 16 (the round's start: 54/80 and 31). One reading since ('manual' alone
-    is no repair) gives back the hit it had cost: 54/80 and 30."""
+    is no repair) gives back the hit it had cost: 54/80 and 30; the next round's readings, taken from these
+    sets among others, 58/80 and 25."""
     hit, total, alarms, notes = score(CLOSE)
     assert total == 80
-    assert hit >= 54 and alarms <= 30, notes
+    assert hit >= 58 and alarms <= 25, notes
+
+
+LATER = HERE / "fixtures" / "traces_apart_z_later"
+
+
+def test_four_sets_held_out_for_a_round_of_readings_from_the_sets_before():
+    """Sets Z49-Z52 (48 traces, 82 problems, 16 healthy runs), written by four more authors at the start of the
+    round (transport and travel logistics; charities, community and benefits; personal and developer assistants;
+    telecoms and customer support) and scored once, after every reading the round took from Z37-Z48: 49/82 (60 %)
+    and 27 false alarms, 22 on healthy runs in 12 of 16; the round's start: 49/82 and 28 (23 on 12 runs)."""
+    hit, total, alarms, notes = score(LATER)
+    assert total == 82
+    assert hit >= 49 and alarms <= 27, notes
 
 
 def test_seed_analyses_modelled_apart():
