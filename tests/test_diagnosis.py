@@ -5422,3 +5422,22 @@ def test_r7_a_window_of_hours_on_one_day_ends_that_day_and_a_change_that_opens_b
     t3.outcome(t3.act([back], session="s5", form="execution", summary="Built the week-42 template at the 6-minute cap",
                       at="2024-10-14T09:00:00Z"), session="s5", summary="template validated", at="2024-10-14T09:05:00Z")
     assert not about(t3, "HALO-R7", back)
+
+
+def test_r5_putting_a_limit_back_needs_no_bound():
+    """An agent's bounded revision that ends a temporary change ("Removed the CHG-7702 nightly suppression entry;
+    alarms back to normal every night", "Out-of-office period closed; normal handling resumes") narrows what it
+    may do and needs no bound the user set (no HALO-R5); one that loosens with no bound upstream still draws it."""
+    def trace(summary: str) -> tuple[Trace, str]:
+        t = Trace("s1")
+        r = t.revise([t.observe(summary="CHG-7702 stage 4 done")], target="CPE-offline alarm suppression",
+                     governance="bounded", summary=summary)
+        t.outcome(t.act([r], form="execution", summary="alarm config pushed"), summary="pushed")
+        return t, r
+
+    t, r = trace("Removed the CHG-7702 nightly suppression entry now the last stage is done; alarms back to normal")
+    assert not about(t, "HALO-R5", r)
+    t2, r2 = trace("Out-of-office period closed on the agreed date; normal handling resumes")
+    assert not about(t2, "HALO-R5", r2)
+    t3, r3 = trace("Suppressed CPE-offline alarms every night until further notice")
+    assert about(t3, "HALO-R5", r3)

@@ -1041,8 +1041,8 @@ def says_loosening(summary: str) -> bool:
 
 
 _EXCEPTION_OFF_RE = re.compile(r"\b(?:remov\w*|revok\w*|withdr[ae]w\w*|ended|end(?:s|ing)?|clos\w*|cancel\w*|"
-                               r"drop(?:s|ped)?) (?:the |its |that |this )?(?:\w+ )?(?:bypass|exemption|exception|"
-                               r"override|waiver|skip)s?\b", re.I)
+                               r"drop(?:s|ped)?) (?:the |its |that |this )?(?:[\w-]+ ){0,2}(?:bypass|exemption|exception|"
+                               r"override|waiver|skip|suppression|mute)s?\b", re.I)
 _ACCESS_OFF_RE = re.compile(r"\b(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission|"
                             r"login|account)|\b(?:access|delegate|delegation|permission)s? (?:\S+ ){0,3}(?:switched|"
                             r"turned|shut) off\b", re.I)
@@ -1053,7 +1053,8 @@ _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?i
                          r"as (?:it |they )?expired|on (?:its )?expiry|at expiry|"
                          r"(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission)|"
                          r"revert(?:s|ed)? to|(?:has|have|is|was) (?:now )?(?:ended|over|expired|closed)|ends now|"
-                         r"no longer (?:applies|in force)|returns? to|reset\w* (?:\S+ ){0,4}(?:to|back))\b", re.I)
+                         r"no longer (?:applies|in force)|returns? to|reset\w* (?:\S+ ){0,4}(?:to|back)|"
+                         r"(?:normal|usual)(?: \w+)? resum\w*|resum\w* (?:normal|as usual))\b", re.I)
 
 
 def says_put_back(summary: str) -> bool:

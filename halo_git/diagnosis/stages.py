@@ -280,9 +280,10 @@ def mechanism_table(events: Sequence[Event], ix: _Index, g: _Graph, session: str
     repeated.sort(key=lambda r: _num(r.ids[0]))
     unbounded = [r.id for r in revisions if r.made_by == "agent" and r.governance == "bounded"
                  and not _within_bound(g, by_id[r.id])
-                 and not (reading.says_expiring(by_id[r.id].summary) and reading.says_scoped(by_id[r.id].summary))]
+                 and not (reading.says_expiring(by_id[r.id].summary) and reading.says_scoped(by_id[r.id].summary))
+                 and not (reading.says_put_back(by_id[r.id].summary) and not reading.says_loosening(by_id[r.id].summary))]
     # (a change for a stated window that ends by itself, "muted 00:40-01:20 only, unmutes automatically",
-    # carries its own bound)
+    # carries its own bound; putting the limit back, "gifts budget back to £150 from January", needs none)
     mechanism = Mechanism(
         revisions=revisions,
         ungoverned=[r.id for r in revisions if r.ungoverned],
