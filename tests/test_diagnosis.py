@@ -5441,3 +5441,13 @@ def test_r5_putting_a_limit_back_needs_no_bound():
     assert not about(t2, "HALO-R5", r2)
     t3, r3 = trace("Suppressed CPE-offline alarms every night until further notice")
     assert about(t3, "HALO-R5", r3)
+
+
+def test_reading_a_streak_of_success_and_a_statistic_named_for_its_error():
+    """'Green on three runs in a row' is a streak of success, 'failed three nights in a row' a repeated failure;
+    'standard errors are huge' describes a wide estimate, '3 errors in the import' a fault."""
+    from halo_git.diagnosis import is_adverse
+    assert not is_adverse("CI green on three runs in a row; team merges unblocked")
+    assert is_adverse("nightly export failed three nights in a row")
+    assert not is_adverse("Estimates for all 7 districts, but Nyakach's standard errors are huge: only 31 aged 65+")
+    assert is_adverse("3 errors in the import, rows 14-16")

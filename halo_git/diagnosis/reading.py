@@ -161,6 +161,10 @@ def _judged_fine(low: str, end: int) -> bool:
 _QUOTE_MARK_RE = re.compile("[\"\u201c\u201d]")  # ('one dad: "Same error ..., it's the link, not us."': their "us")
 
 
+# a statistic named for its error ("standard errors are huge" is a wide estimate, not a fault), and a streak of
+# success ("green on three runs in a row")
+_STATISTIC_WORDS = frozenset(("standard", "sampling", "measurement", "rounding", "mean", "squared", "absolute", "type"))
+_GOOD_STREAK = frozenset(("green", "passed", "passing", "clean", "ok", "fine", "successful", "success", "stable", "on-time"))
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
 _TOKEN_RE = re.compile(r"[a-z0-9](?:[a-z0-9_'-]*[a-z0-9])?(?:\.\d+[a-z]*)?")  # no quote or dash at either end;
 # a snake_case name ("set_alarm", "lag_seconds") is one token, not its words;
@@ -354,6 +358,8 @@ def is_adverse(summary: str) -> bool:
                 and not (i > 2 and toks[i - 3] == "no" and w in _LOSS_WORDS) \
                 and not _receding(toks, i, n, low, found) and not _time_cost(toks, i) \
                 and not (w == "blocks" and i and (toks[i - 1][:1].isdigit() or toks[i - 1] in _DETERMINERS)) \
+                and not (w in ("error", "errors") and i and toks[i - 1] in _STATISTIC_WORDS) \
+                and not (n == 3 and w == "in" and _GOOD_STREAK & set(toks[max(0, i - 6):i])) \
                 and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]) \
                 and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS) \
                 and not (w in _METRIC_WORDS and i + 1 < len(toks) and toks[i + 1][:1].isdigit()) \
