@@ -5451,3 +5451,29 @@ def test_reading_a_streak_of_success_and_a_statistic_named_for_its_error():
     assert is_adverse("nightly export failed three nights in a row")
     assert not is_adverse("Estimates for all 7 districts, but Nyakach's standard errors are huge: only 31 aged 65+")
     assert is_adverse("3 errors in the import, rows 14-16")
+
+
+def test_reading_a_tariff_or_tax_year_is_a_period_that_ends_with_march():
+    """Rates "for 2024/25" or "FY2024-25" hold to the end of March 2025: recalled in May 2025 they are out of
+    date (HALO-M9), while rates for 2025/26 recalled then still hold. An ISO date is no such year."""
+    from datetime import datetime, timezone
+    from halo_git.diagnosis.reading import valid_until
+    at = datetime(2025, 2, 11, tzinfo=timezone.utc)
+    assert valid_until("Social tariff: 262 GBP a year, fixed, for 2024/25", at) == datetime(2025, 3, 31, 23, 59, 59,
+                                                                                          tzinfo=timezone.utc)
+    assert valid_until("Rates for FY2024-25: 3.2%", at).year == 2025
+    assert valid_until("Logged on 2025-04-08 at the desk", at) is None
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("feb")
+        m = t.remember([t.observe(summary="DWP rates page read", at="2025-02-11T09:00:00Z")], summary=note,
+                       at="2025-02-11T09:05:00Z")
+        r = t.recall([m], session="may", summary="Looked up the Pension Credit rates", at="2025-05-06T09:00:00Z")
+        t.outcome(t.act([r], session="may", form="execution", summary="Set PC-084's award at the single rate",
+                        at="2025-05-06T09:10:00Z"), session="may", summary="award set", at="2025-05-06T09:15:00Z")
+        return t, r
+
+    t, r = trace("Pension Credit rates 2024/25: single 218.15, couple 332.95")
+    assert about(t, "HALO-M9", r)
+    t2, r2 = trace("Pension Credit rates 2025/26 (from 7 April 2025): single 227.10, couple 346.60")
+    assert not about(t2, "HALO-M9", r2)

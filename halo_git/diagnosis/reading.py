@@ -1708,7 +1708,8 @@ _PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the week
                         r"for the (?:morning|afternoon|evening))|"
                         r"(mon|tues|wednes|thurs|fri|satur|sun)day(?: (?:morning|afternoon|evening|night))? only|"
                         r"(tomorrow)(?:'s)? [\w -]{0,30}only)\b", re.I)
-_PERIOD_HINT_RE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|until|till|through|thru|valid|"
+_SPLIT_YEAR_RE = re.compile(r"\b(?:fy\s?)?(20\d\d)\s?[/-]\s?(\d\d)\b(?![/-]\d)", re.I)  # "2024/25", "FY2024-25"
+_PERIOD_HINT_RE = re.compile(r"(?:\bfy\s?|\b)20\d\d\s?[/-]\s?\d\d\b(?![/-]\d)|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|until|till|through|thru|valid|"
                              r"expir|ends?\b|week|month|today|tonight|tomorrow|shift|for the day|by|due|morning|afternoon|"
                              r"evening|"
                              r"(?:mon|tues|wednes|thurs|fri|satur|sun)day(?: \w+)? only)|\d{4}-\d\d-\d\d", re.I)
@@ -1789,6 +1790,10 @@ def _ends(clause: str, at: datetime, periods: bool) -> list[datetime]:
             ends.append(datetime(int(y), int(mo), int(d), 23, 59, 59, tzinfo=at.tzinfo))
         except ValueError:
             continue
+    for m in _SPLIT_YEAR_RE.finditer(clause):  # a tariff, tax or charging year ("for 2024/25") ends with March
+        first, second = int(m.group(1)), int(m.group(1)[:2] + m.group(2))
+        if second == first + 1:
+            ends.append(datetime(second, 3, 31, 23, 59, 59, tzinfo=at.tzinfo))
     if ends or not periods:
         return ends
     m = _PERIOD_RE.search(clause)
