@@ -233,10 +233,12 @@ def test_four_sets_held_out_for_a_round_of_readings_from_the_sets_before():
     """Sets Z49-Z52 (48 traces, 82 problems, 16 healthy runs), written by four more authors at the start of the
     round (transport and travel logistics; charities, community and benefits; personal and developer assistants;
     telecoms and customer support) and scored once, after every reading the round took from Z37-Z48: 49/82 (60 %)
-    and 27 false alarms, 22 on healthy runs in 12 of 16; the round's start: 49/82 and 28 (23 on 12 runs)."""
+    and 27 false alarms, 22 on healthy runs in 12 of 16; the round's start: 49/82 and 28 (23 on 12 runs). Read
+    since: 48/82 and 19 (a loosening hit by chance through HALO-R6 went once the person's instruction it rested on
+    read as a decision)."""
     hit, total, alarms, notes = score(LATER)
     assert total == 82
-    assert hit >= 49 and alarms <= 27, notes
+    assert hit >= 48 and alarms <= 19, notes
 
 
 def test_seed_analyses_modelled_apart():

@@ -5477,3 +5477,29 @@ def test_reading_a_tariff_or_tax_year_is_a_period_that_ends_with_march():
     assert about(t, "HALO-M9", r)
     t2, r2 = trace("Pension Credit rates 2025/26 (from 7 April 2025): single 227.10, couple 346.60")
     assert not about(t2, "HALO-M9", r2)
+
+
+def test_r6_a_persons_own_request_decides_the_change_it_asks_for():
+    """'Costa: on CHG-7702 push nights suppress CPE-offline alarms 01:00-03:00 only' instructs, and 'Margaret: Could
+    the gifts budget go up to £400 for December?' asks for the change to her own budget: a user revision resting on
+    either is decided (no HALO-R6). A change planned to be switched off on her return is no loosening. A remark
+    that merely mentions the budget decides nothing."""
+    from halo_git.diagnosis.reading import says_decision, says_loosening
+    assert says_decision("Costa: on CHG-7702 push nights suppress per-device alarms 01:00-03:00 only (expected reboots)")
+    assert says_decision("Margaret: lovely, thank you. Could the gifts budget go up to £400 for December? Normally £150.")
+    assert not says_decision("Margaret: the gifts budget was £150 last year")
+    assert not says_loosening("Out-of-office reply active 7-10 April; to be switched off on her return Friday")
+    assert says_loosening("Switched off the duplicate-payment check for the Friday run")
+
+    def trace(said: str) -> tuple[Trace, str]:
+        t = Trace("nov-29")
+        asked = t.outcome(t.act(summary="Sent Margaret the November summary"), summary=said)
+        r = t.revise([asked], target="monthly category budgets: gifts", made_by="user", governance="approved",
+                     summary="Gifts budget £400 for December 2024 only, then back to £150 from January")
+        t.act([r], session="dec", summary="Let Margaret know gifts are at £362 of the £400")
+        return t, r
+
+    t, r = trace("Margaret: lovely, thank you. Could the gifts budget go up to £400 for December? Normally it's £150.")
+    assert not about(t, "HALO-R6", r)
+    t2, r2 = trace("Margaret: lovely, thank you. The gifts budget was £150 last year.")
+    assert about(t2, "HALO-R6", r2)

@@ -719,7 +719,8 @@ _SPEAKER_RE = re.compile(r"^\s*[\w .'()-]{1,50}:\s|\b(?:user|owner|lead|househol
 # A speaker's imperative ('Claire: "Pause the texts to Nurse Patel"', 'Brandt: "Decline, but offer 2-6 Jan"'),
 # a permission in the speaker's words ("rows 1-20 can go 5-high"), or a motion a body carried.
 _IMPERATIVE_RE = re.compile(
-    r"(?:^|[:,\"\u201c'\u2018.!;\u2014-]\s*)(?:please\s+|just\s+|then\s+)?(?:pause|hold|turn|stop|start|send|put|move|"
+    r"(?:^|[:,\"\u201c'\u2018.!;\u2014-]\s*)(?:(?:on|for|from|during|until|after|before) [^,:;.!?]{1,40}? )?"
+    r"(?:please\s+|just\s+|then\s+)?(?:pause|hold|turn|stop|start|send|put|move|suppress|mute|"
     r"cancel|keep|use|add|remove|skip|book|make|give|go|set|switch|bring|raise|lower|extend|close|open|drop|delete|"
     r"order|pay|approve|reject|decline|offer|ship|publish|post|resume|restart|swap|replace|change|block|unblock|"
     r"allow|let|leave|take|treat|count|file|run|mark|charge|refund|call|tell|notify|waive|roll|flush|apply|release|"
@@ -891,7 +892,8 @@ _RULE_WORDS_RE = re.compile(r"\b(?:never|must|only|always|are to be|is to be|not
                             re.I)
 # a speaker asking the agent to do something ('Ines: "Could you raise the weekly to 200 from April?"')
 _POLITE_RE = re.compile(r"\b(?:could|can|would|will) you (?:please |kindly |just )?(?!tell|let me know|confirm|check|"
-                        r"say|explain|see|find)[a-z]+\b", re.I)
+                        r"say|explain|see|find)[a-z]+\b|\b(?:could|can) (?:the|my|our) [\w -]{1,30}? (?:go|be|move|change|"
+                        r"come|stay)\b[^?]{0,60}\?", re.I)  # (or "Could the gifts budget go up to £400 for December?")
 _OWN_PLAN_RE = re.compile(r"\b(?:I['\u2019]ll|I will|we['\u2019]ll|we will|I['\u2019]m going to|I am going to)\s+\w+", re.I)
 
 
@@ -1042,10 +1044,12 @@ def says_loosening(summary: str) -> bool:
     an access away ("switched off Lucy's delegate access") or an exception ("removed bypass") narrows it."""
     if _ACCESS_OFF_RE.search(summary):
         return False
-    summary = _EXCEPTION_OFF_RE.sub("", summary)
+    summary = _PLANNED_OFF_RE.sub("", _EXCEPTION_OFF_RE.sub("", summary))
     return bool(_LOOSEN_RE.search(summary)) or any(new > old for old, new, _ in _figures(_RAISED_RE, summary))
 
 
+# when the change itself is to be switched off ("out-of-office reply ...; to be switched off on her return"): its end
+_PLANNED_OFF_RE = re.compile(r"\b(?:to be|will be|is to be|gets|get|to get) (?:switched|turned) off\b", re.I)
 _EXCEPTION_OFF_RE = re.compile(r"\b(?:remov\w*|revok\w*|withdr[ae]w\w*|ended|end(?:s|ing)?|clos\w*|cancel\w*|"
                                r"drop(?:s|ped)?) (?:the |its |that |this )?(?:[\w-]+ ){0,2}(?:bypass|exemption|exception|"
                                r"override|waiver|skip|suppression|mute)s?\b", re.I)
