@@ -240,6 +240,16 @@ def _states_end(e: Event) -> bool:
                                                                   periods=False) is not None))
 
 
+def _hedged(e: Event, srcs: Sequence[str], by_id: dict[str, Event]) -> bool:
+    """Whether a memory keeps a guess as a fact: it hedges itself and is no rule, or it drops the hedge of an
+    observation it keeps ("reckons ~0.3% high" kept as "reads +0.3% high"; "about $1,140/wk" kept as "AWW
+    $1,140"). (In rules on file, "likely total loss" and "suspected forgeries" name categories, not the
+    agent's guesses.)"""
+    return (reading.says_hedged(e.summary) and not reading.says_rule(e.summary)) or any(
+        by_id[s].kind == "observe" and reading.says_unsure(by_id[s].summary) for s in srcs) and not (
+        reading.says_hedged(e.summary) or reading.says_unsure(e.summary))
+
+
 _DEADLINE_WORD_RE = re.compile(r"\b(?:deadline|due)\b:?", re.I)  # "deadline 14 Mar 17:00" ends a grant as "until" does
 
 
@@ -476,14 +486,17 @@ class _Graph:
                     unchecked_kept[i] = raw
                 # (a repair counts only once it came before the memory was read back: what was read before it
                 # was still the failed material)
-                bad = _failed_source(e, srcs, by_id, adverse - {s for s in repaired if repaired_at[s] < read_at},
-                                     failed_acts, failed_mem)
+                # (adverse is copied only when a repair came first: a copy per memory grows with the trace squared)
+                fixed = {s for s in repaired if repaired_at[s] < read_at}
+                bad = _failed_source(e, srcs, by_id, adverse - fixed if fixed else adverse, failed_acts, failed_mem)
                 if bad:
                     failed_mem[i] = bad
-                widened = (not reading.says_scoped(e.summary) and not _states_end(e) and any(
+                widened = (any(
                     by_id[s].kind in ("observe", "outcome") and reading.says_scoped(by_id[s].summary)
                     and reading.says_decision(by_id[s].summary) and reading.permits(by_id[s].summary)
-                    for s in srcs))  # a one-off grant kept as general (not a request for those dates)
+                    for s in srcs) and not reading.says_scoped(e.summary) and not _states_end(e))
+                # (a one-off grant kept as general, not a request for those dates; the grant is looked for first,
+                # since few memories keep one and reading the memory's own period costs more)
                 own_rule = (reading.says_rule(e.summary) or reading.says_leave(e.summary)) and reading.permits(
                     e.summary) and not reading.cites_document(
                     e.summary) and not any(
@@ -492,14 +505,9 @@ class _Graph:
                 # permission the agent drew for itself from what it saw, which nobody decided
                 if widened or own_rule:
                     unchecked_kept[i] = ()
-                hedged = (reading.says_hedged(e.summary) and not reading.says_rule(e.summary)) or any(
-                    by_id[s].kind == "observe" and reading.says_unsure(by_id[s].summary) for s in srcs) and not (
-                    reading.says_hedged(e.summary) or reading.says_unsure(e.summary))  # or the source's hedge dropped ("reckons ~0.3% high" kept as
-                # "reads +0.3% high"; "about $1,140/wk" kept as "AWW $1,140")  # (in rules on file,
-                # "likely total loss" and "suspected forgeries" name categories, not the agent's guesses)
-                reviewed[i] = not bad and not own_rule and not raw and not widened and not hedged and any(
-                    _grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id) or s in first_check
-                    for s in srcs)
+                reviewed[i] = not bad and not own_rule and not raw and not widened and not _hedged(e, srcs, by_id) \
+                    and any(_grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id)
+                            or s in first_check for s in srcs)
                 if reviewed[i]:
                     mem[i] = none  # reviewed material re-reads what it keeps: older memories end here
             elif kind == "outcome":
