@@ -524,6 +524,7 @@ class _Graph:
         self.own, self.up, self.thru, self.mem, self.reviewed = own, up, thru, mem, reviewed
         self.unchecked_kept = unchecked_kept
         self.revision_positions = [pos[e.id] for e in events if e.kind == "revise"]
+        self.chains: dict[tuple[str, str], tuple[str, ...]] = {}  # (sink, memory) -> walk_to's chain
 
     def _push(self, m: str, upstream: tuple[str, ...]) -> tuple[str, ...]:
         """``m`` (newer than everything upstream of it) and the newest memory of another session."""
@@ -555,7 +556,14 @@ class _Graph:
         return None, False
 
     def walk_to(self, sink: str, target: str) -> tuple[str, ...]:
-        """A chain from ``target`` (a memory upstream of ``sink``) to ``sink``, oldest first."""
+        """A chain from ``target`` (a memory upstream of ``sink``) to ``sink``, oldest first (kept: HALO-A4 asks
+        for the same chain up to five times)."""
+        key = (sink, target)
+        if key not in self.chains:
+            self.chains[key] = self._walk(sink, target)
+        return self.chains[key]
+
+    def _walk(self, sink: str, target: str) -> tuple[str, ...]:
         chain = [sink]
         cur = sink
         sources, mem = self.sources, self.mem
