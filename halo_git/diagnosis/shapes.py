@@ -597,25 +597,28 @@ def _expired(ctx, make):
     ends: dict[tuple[str, frozenset[str]], object] = {}
     timeless: dict[str, bool] = {}  # memory -> whether it can state no period, whoever reads it
 
+    def is_timeless(m: str) -> bool:
+        """Whether memory ``m`` states no period where it could be read, as most memories: asked first, so
+        the reader's words are gathered only for the few that do."""
+        if m not in timeless:
+            mem = by_id[m]
+            timeless[m] = (not reading.states_period(mem.summary) and not any(
+                by_id[s].kind == "observe" and reading.states_period(by_id[s].summary) for s in g.sources[m])
+            ) or not reading.parse_time(mem.time) or reading.says_withdrawal(mem.summary) \
+                or reading.says_retraction(mem.summary) or reading.says_owed(mem.summary) \
+                or reading.says_deadline(mem.summary) or reading.says_record(mem.summary) \
+                or reading.says_afterwards(mem.summary)
+            # (a record that the thing was called off states no current fact, and a date by which something is
+            # owed is when to act, not when a fact expires)
+        return timeless[m]
+
     def end_of(m: str, read: frozenset[str]):
-        """When the fact memory ``m`` keeps stops holding, for a reader whose words are ``read``: a memory of
-        several facts ("Riverside Saturdays, Lincoln evenings through Apr 30") ends where the part read ends."""
+        """When the fact memory ``m`` (not timeless) keeps stops holding, for a reader whose words are ``read``:
+        a memory of several facts ("Riverside Saturdays, Lincoln evenings through Apr 30") ends where the part
+        read ends."""
         key = (m, read)
         if key not in ends:
             mem = by_id[m]
-            if m not in timeless:
-                timeless[m] = (not reading.states_period(mem.summary) and not any(
-                    by_id[s].kind == "observe" and reading.states_period(by_id[s].summary) for s in g.sources[m])
-                ) or not reading.parse_time(mem.time) or reading.says_withdrawal(mem.summary) \
-                    or reading.says_retraction(mem.summary) or reading.says_owed(mem.summary) \
-                    or reading.says_deadline(mem.summary) or reading.says_record(mem.summary) \
-                    or reading.says_afterwards(mem.summary)
-                # (no period stated where it could be read, as in most memories; a record that the thing was called
-                # off states no current fact, and a date by which something is owed is when to act, not when a
-                # fact expires)
-            if timeless[m]:
-                ends[key] = (None, frozenset())
-                return ends[key]
             at = reading.parse_time(mem.time)
             kept = ctx.rare(m) | {w for s in g.sources[m] if by_id[s].kind == "observe" for w in ctx.rare(s)}
             words = (read & kept) or ctx.rare(m)
@@ -638,7 +641,7 @@ def _expired(ctx, make):
             continue
         users = ctx.used_by.get(r.id, ())
         for m in g.sources[r.id]:
-            if by_id[m].kind != "remember":
+            if by_id[m].kind != "remember" or is_timeless(m):
                 continue
             read = ctx.rare(r.id).union(*(ctx.rare(u) for u in users if by_id[u].kind == "act"))
             end, fact = end_of(m, read)  # (when the period ended, the words of the fact stated for it)
