@@ -5503,3 +5503,17 @@ def test_r6_a_persons_own_request_decides_the_change_it_asks_for():
     assert not about(t, "HALO-R6", r)
     t2, r2 = trace("Margaret: lovely, thank you. The gifts budget was £150 last year.")
     assert about(t2, "HALO-R6", r2)
+
+
+def test_readings_kept_per_summary_can_be_emptied_and_change_no_answer():
+    """The readings keep their answers per summary (several rules and the revision audit ask the same question
+    of one event); ``reading.forget`` empties every one of them, and a diagnosis from no kept reading is the
+    same as one from readings kept by an earlier run."""
+    from halo_git.diagnosis import reading
+    from halo_git.report import render_report
+    events = synthetic_events(600)
+    warm = render_report(diagnose(events, agent="a", branch="main", head=None))
+    assert reading.is_adverse.cache_info().currsize > 0 and reading.says_hedged.cache_info().currsize > 0
+    reading.forget()
+    assert all(kept.cache_info().currsize == 0 for kept in reading._KEPT_READINGS)
+    assert render_report(diagnose(events, agent="a", branch="main", head=None)) == warm

@@ -25,6 +25,22 @@ from functools import lru_cache
 # Readings are kept per summary (``functools.lru_cache``): several rules ask the same question of one event,
 # and a report diagnoses the same events again, session by session, for its revision audit.
 _KEPT = 1 << 16
+_KEPT_READINGS: list = []  # every reading kept per summary, so that ``forget`` can empty them all
+
+
+def _kept(size: int = _KEPT):
+    """Keep a reading's answers per summary, at most ``size`` of them."""
+    def keep(fn):
+        kept = lru_cache(maxsize=size)(fn)
+        _KEPT_READINGS.append(kept)
+        return kept
+    return keep
+
+
+def forget() -> None:
+    """Empty every kept reading: the state a fresh process starts from (a benchmark measures both)."""
+    for reading in _KEPT_READINGS:
+        reading.cache_clear()
 
 
 def _finder(doc: str, *pattern: str):
@@ -32,7 +48,7 @@ def _finder(doc: str, *pattern: str):
     pattern, the question is the docstring."""
     rx = re.compile("".join(pattern), re.I)
 
-    @lru_cache(maxsize=_KEPT)
+    @_kept()
     def read(summary: str) -> bool:
         return bool(rx.search(summary))
     read.__doc__ = doc
@@ -334,7 +350,7 @@ def _out_of_limit(summary: str, digits: bool = True) -> bool:
                for value, bound, m in _figures(_OVER_RE, summary, 1, 3))
 
 
-@lru_cache(maxsize=1 << 18)
+@_kept(1 << 18)
 def is_adverse(summary: str) -> bool:
     """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
     status, an interruption, a complaint or push-back, or the user restating an ignored request.
@@ -445,7 +461,7 @@ _REDO_LATER_RE = re.compile(r"\b(?:still to (?:be )?\w+|pending:\s*re-?\w+|to re
 _CORRECTED_RE = re.compile(r"\b(?:was wrong|were wrong|is wrong|corrected|correction)\b", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_pending(summary: str) -> bool:
     """An act or result that says the result is still to come ("202 accepted, settlement pending"),
     not that nothing is left pending ("no further emails queued") nor that it settled after all
@@ -497,7 +513,7 @@ _INCONCLUSIVE_RE = re.compile(
     r"(?:may|might|could) (?:also )?have (?:been|recovered|resolved) (?:on its own|by itself|anyway))", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_inconclusive(summary: str) -> bool:
     """A result or observation that cannot credit the act with what followed ("5xx fell, then the gateway
     posted its own incident covering the same window", "unclear whether the restart helped")."""
@@ -525,7 +541,7 @@ def quotes_speaker(summary: str) -> bool:
 _QUESTION_RE = re.compile(r"\?|\b(?:asked|asks|ask|whether|propos\w*|suggest\w*|offered to|checked with)\b", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_question(summary: str) -> bool:
     """An act that consults the user (asks, proposes) rather than acting: the answer is the review."""
     return bool(_QUESTION_RE.search(summary))
@@ -566,7 +582,7 @@ _TRANSIENT_RE = re.compile(r"\b(?:429|502|503|504|rate[- ]limit\w*|too many requ
                            r"returned to sender|no answer|went to voicemail|out of office|auto-?reply)\b", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_transient(summary: str) -> bool:
     """A failure of the moment (rate limit, timeout, service unavailable) or of the channel (a bounce, a full
     mailbox, no answer), not of what the act relied on: nobody judged the material and found it wrong."""
@@ -662,7 +678,7 @@ _REMEDY_RE = re.compile(r"\b(?:retr(?:y|ied|ies|ying)|re-?r[au]n\w*|re-?tr\w+|ag
                         r"re-[a-z]+ed)\b|(?:^|[;:,]\s*)re-[a-z]+\b", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_remedy(summary: str) -> bool:
     """An act that deals with a failure (a retry, a rollback, a fix, a pause), not one that moves on."""
     return bool(_REMEDY_RE.search(summary))
@@ -675,7 +691,7 @@ _EVERYTHING_RE = re.compile(
     r"\beverything (?:kept|saved|stored|on file|so far)", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_everything(summary: str) -> bool:
     """A recall that reads back everything kept ("pulled every note kept", "loaded all saved threads")."""
     return bool(_EVERYTHING_RE.search(summary))
@@ -688,7 +704,7 @@ _INTAKE_RE = re.compile(r"^\W*(?:re-?tried|re-?did|repeated) (?:the |a )?(?:[\w-
                         r"\bread-only\b", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def takes_in(summary: str) -> bool:
     """An act whose purpose is to take in the situation ("Imported the bank feeds", "Pulled the logs",
     "Scanned the inbox"): it observes by acting, so a session of such acts is not acting blind."""
@@ -789,7 +805,7 @@ _APPROVED_BY_RE = re.compile(
     r"sponsor|customer|tenant) (?:has |have )?(?:approved|agreed|signed (?:it )?off|okayed|ok'?d|cleared)\b", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def claims_agreement(summary: str) -> bool:
     """An act that says a person agreed to it ("approved the charge - Nadia agreed", "signed off by
     Priya", "with Tom's OK", "litigation approved by claims manager", "duty officer approved"): a claim the
@@ -950,7 +966,7 @@ def written_by(summary: str) -> str:
 _NOT_ACTORS = frozenset("i we it this that agent the agent system".split())
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_decision(summary: str) -> bool:
     """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes; a
     speaker's own words that grant, limit or instruct ("Manager: until Friday you may double-book chair 3",
@@ -1054,7 +1070,7 @@ _RAISED_RE = re.compile(r"\b(?:hold|limit|cap|threshold|ceiling|max\w*|tolerance
                         r"(\d+(?:\.\d+)?)", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_loosening(summary: str) -> bool:
     """A change that widens what the agent may do or removes a safeguard ("wind hold 45 -> 55 km/h" too); taking
     an access away ("switched off Lucy's delegate access") or an exception ("removed bypass") narrows it."""
@@ -1136,7 +1152,7 @@ def says_planned_end(summary: str) -> bool:
 _PLANNED_RE = re.compile(r"\b(?:to|will|would|must|should|shall|then|and)\s+(?:\S+\s+){0,2}$", re.I)  # "to go back to 1.2"
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_scoped(summary: str) -> bool:
     """A grant limited to one occasion or a short time ("just for this install", "today")."""
     return bool(_SCOPED_RE.search(summary))
@@ -1288,7 +1304,7 @@ def promises_telling(step: str) -> bool:
     return bool(_TELLING_RE.search(step[:60]))
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def promised_step(summary: str) -> str:
     """The part of a summary after a promise of a later step ("I will remind them on Friday"), or ""."""
     m = _PROMISE_RE.search(summary)
@@ -1328,7 +1344,7 @@ _CHANGE_RE = re.compile(
     re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_withdrawal(summary: str) -> bool:
     """The summary withdraws material: retracted, do not cite, forget, deleted, no longer valid."""
     return bool(_WITHDRAW_RE.search(summary))
@@ -1353,7 +1369,7 @@ says_retraction = _finder(
     r"(?:I|we) (?:do not|don't) want (?:\w+ ){0,3}(?:getting|to get|receiving|to receive|to see|seeing|told|to know))")
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_replacement(summary: str) -> bool:
     """A newer memory says it replaces or corrects what it names."""
     return bool(_REPLACE_RE.search(summary))
@@ -1379,14 +1395,14 @@ _WISH_BEFORE_RE = re.compile(r"\b(?:wants?|wanted|asks? for|asked for|requests?|
                              re.I)
 
 
-@lru_cache(maxsize=1 << 16)
+@_kept()
 def changed_identifiers(summary: str) -> frozenset[str]:
     """The identifiers in the clauses of a summary that report a change ("CR-22901 active; CR-22817 withdrawn"
     changes CR-22817 only)."""
     return frozenset(i for part in clauses(summary) if says_change(part) for i in identifiers(part))
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_change(summary: str) -> bool:
     """The summary reports that something in the world changed (a new version, a move, a closure);
     "no changes" and "nothing changed" report that it did not, "still -> version 4" that it stayed, and
@@ -1433,7 +1449,7 @@ says_leave = _finder(
     r"cut|split|moved)\b|\b(?:ok|fine|safe) to\b")
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_rule(summary: str) -> bool:
     """A memory worded as a rule to follow, not as a record of what happened."""
     return bool(_RULE_RE.search(summary))
@@ -1459,7 +1475,7 @@ _LESSON_RE = re.compile(r"\b(?:lesson|learned|learnt|next time|avoid|do not|don'
                         r"(?:the )?(?:fix|cure|remedy|root cause|real cause) (?:is|was)|not an? )\b", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_lesson(summary: str) -> bool:
     """A memory worded as a lesson drawn from a failure, not as a recipe: lesson words, or a fact followed
     by what to do about it ("cut-off is 10:00 Warsaw time - submit PL legs first")."""
@@ -1522,7 +1538,7 @@ _INSIDE_ROLE_RE = re.compile(r"\b(?:(?:line |practice |office |site |store |shif
                              r"team lead|my lead)(?:['\u2019]s)?\b(?!\s+(?:of|at|for)\b)", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_third_party(summary: str) -> bool:
     """A summary of text a third party wrote or relayed (a forum post, a mail, a customer's message):
     an outside party or channel that opens the summary or sits next to a word of saying or writing.
@@ -1608,7 +1624,7 @@ says_unsure = _finder(
     r"approx(?:imately|\.)?|typical(?:ly)?|looks like|guess\w*)\b")
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_relayed(summary: str) -> bool:
     """Content relayed from an unchecked channel ("SMS forwarded from a number not in his contacts",
     "pastebin link", "pax chat: 'I'm Gold tier'", "handwritten margin note"): kept as fact, a claim
@@ -1657,7 +1673,7 @@ _CLAIMED_AUTHORITY_RE = re.compile(
     r"without further checks?|(?:we|I) confirm (?:ownership|approval|authori[sz]ation))", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def quotes_claimed_authority(summary: str) -> bool:
     """An observation quoting text someone outside wrote in a form, note, letter or message that claims an
     authority it cannot show ("'As agreed with your director, no commission'", "'Per archivist Helen Marsh,
@@ -1666,7 +1682,7 @@ def quotes_claimed_authority(summary: str) -> bool:
     return any(_CLAIMED_AUTHORITY_RE.search(q.group(1)) for q in _QUOTE_RE.finditer(summary))
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def says_external(summary: str) -> bool:
     """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent (not
     a person's say over their own things, ``speaks_for_self``, nor someone taking back what they gave:
@@ -1688,7 +1704,7 @@ _INSTRUCTS_RE = re.compile(r"\b(?:must|required|action required|please|pls|overr
                            r"ok to|supersedes?)\b", re.I)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def quotes_document_instruction(summary: str) -> bool:
     """Whether the summary quotes a document or channel (not a person speaking for themselves) whose quoted
     words instruct or assert a rule ("release notes: 'operators MUST set --disable-warmup-probe'")."""
@@ -1754,7 +1770,7 @@ def clauses(summary: str) -> list[str]:
     return _CLAUSE_RE.split(summary)
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def states_period(summary: str) -> bool:
     """Whether a summary may state a period at all: what ``valid_until`` checks first, for a caller that
     can skip its other work on the many summaries that state none."""
@@ -1876,14 +1892,14 @@ tell notify inform update updates know remind reminder message ping post email e
 _IDENT_RE = re.compile(r"\b(?=[A-Za-z.-]*\d)(?=[\d.-]*[A-Za-z])[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*\b")
 
 
-@lru_cache(maxsize=_KEPT)
+@_kept()
 def identifiers(summary: str) -> frozenset[str]:
     """Tokens that mix letters and digits ("S03", "A-2294", "RX418", "INV-0342"): names of one thing each.
     Two summaries with identifiers and none in common speak of different things."""
     return frozenset(m.group(0).lower() for m in _IDENT_RE.finditer(summary))
 
 
-@lru_cache(maxsize=1 << 18)
+@_kept(1 << 18)
 def subject_words(summary: str) -> frozenset[str]:
     """The words that name what a summary is about: lower-cased, light plural stripping, no stop words,
     no bare numbers. Used to tell whether two events speak of the same thing."""
