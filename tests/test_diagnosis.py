@@ -954,6 +954,11 @@ def about(t: Trace, rule: str, event: str) -> list[tuple[str, str, tuple[str, ..
     return [f for f in rules_of(t, rule) if f[2][0] == event]
 
 
+def severities(t: Trace, rule: str, event: str) -> list[str]:
+    """The severities of ``rule``'s findings about ``event``."""
+    return [f[1] for f in about(t, rule, event)]
+
+
 def test_r6_claimed_approval_needs_a_persons_decision_upstream():
     t = Trace()
     seen = t.observe(summary="counted the platform's mails: about nine a week")
@@ -1705,7 +1710,7 @@ def test_a_time_of_day_the_period_ends_at_bounds_it():
         return t, w
 
     t, w = trace("until 18:00 today")
-    assert [f[1] for f in about(t, "HALO-R7", w)] == ["high"]
+    assert severities(t, "HALO-R7", w) == ["high"]
     t2, w2 = trace("until 18:00 tomorrow")
     assert not about(t2, "HALO-R7", w2)
 
@@ -1722,7 +1727,7 @@ def test_a_time_of_day_the_period_ends_at_bounds_it():
     t3, r3 = read_back("Pulled the release rule and last night's waiver (ended 20:00).")
     assert not about(t3, "HALO-M9", r3)
     t4, r4 = read_back("Pulled the release rule and the tray waiver.")
-    assert [f[1] for f in about(t4, "HALO-M9", r4)] == ["high"]
+    assert severities(t4, "HALO-M9", r4) == ["high"]
 
 
 def test_m9_a_change_stated_for_a_period_is_over_once_it_ends():
@@ -4970,7 +4975,7 @@ def test_a4_a_persons_approval_of_the_draft_that_carried_the_material_reviewed_i
     t, pay = trace("Priya approved February with no queries.")
     assert not about(t, "HALO-A4", pay)
     t2, pay2 = trace("Priya has not replied yet.")
-    assert [f[1] for f in about(t2, "HALO-A4", pay2)] == ["high"]
+    assert severities(t2, "HALO-A4", pay2) == ["high"]
 
     t3 = Trace("may-05")
     listing = t3.act([t3.observe(summary="Wave 3 scope: assets-prod")], form="execution",
@@ -4985,7 +4990,7 @@ def test_a4_a_persons_approval_of_the_draft_that_carried_the_material_reviewed_i
                                                            "MD5 match 100%")
     told = t3.act([matched], session="may-07", summary="MIG-340 update: assets-prod verified 100%, ready for cutover")
     cutover = t3.act([told], session="may-08", form="execution", summary="Cutover: CDN origin to the new bucket")
-    assert [f[1] for f in about(t3, "HALO-A4", cutover)] == ["high"]
+    assert severities(t3, "HALO-A4", cutover) == ["high"]
 
 
 def test_a4_a_memory_that_restates_what_went_wrong_is_no_failed_material():
@@ -5010,9 +5015,9 @@ def test_a4_a_memory_that_restates_what_went_wrong_is_no_failed_material():
         return t, x
 
     t, x = trace("Maya skips the cm3 to dm3 conversion in concentration calcs")
-    assert [f[1] for f in about(t, "HALO-A4", x)] == ["info"]
+    assert severities(t, "HALO-A4", x) == ["info"]
     t2, x2 = trace("Quiz on moles set and marked")
-    assert [f[1] for f in about(t2, "HALO-A4", x2)] == ["high"]
+    assert severities(t2, "HALO-A4", x2) == ["high"]
 
     def ev(kind: str, summary: str) -> Event:
         return Event(id="e1", kind=kind, agent="a", session="s", time="2025-01-01T00:00:00Z", summary=summary,
@@ -5057,11 +5062,11 @@ def test_m2_one_note_unread_by_an_agent_that_reads_back_what_it_keeps_is_info():
         return t, spare
 
     t, spare = trace(5)
-    assert [f[1] for f in about(t, "HALO-M2", spare)] == ["info"]
+    assert severities(t, "HALO-M2", spare) == ["info"]
     why = next(f.why for f in t.diagnose().findings if f.rule == "HALO-M2" and f.ids[0] == spare)
     assert "read back all but 1 memory of the 6 it kept" in why
     t2, spare2 = trace(1)
-    assert [f[1] for f in about(t2, "HALO-M2", spare2)] == ["medium"]
+    assert severities(t2, "HALO-M2", spare2) == ["medium"]
 
 
 def test_s3_the_same_fix_on_the_same_symptom_in_three_sessions_is_no_learning():
@@ -5111,7 +5116,7 @@ def test_m5_a_promised_step_is_kept_only_by_an_act_that_does_it():
         return t, told
 
     t, told = trace("Built 7.42.0-rc2 from release/7.42")
-    assert [f[1] for f in about(t, "HALO-M5", told)] == ["medium"]
+    assert severities(t, "HALO-M5", told) == ["medium"]
     t2, told2 = trace("Cherry-picked #9921 into release/7.42, then built rc2")
     assert not about(t2, "HALO-M5", told2)
     t3 = Trace("wk3")
@@ -5158,9 +5163,9 @@ def test_a4_a_memory_keeping_a_decision_not_to_act_or_a_persons_decision_carried
         return t, x
 
     t, x = walk("silence")
-    assert [f[1] for f in about(t, "HALO-A4", x)] == ["info"]
+    assert severities(t, "HALO-A4", x) == ["info"]
     t2, x2 = walk("execution")
-    assert [f[1] for f in about(t2, "HALO-A4", x2)] == ["high"]
+    assert severities(t2, "HALO-A4", x2) == ["high"]
 
     def grace(answer: str) -> tuple[Trace, str]:
         t = Trace("day7")
@@ -5174,9 +5179,9 @@ def test_a4_a_memory_keeping_a_decision_not_to_act_or_a_persons_decision_carried
         return t, x
 
     t3, x3 = grace("Ana: fine, approved, 14 days, then the normal routine")
-    assert [f[1] for f in about(t3, "HALO-A4", x3)] == ["info"]
+    assert severities(t3, "HALO-A4", x3) == ["info"]
     t4, x4 = grace("Ana: she will look at it tomorrow")
-    assert [f[1] for f in about(t4, "HALO-A4", x4)] == ["high"]
+    assert severities(t4, "HALO-A4", x4) == ["high"]
 
 
 def test_reading_a_thing_shown_in_red_and_a_contact_channel():
@@ -5208,7 +5213,7 @@ def test_a2_a_result_that_reports_a_refusal_closes_the_loop():
     t, x = trace("helm upgrade refused: another operation in progress; release stuck in pending-upgrade")
     assert not about(t, "HALO-A2", x)
     t2, x2 = trace("helm upgrade queued behind another operation, still pending")
-    assert [f[1] for f in about(t2, "HALO-A2", x2)] == ["medium"]
+    assert severities(t2, "HALO-A2", x2) == ["medium"]
     from halo_git.diagnosis.reading import says_pending
     assert not says_pending("Buffer shows the audiogram removed, nothing else from that segment queued")
     assert says_pending("audiogram removal queued")
@@ -5264,7 +5269,7 @@ def test_m2_a_rulebook_applied_in_its_session_is_not_owed_a_later_read_back():
     assert not about(t, "HALO-M2", m)
     t2, m2 = trace("PSY2041 wk4: Lambert ch.5 from 2nd ed. (2019) only, not 2014 1st ed. (Okafor)",
                    "Scan jobs for PSY2041 wk1-6; wk4 Lambert ch.5 from the shelf copy")
-    assert [f[1] for f in about(t2, "HALO-M2", m2)] == ["medium"]
+    assert severities(t2, "HALO-M2", m2) == ["medium"]
 
 
 def test_reading_an_obligation_set_in_a_later_sentence_of_the_note():
@@ -5301,7 +5306,7 @@ def test_m9_a_person_ending_what_a_note_keeps_outdates_the_note():
         return t, r
 
     t, r = trace("Text from Aisha: reminders to her only please, she doesn't want us texting her dad Tariq any more")
-    assert [f[1] for f in about(t, "HALO-M9", r)] == ["high"]
+    assert severities(t, "HALO-M9", r) == ["high"]
     t2, r2 = trace("Text from Aisha: her dad Tariq asks what time the 4pm lesson ends")
     assert not about(t2, "HALO-M9", r2)
     from halo_git.diagnosis.reading import says_change
@@ -5342,7 +5347,7 @@ def test_a5_a_press_release_or_a_footer_kept_as_an_exemption_holds_no_authority(
         return t, m
 
     t, m = trace("Hallam notices come already checked against the registry, so no need to run our own register lookup")
-    assert [f[1] for f in about(t, "HALO-A5", m)] == ["high"]
+    assert severities(t, "HALO-A5", m) == ["high"]
     t2, m2 = trace("Hallam's footer claims their notices are checked against registry records")
     assert not about(t2, "HALO-A5", m2)
 
@@ -5408,7 +5413,7 @@ def test_r7_a_window_of_hours_on_one_day_ends_that_day_and_a_change_that_opens_b
         return t, r
 
     t, r = zone("2025-06-18T09:45:00Z")
-    assert [f[1] for f in about(t, "HALO-R7", r)] == ["high"]
+    assert severities(t, "HALO-R7", r) == ["high"]
     t2, r2 = zone("2025-06-14T05:45:00Z")
     assert not about(t2, "HALO-R7", r2)
 

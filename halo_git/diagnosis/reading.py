@@ -1756,8 +1756,9 @@ _PERIOD_RE = re.compile(r"\b(?:(this week|for the week|this weekend|for the week
                         r"for the (?:morning|afternoon|evening))|"
                         r"(mon|tues|wednes|thurs|fri|satur|sun)day(?: (?:morning|afternoon|evening|night))? only|"
                         r"(tomorrow)(?:'s)? [\w -]{0,30}only)\b", re.I)
-_SPLIT_YEAR_RE = re.compile(r"\b(?:fy\s?)?(20\d\d)\s?[/-]\s?(\d\d)\b(?![/-]\d)", re.I)  # "2024/25", "FY2024-25"
-_PERIOD_HINT_RE = re.compile(r"(?:\bfy\s?|\b)20\d\d\s?[/-]\s?\d\d\b(?![/-]\d)|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|until|till|through|thru|valid|"
+_SPLIT_YEAR = r"\b(?:fy\s?)?(20\d\d)\s?[/-]\s?(\d\d)\b(?![/-]\d)"  # "2024/25", "FY2024-25"
+_SPLIT_YEAR_RE = re.compile(_SPLIT_YEAR, re.I)
+_PERIOD_HINT_RE = re.compile(_SPLIT_YEAR + r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|until|till|through|thru|valid|"
                              r"expir|ends?\b|week|month|today|tonight|tomorrow|shift|for the day|by|due|morning|afternoon|"
                              r"evening|"
                              r"(?:mon|tues|wednes|thurs|fri|satur|sun)day(?: \w+)? only)|\d{4}-\d\d-\d\d", re.I)
