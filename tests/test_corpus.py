@@ -146,7 +146,8 @@ def test_four_sets_written_last_and_never_read():
     with: 40/82 and 29; the round before: 37/82 and 37). Nothing was read or fitted to them."""
     hit, total, alarms, notes = score(LAST)
     assert total == 82
-    assert hit >= 56 and alarms <= 12, notes  # 41 and 29 at first measure; 53 and 14 a round later; 58/82 and 12 now
+    assert hit >= 60 and alarms <= 13, notes  # 41 and 29 at first measure; 53 and 14 a round later; 58/82 and 12, then
+    # 62 and 13 once a reviewed note two months old reads as stale
 
 
 ROUND = HERE / "fixtures" / "traces_apart_z_round"
@@ -205,10 +206,10 @@ def test_eight_sets_scored_before_they_were_read():
     at the round's start, 12 at its last change); the other six were held out and scored once, after the last
     rule change: 83/120 (69 %) and 38 false alarms, 28 on healthy runs (the round's start: 83/120 and 40).
     Read since: the readings taken from them bring the eight sets from 113/161 and 48 false alarms to 114/161
-    and 40, and the next round's to 121/161 and 28."""
+    and 40, the next round's to 121/161 and 28, and a stale note's age to 124/161 and 30."""
     hit, total, alarms, notes = score(WIDE)
     assert total == 161
-    assert hit >= 121 and alarms <= 28, notes
+    assert hit >= 123 and alarms <= 30, notes
 
 
 CLOSE = HERE / "fixtures" / "traces_apart_z_close"
@@ -220,10 +221,10 @@ def test_four_sets_held_out_to_the_close_of_the_round():
     manufacturing and energy) and scored once, after every reading of the round: 53/80 (66 %) and 30 false
     alarms, 19 on healthy runs in 9 of 16 (the round's start: 54/80 and 31). One reading since ('manual' alone
     is no repair) gives back the hit it had cost: 54/80 and 30; the next round's readings, taken from these
-    sets among others, 58/80 and 25."""
+    sets among others, 58/80 and 25; a stale note's age, 61/80 and 25."""
     hit, total, alarms, notes = score(CLOSE)
     assert total == 80
-    assert hit >= 58 and alarms <= 25, notes
+    assert hit >= 60 and alarms <= 25, notes
 
 
 LATER = HERE / "fixtures" / "traces_apart_z_later"
@@ -235,10 +236,10 @@ def test_four_sets_held_out_for_a_round_of_readings_from_the_sets_before():
     telecoms and customer support) and scored once, after every reading the round took from Z37-Z48: 49/82 (60 %)
     and 27 false alarms, 22 on healthy runs in 12 of 16; the round's start: 49/82 and 28 (23 on 12 runs). Read
     since: 48/82 and 19 (a loosening hit by chance through HALO-R6 went once the person's instruction it rested on
-    read as a decision)."""
+    read as a decision); a stale note's age, 54/82 and 20."""
     hit, total, alarms, notes = score(LATER)
     assert total == 82
-    assert hit >= 48 and alarms <= 19, notes
+    assert hit >= 53 and alarms <= 20, notes
 
 
 def test_seed_analyses_modelled_apart():

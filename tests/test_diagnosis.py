@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import time
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -5522,3 +5523,34 @@ def test_readings_kept_per_summary_can_be_emptied_and_change_no_answer():
     reading.forget()
     assert all(kept.cache_info().currsize == 0 for kept in reading._KEPT_READINGS)
     assert render_report(diagnose(events, agent="a", branch="main", head=None)) == warm
+
+
+def test_a4_a_reviewed_note_two_months_old_driving_an_execution_is_stale():
+    """A note of how things stood, reviewed when kept, drives an execution 60 days or more later with nothing
+    in the session looking at it again: medium, where a younger note is info and a kept rule does not age."""
+
+    def trace(days: int, note: str = "Tom Reid holds the commercial catering ticket", confirm: bool = False):
+        t = Trace("jan")
+        m = t.remember([t.observe(summary="Tom showed his commercial catering card", at="2025-01-10T09:00:00Z")],
+                       summary=note, at="2025-01-10T09:05:00Z")
+        when = (datetime(2025, 1, 10) + timedelta(days=days)).strftime("%Y-%m-%d")
+        ask = t.observe(summary="Olive Tree asked for a range service at 14:00", session="later", at=when + "T09:00:00Z")
+        got = t.recall([m], summary="who has commercial catering?", session="later", at=when + "T09:01:00Z")
+        uses = [ask, got]
+        if confirm:
+            uses.append(t.observe([got], summary=f"{m} still holds: the card register shows Tom's ticket valid",
+                                  session="later", at=when + "T09:02:00Z"))
+        go = t.act(uses, form="execution", summary="sent Tom Reid to the Olive Tree", session="later", at=when + "T09:03:00Z")
+        t.outcome(go, session="later", at=when + "T18:00:00Z")
+        return t, go, m
+
+    t, go, m = trace(70)
+    [f] = [f for f in t.diagnose().findings if f.rule == "HALO-A4"]
+    assert (f.severity, f.ids[:2]) == ("medium", (go, m)) and "70 days before it drives this execution" in f.why
+    assert f"Confirm that {m} still holds" in f.next_step
+    young, go, _ = trace(40)
+    assert severities(young, "HALO-A4", go) == ["info"]
+    rule, go, _ = trace(70, note="Commercial kitchens must only get an engineer with the catering ticket")
+    assert severities(rule, "HALO-A4", go) == ["info"]  # a rule does not go stale by itself
+    looked, go, _ = trace(70, confirm=True)  # the next step, followed: an observation naming it, in the act's uses
+    assert severities(looked, "HALO-A4", go) == []
