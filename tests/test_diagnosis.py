@@ -5554,3 +5554,32 @@ def test_a4_a_reviewed_note_two_months_old_driving_an_execution_is_stale():
     assert severities(rule, "HALO-A4", go) == ["info"]  # a rule does not go stale by itself
     looked, go, _ = trace(70, confirm=True)  # the next step, followed: an observation naming it, in the act's uses
     assert severities(looked, "HALO-A4", go) == []
+
+
+def test_s3_a_result_that_says_it_happened_again_is_a_recurrence_whatever_its_words():
+    """Outcomes that report the same thing coming back ("again") with nothing achieved, in several sessions and
+    with nothing kept or changed: HALO-S3, though no failure word is in them."""
+
+    def trace(results, learn: bool = False, fix: bool = True):
+        t = Trace()
+        outs = []
+        for day, text in enumerate(results, 1):
+            sync = t.act([t.observe(session=f"d{day}")], form="execution", summary="ran the roster sync", session=f"d{day}")
+            outs.append(t.outcome(sync, summary=text, session=f"d{day}"))
+            if fix:
+                t.act([outs[-1]], form="execution", summary="moved every shift start back by hand", session=f"d{day}")
+            if learn and day == 2:
+                t.remember([outs[-1]], summary="the roster sync shifts every start one hour early", session="d2")
+        return t, outs
+
+    t, outs = trace(["every shift start on the board came out one hour early",
+                     "shift starts landed one hour early again after the sync",
+                     "one hour early again on every shift start"])
+    assert ("HALO-S3", "medium") in {(f.rule, f.severity) for f in t.diagnose().findings if f.ids[0] == outs[-1]}
+    fine, _ = trace(["roster sync balanced; all shift starts delivered", "balanced again; all shift starts delivered",
+                     "balanced again; all shift starts delivered"], fix=False)
+    assert "HALO-S3" not in {f.rule for f in fine.diagnose().findings}
+    kept, _ = trace(["every shift start on the board came out one hour early",
+                     "shift starts landed one hour early again after the sync",
+                     "one hour early again on every shift start"], learn=True)  # the next step: a lesson kept
+    assert "HALO-S3" not in {f.rule for f in kept.diagnose().findings}

@@ -725,6 +725,13 @@ def says_again(summary: str) -> bool:
     return bool(_AGAIN_RE.search(summary))
 
 
+def reports_recurrence(summary: str) -> bool:
+    """A result that says something happened again and reports nothing achieved ("shift times again landed one
+    hour early", "Bakewell substituted again"): whatever its words, the same thing came back, where "balanced
+    again; test SMS delivered" reports a success."""
+    return says_again(summary) and not (says_settled(summary) or says_done(summary))
+
+
 # -- decisions by the user, and claims of them -----------------------------------------------
 
 # Words by which someone with authority decides: approves, allows, sets, confirms, or instructs.
