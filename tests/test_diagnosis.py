@@ -5583,3 +5583,26 @@ def test_s3_a_result_that_says_it_happened_again_is_a_recurrence_whatever_its_wo
                      "shift starts landed one hour early again after the sync",
                      "one hour early again on every shift start"], learn=True)  # the next step: a lesson kept
     assert "HALO-S3" not in {f.rule for f in kept.diagnose().findings}
+
+
+def test_a4_a_failure_kept_with_its_found_cause_and_the_fix_that_worked_is_a_lesson_not_failed_material():
+    """The fix names the observation that found the failure's cause, not the failure itself; kept together with
+    the fix's good result, the three are a lesson, and acting on it later carries no failed material."""
+
+    def trace(fixed: str):
+        t = Trace("apr")
+        run = t.act([t.observe()], form="execution", summary="generated and submitted the BACS file")
+        bad = t.outcome(run, summary="bank rejected the file: trailer says 612 records, file has 613")
+        cause = t.observe([bad], summary="found it: a late leaver keyed after the file was built, a stale snapshot")
+        redo = t.act([cause], form="execution", summary="generated a new BACS file from the locked payroll and submitted")
+        good = t.outcome(redo, summary=fixed)
+        lesson = t.remember([bad, cause, good], summary="lock payroll, then generate BACS, then reconcile the trailer")
+        go = t.act([t.observe(session="may"), t.recall([lesson], session="may")], form="execution",
+                   summary="locked payroll, generated BACS, trailer 618 = records 618, submitted", session="may")
+        t.outcome(go, summary="bank accepted 618 credits", session="may")
+        return t, go
+
+    t, go = trace("bank accepted, 613 credits")
+    assert "high" not in severities(t, "HALO-A4", go)
+    failed, go = trace("bank rejected the file again: trailer mismatch")  # the fix did not work: failed material
+    assert severities(failed, "HALO-A4", go) == ["high"]

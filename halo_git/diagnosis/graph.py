@@ -128,8 +128,10 @@ def _answer_of_asked(x: Event, by_id: dict[str, Event]) -> bool:
 def _redoes(act: Event, failure: Event, by_id: dict[str, Event]) -> bool:
     """Whether ``act`` rests on ``failure`` and is about the same thing as the failed act ("re-sent the 2
     failed offers by SMS" after the app offers failed), not a next step that merely follows it."""
-    if failure.id not in act.uses:
-        return False
+    if failure.id not in act.uses and not any(
+            x is not None and x.kind == "observe" and failure.id in x.uses for x in map(by_id.get, act.uses)):
+        return False  # (it names the failure, or the observation that found its cause: "Found it: late leaver
+        # keyed after the file was built" -> "generated a new BACS file from the locked payroll")
     failed = by_id.get(failure.fields["about"])
     about = reading.subject_words(failure.summary) | (reading.subject_words(failed.summary) if failed else frozenset())
     return bool((reading.subject_words(act.summary) & about) - reading.ADVERSE_SET)
@@ -164,8 +166,10 @@ def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adver
             return s  # the values of a run the lab declared invalid, kept as plain values ("R-1008 Ct values")
         if x.kind == "observe" and x.id in adverse and any(by_id[y].kind == "outcome" and y in adverse and by_id[by_id[y].fields["about"]].kind
                                        == "act" and by_id[by_id[y].fields["about"]].fields["form"] != "communication"
-                                       for y in x.uses if y in by_id):
-            return s  # read off a result that failed (a partial transcript, a cut-off export)
+                                       for y in x.uses if y in by_id) and not any(
+                s in by_id[w].uses for w in worked if w in by_id):
+            return s  # read off a result that failed (a partial transcript, a cut-off export), unless what it
+            # found was acted on and the act worked, kept beside it: the cause and the repair, not the material
         if x.kind == "recall":
             for r in x.uses:
                 if r in failed_mem:
