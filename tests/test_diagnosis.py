@@ -5606,3 +5606,22 @@ def test_a4_a_failure_kept_with_its_found_cause_and_the_fix_that_worked_is_a_les
     assert "high" not in severities(t, "HALO-A4", go)
     failed, go = trace("bank rejected the file again: trailer mismatch")  # the fix did not work: failed material
     assert severities(failed, "HALO-A4", go) == ["high"]
+
+
+def test_a4_a_call_made_to_check_a_note_is_a_question_not_reliance_on_it():
+    """A message sent to check or confirm what an old note says ("Rang Westmoor to check they're still closed")
+    asks; it does not act on the note, so HALO-A4 stays silent, where a message that acts on it does not."""
+
+    def trace(message: str):
+        t = Trace("oct")
+        note = t.remember([t.act([t.observe()], form="preparation", summary="drafted the November delivery calendar")],
+                          summary="Westmoor closed Fri 14 Nov (INSET), so no delivery that day")
+        for s in ("w1", "w2"):
+            t.observe(session=s)
+        got = t.recall([note], summary="Westmoor INSET note from October", session="nov")
+        return t, t.act([got], summary=message, session="nov")
+
+    t, call = trace("Rang Westmoor to check they're still closed on the 14th before I take them off")
+    assert severities(t, "HALO-A4", call) == []
+    told, msg = trace("Told the drivers Westmoor is off the 14th's round")
+    assert severities(told, "HALO-A4", msg) == ["medium"]

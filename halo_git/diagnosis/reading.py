@@ -538,7 +538,9 @@ def quotes_speaker(summary: str) -> bool:
     return bool(_QUOTED_RE.match(summary))
 
 
-_QUESTION_RE = re.compile(r"\?|\b(?:asked|asks|ask|whether|propos\w*|suggest\w*|offered to|checked with)\b", re.I)
+_QUESTION_RE = re.compile(r"\?|\b(?:asked|asks|ask|whether|propos\w*|suggest\w*|offered to|checked with|"
+                          r"(?:rang|called|phoned|emailed|e-mailed|messaged|texted|wrote to) [\w .'-]{1,40}? to (?:check|confirm|"
+                          r"verify|see if|find out))\b", re.I)
 
 
 @_kept()
