@@ -441,6 +441,11 @@ def test_s1_adverse_words_respect_negation():
                  "partial token log dropped", "the link expired", "could not reach the server", "user ignored the reminder"):
         assert is_adverse(said), said
     assert not is_adverse("invite declined as the rule says") and not is_adverse("no missing files")
+    # a failure word counted at zero right after it is none ("frame error rate 0", "errors: 0.00%")
+    for fine in ("contact nominal, frame error rate 0.", "canary clean, errors 0.00%", "failure count: nil"):
+        assert not is_adverse(fine), fine
+    for bad in ("error rate 0.5%", "upload failed 0x80070005", "errors: 3"):
+        assert is_adverse(bad), bad
 
 
 def test_s2_session_with_acts_but_no_observation():

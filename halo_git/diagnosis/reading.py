@@ -185,6 +185,8 @@ _QUOTE_MARK_RE = re.compile("[\"\u201c\u201d]")  # ('one dad: "Same error ..., i
 
 # a statistic named for its error ("standard errors are huge" is a wide estimate, not a fault), and a streak of
 # success ("green on three runs in a row")
+# a failure word counted at zero right after it ("frame error rate 0", "errors: 0", "failure count nil")
+_ZERO_AFTER_RE = re.compile(r"\s*(?:(?:rate|rates|count|counts|ratio|total|level)\s*)?[:=]?\s*(?:0(?:\.0+)?(?![.,]?\d)\s*%?|zero|nil|none)\b")
 _STATISTIC_WORDS = frozenset(("standard", "sampling", "measurement", "rounding", "mean", "squared", "absolute", "type"))
 _GOOD_STREAK = frozenset(("green", "passed", "passing", "clean", "ok", "fine", "successful", "success", "stable", "on-time"))
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
@@ -386,7 +388,8 @@ def is_adverse(summary: str) -> bool:
                 and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS) \
                 and not (w in _METRIC_WORDS and i + 1 < len(toks) and toks[i + 1][:1].isdigit()) \
                 and not (w in _GAUGE_WORDS and any(_SECONDS_RE.fullmatch(t) for t in toks[i + 1:i + 3])) \
-                and not _judged_fine(low, found[i + n - 1].end()):
+                and not _judged_fine(low, found[i + n - 1].end()) \
+                and not _ZERO_AFTER_RE.match(low, found[i + n - 1].end()):
             return True  # ("all 6 blocks" of an orchard are no blocking; "replaced a cracked trap" is the repair)
     return bool(_RESTATED_RE.search(summary))
 
