@@ -5630,3 +5630,26 @@ def test_a4_a_call_made_to_check_a_note_is_a_question_not_reliance_on_it():
     assert severities(t, "HALO-A4", call) == []
     told, msg = trace("Told the drivers Westmoor is off the 14th's round")
     assert severities(told, "HALO-A4", msg) == ["medium"]
+
+
+def test_a4_a_note_of_an_exception_closed_keeps_the_users_rule_not_material_of_the_agents_own():
+    """Closing, ending or lifting an exception puts the user's rule back: a memory keeping that revision keeps
+    the rule, so acting on it later is no unreviewed material; a memory keeping an exception the agent opened
+    is."""
+
+    def trace(change: str):
+        t = Trace("apr")
+        rule = t.revise([t.observe(summary="Priya: release RD-14-09 this once at 84%; the 90% gate stays")],
+                        target="coverage gate exception", made_by="user", governance="approved",
+                        summary="one-off exception: RD-14-09 goes out at 84% with a caveat")
+        back = t.revise([rule], target="coverage gate exception", made_by="agent", governance="bounded", summary=change)
+        note = t.remember([back], summary="the coverage gate as it stands")
+        go = t.act([t.observe(session="may"), t.recall([note], session="may")], form="execution",
+                   summary="delivered RD-15-04 against the gate", session="may")
+        t.outcome(go, session="may")
+        return t, go
+
+    closed, go = trace("Closed the RD-14-09 exception now it's delivered; no exceptions left open against the 90% gate")
+    assert "high" not in severities(closed, "HALO-A4", go)
+    opened, go = trace("Opened the same exception for RD-15-04 at 85%")
+    assert severities(opened, "HALO-A4", go) == ["high"]

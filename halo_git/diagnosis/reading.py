@@ -1108,7 +1108,10 @@ _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?i
                          r"(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission)|"
                          r"revert(?:s|ed)? to|(?:has|have|is|was) (?:now )?(?:ended|over|expired|closed)|ends now|"
                          r"no longer (?:applies|in force)|returns? to|reset\w* (?:\S+ ){0,4}(?:to|back)|"
-                         r"(?:normal|usual)(?: \w+)? resum\w*|resum\w* (?:normal|as usual))\b", re.I)
+                         r"(?:normal|usual)(?: \w+)? resum\w*|resum\w* (?:normal|as usual)|"
+                         # the end of a standing exception ("Closed the RD-14-09 exception now it's delivered")
+                         r"(?:closed|ended|lifted|withdrew|revoked|retired) (?:the |that |this |our |my )?(?:[\w.-]+ ){0,3}"
+                         r"(?:exception|waiver|override|exemption|dispensation)s?)\b", re.I)
 
 
 def says_put_back(summary: str) -> bool:
