@@ -256,6 +256,19 @@ def test_four_sets_held_out_while_the_age_of_a_note_was_read():
     assert hit >= 49 and alarms <= 20, notes
 
 
+AFTER = HERE / "fixtures" / "traces_apart_z_after"
+
+
+def test_four_sets_written_after_the_rounds_first_readings_and_scored_once():
+    """Sets Z57-Z60 (48 traces, 80 problems, 16 healthy runs), written by four more authors after the round's
+    first readings (public safety and emergency services; pets, vets and animal care; automotive; arts, culture
+    and heritage) and scored once, unread: 40/80 (50 %) and 29 false alarms, 20 on healthy runs in 12 of 16;
+    the round's start gives 40/80 and 27 (19 on 11 runs). The round's readings found nothing more here."""
+    hit, total, alarms, notes = score(AFTER)
+    assert total == 80
+    assert hit >= 40 and alarms <= 29, notes
+
+
 def test_seed_analyses_modelled_apart():
     """Both seed analyses, acted out by a separate author with the analysts' 13 key observations each,
     plainly and with diligent logging: at least 9 of 13 per seed, as the Report page records."""
