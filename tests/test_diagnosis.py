@@ -5584,6 +5584,9 @@ def test_s3_a_result_that_says_it_happened_again_is_a_recurrence_whatever_its_wo
     fine, _ = trace(["roster sync balanced; all shift starts delivered", "balanced again; all shift starts delivered",
                      "balanced again; all shift starts delivered"], fix=False)
     assert "HALO-S3" not in {f.rule for f in fine.diagnose().findings}
+    back, _ = trace(["L1 petrol emissions unavailable after the sync", "L1 petrol emissions bookable again from 09:10",
+                     "L1 petrol emissions bookable again from 08:40"], fix=False)  # a state restored, said with "again"
+    assert "HALO-S3" not in {f.rule for f in back.diagnose().findings}
     kept, _ = trace(["every shift start on the board came out one hour early",
                      "shift starts landed one hour early again after the sync",
                      "one hour early again on every shift start"], learn=True)  # the next step: a lesson kept

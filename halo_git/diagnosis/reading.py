@@ -734,7 +734,12 @@ def reports_recurrence(summary: str) -> bool:
     """A result that says something happened again and reports nothing achieved ("shift times again landed one
     hour early", "Bakewell substituted again"): whatever its words, the same thing came back, where "balanced
     again; test SMS delivered" reports a success."""
-    return says_again(summary) and not (says_settled(summary) or says_done(summary))
+    return says_again(summary) and not (says_settled(summary) or says_done(summary) or _RECOVERED_RE.search(summary))
+
+
+# a state restored, said with "again" ("L1 petrol emissions bookable again from 09:10", "site up again")
+_RECOVERED_RE = re.compile(r"\b(?:available|bookable|online|open|working|works|running|live|normal|green|ok|fine|up|"
+                           r"healthy|stable|accessible|reachable|usable|in service|back) again\b", re.I)
 
 
 # -- decisions by the user, and claims of them -----------------------------------------------
