@@ -3154,6 +3154,9 @@ def test_reading_decisions_taken_up_own_plans_and_named_deciders():
     from halo_git.diagnosis.reading import says_decision, says_restoration, says_speech
     assert says_decision("Nadia: good idea, do it from Saturday")  # a proposal taken up
     assert not says_decision("Nadia suggested shelf-checks might help")  # only proposed
+    assert says_decision("Planning meeting minutes: EPM accepted the recommendation.")  # a recommendation taken up
+    assert says_decision("The board approved the proposal to extend opening hours")
+    assert not says_decision("Priya suggested we extend hours; 3 thumbs up")
     assert says_decision("Mrs Hale: for the exam fortnight (15-28 Mar) I'll teach Saturdays 9-12")
     assert says_speech("J. Amadi approved in the approvals tool") and says_speech("Dr Osei agreed by phone")
     assert not says_speech("Invoice approved in the approvals tool")

@@ -917,7 +917,9 @@ def permits(summary: str) -> bool:
 _ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to)\b", re.I)
 
 
-_ACCEPTED_RE = re.compile(r"\b(?:good|great|nice|fine|excellent|sensible)\s+(?:idea|suggestion|proposal|plan)\b", re.I)
+_ACCEPTED_RE = re.compile(r"\b(?:(?:good|great|nice|fine|excellent|sensible)\s+(?:idea|suggestion|proposal|plan)|"
+                          r"(?:accept|approv|adopt|endors)(?:s|es|ed|ing)? (?:the |our |my |this |that |his |her |their |"
+                          r"an? )?(?:[\w-]+ )?(?:recommendation|proposal|suggestion|idea)s?)\b", re.I)
 # the proposal as the topic of an answer ("Priya on the proposal: approved 02:40"), not a proposal made
 _TOPIC_RE = re.compile(r"\b(?:on|about|re|to) (?:the|this|that|his|her|my|our|your|their) "
                        r"(?:proposal|suggestion|idea)\b", re.I)
