@@ -264,7 +264,8 @@ def test_four_sets_written_after_the_rounds_first_readings_and_scored_once():
     first readings (public safety and emergency services; pets, vets and animal care; automotive; arts, culture
     and heritage) and scored once, unread: 40/80 (50 %) and 29 false alarms, 20 on healthy runs in 12 of 16;
     the round's start gives 40/80 and 27 (19 on 11 runs). The round's readings found nothing more here. Read
-    since for the two false alarms they added: a state restored said with "again" is no recurrence, and accepting a recommendation decides (40/80, 27)."""
+    since for the two false alarms they added: a state restored said with "again" is no recurrence; and
+    accepting a recommendation decides (40/80, 27)."""
     hit, total, alarms, notes = score(AFTER)
     assert total == 80
     assert hit >= 40 and alarms <= 27, notes
