@@ -183,10 +183,11 @@ def _judged_fine(low: str, end: int) -> bool:
 _QUOTE_MARK_RE = re.compile("[\"\u201c\u201d]")  # ('one dad: "Same error ..., it's the link, not us."': their "us")
 
 
+# a failure word counted at zero right after it ("frame error rate 0", "errors: 0", "failure count nil")
+_ZERO_AFTER_RE = re.compile(r"\s*(?:(?:rate|rates|count|counts|ratio|total|level)\s*)?[:=]?\s*"
+                            r"(?:0(?:\.0+)?(?![.,]?\d)\s*%?|zero|nil|none)\b")
 # a statistic named for its error ("standard errors are huge" is a wide estimate, not a fault), and a streak of
 # success ("green on three runs in a row")
-# a failure word counted at zero right after it ("frame error rate 0", "errors: 0", "failure count nil")
-_ZERO_AFTER_RE = re.compile(r"\s*(?:(?:rate|rates|count|counts|ratio|total|level)\s*)?[:=]?\s*(?:0(?:\.0+)?(?![.,]?\d)\s*%?|zero|nil|none)\b")
 _STATISTIC_WORDS = frozenset(("standard", "sampling", "measurement", "rounding", "mean", "squared", "absolute", "type"))
 _GOOD_STREAK = frozenset(("green", "passed", "passing", "clean", "ok", "fine", "successful", "success", "stable", "on-time"))
 _DETERMINERS = frozenset("all the both those these of in on across per two three four five six".split())
@@ -542,8 +543,9 @@ def quotes_speaker(summary: str) -> bool:
 
 
 _QUESTION_RE = re.compile(r"\?|\b(?:asked|asks|ask|whether|propos\w*|suggest\w*|offered to|checked with|"
-                          r"(?:rang|called|phoned|emailed|e-mailed|messaged|texted|wrote to) [\w .'-]{1,40}? to (?:check|confirm|"
-                          r"verify|see if|find out))\b", re.I)
+                          # a call or mail sent to check ("Rang Westmoor to check they're still closed")
+                          r"(?:rang|called|phoned|emailed|e-mailed|messaged|texted|wrote to) [\w .'-]{1,40}? "
+                          r"to (?:check|confirm|verify|see if|find out))\b", re.I)
 
 
 @_kept()
@@ -918,8 +920,9 @@ _ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to)\b", re.I)
 
 
 _ACCEPTED_RE = re.compile(r"\b(?:(?:good|great|nice|fine|excellent|sensible)\s+(?:idea|suggestion|proposal|plan)|"
-                          r"(?:accept|approv|adopt|endors)(?:s|es|ed|ing)? (?:the |our |my |this |that |his |her |their |"
-                          r"an? )?(?:[\w-]+ )?(?:recommendation|proposal|suggestion|idea)s?)\b", re.I)
+                          r"(?:accept|approv|adopt|endors)(?:s|es|ed|ing)? "  # "EPM accepted the recommendation"
+                          r"(?:the |our |my |this |that |his |her |their |an? )?(?:[\w-]+ )?"
+                          r"(?:recommendation|proposal|suggestion|idea)s?)\b", re.I)
 # the proposal as the topic of an answer ("Priya on the proposal: approved 02:40"), not a proposal made
 _TOPIC_RE = re.compile(r"\b(?:on|about|re|to) (?:the|this|that|his|her|my|our|your|their) "
                        r"(?:proposal|suggestion|idea)\b", re.I)
@@ -1117,8 +1120,8 @@ _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?i
                          r"no longer (?:applies|in force)|returns? to|reset\w* (?:\S+ ){0,4}(?:to|back)|"
                          r"(?:normal|usual)(?: \w+)? resum\w*|resum\w* (?:normal|as usual)|"
                          # the end of a standing exception ("Closed the RD-14-09 exception now it's delivered")
-                         r"(?:closed|ended|lifted|withdrew|revoked|retired) (?:the |that |this |our |my )?(?:[\w.-]+ ){0,3}"
-                         r"(?:exception|waiver|override|exemption|dispensation)s?)\b", re.I)
+                         r"(?:closed|ended|lifted|withdrew|revoked|retired) (?:the |that |this |our |my )?"
+                         r"(?:[\w.-]+ ){0,3}(?:exception|waiver|override|exemption|dispensation)s?)\b", re.I)
 
 
 def says_put_back(summary: str) -> bool:
