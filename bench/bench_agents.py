@@ -110,12 +110,16 @@ def _http_client():
 
 
 async def throughput(servers: list[tuple[str, str, int]], agents: int = AGENTS_AT_ONCE, calls: int = 16,
-                     rounds: int = 7, alone_calls: int = 64) -> dict[str, dict[str, list[tuple[float, ...]]]]:
+                     rounds: int = 7, alone_calls: int = 64, one_agent: bool = False) -> dict[str, dict[str, list[tuple[float, ...]]]]:
     """Interleaved bursts on each server of ``servers`` ((label, url, pid)): one agent
-    alone, ``alone_calls`` in a row, then ``agents`` agents at once, ``calls`` each.
+    alone, ``alone_calls`` in a row, then ``agents`` agents at once, ``calls`` each
+    (``one_agent``: ``agents`` sessions of one agent at once, the case group commit serves).
     Returns label -> {"alone"|"many": [(calls/s, server CPU ms per call, client CPU ms per call,
     cores busy with other work during the burst), ...]}."""
     from contextlib import AsyncExitStack
+
+    def name(k: int) -> str:
+        return "agent-01" if one_agent and k else f"agent-{k:02d}"
 
     figures: dict[str, dict[str, list[tuple[float, ...]]]] = {label: {"alone": [], "many": []} for label, _, _ in servers}
     async with AsyncExitStack() as stack:
@@ -125,7 +129,7 @@ async def throughput(servers: list[tuple[str, str, int]], agents: int = AGENTS_A
             for k in range(agents + 1):  # session 0 is the one alone
                 http = await stack.enter_async_context(_http_client())
                 c = await stack.enter_async_context(Client(streamable_http_client(url, http_client=http), mode="legacy"))
-                r = await c.call_tool("halo_observe", {"agent": f"agent-{k:02d}", "summary": "the agent started"})
+                r = await c.call_tool("halo_observe", {"agent": name(k), "summary": "the agent started"})
                 assert not r.is_error, r
                 sessions[label].append(c)
 
@@ -143,7 +147,7 @@ async def throughput(servers: list[tuple[str, str, int]], agents: int = AGENTS_A
                             tg.start_soon(burst, sessions[label][0], "agent-00", alone_calls)
                         else:
                             for k in range(1, agents + 1):
-                                tg.start_soon(burst, sessions[label][k], f"agent-{k:02d}", calls)
+                                tg.start_soon(burst, sessions[label][k], name(k), calls)
                     seconds = time.perf_counter() - t0
                     n = alone_calls if mode == "alone" else agents * calls
                     server, clients = cpu_seconds(pid) - s0, own_cpu_seconds() - c0
@@ -219,6 +223,8 @@ def main() -> int:
     p.add_argument("--against", metavar="DIR", help="also run a server from the source tree DIR (its halo_git package, "
                    "e.g. an export of an older commit), both up at once, rounds interleaved")
     p.add_argument("--rounds", type=int, help="rounds of the throughput figure (default 7, --quick 3)")
+    p.add_argument("--one-agent", action="store_true", help=f"the {AGENTS_AT_ONCE} at once are sessions of one agent "
+                   "(their appends share a branch: group commit)")
     args = p.parse_args()
     extra = ["--fsync"] if args.fsync else []
     rounds = args.rounds or (3 if args.quick else 7)
@@ -229,7 +235,7 @@ def main() -> int:
                 proc, url = start_server(Path(tmp) / f"tp{len(procs)}", *extra, cwd=cwd)
                 procs.append(proc)
                 servers.append((label, url, proc.pid))
-            tp = anyio.run(lambda: throughput(servers, rounds=rounds))
+            tp = anyio.run(lambda: throughput(servers, rounds=rounds, one_agent=args.one_agent))
         except BaseExceptionGroup as e:  # the clients' task groups nest it ten deep: say what failed
             leaf = e
             while isinstance(leaf, BaseExceptionGroup):

@@ -26,7 +26,7 @@ from . import jsonl, lineage, retention, revisions
 from .accept import Accepted, accepted_for
 from .diagnosis import Diagnosis, diagnose
 from .diff import BehaviourDiff, compare
-from .errors import CLI, InvalidCall, NotFound
+from .errors import CLI, HaloError, InvalidCall, NotFound
 from .gate import Gate, evaluate
 from .model import (
     Event,
@@ -159,6 +159,48 @@ class Halo:
         time: str | None = None,
     ) -> dict[str, str]:
         """Log one event from a tool call's raw arguments (validated here)."""
+        call = self._prepare(kind, args, default_agent, default_session, time)
+        repo = self.store.repo(call.agent)
+        branch = branch or self.branch
+        committed = repo.append(branch, call.builder(repo, branch), clock=call.fixed is None)
+        return self._logged(call, branch, committed)
+
+    def log_calls(
+        self,
+        calls: Sequence[tuple],
+        *,
+        default_agent: str | None = None,
+        default_session: str | None = None,
+    ) -> list[dict[str, str] | HaloError]:
+        """Log the events of several tool calls by group commit: each call,
+        ``(kind, args)`` or ``(kind, args, default_agent, default_session)``, is
+        validated and numbered as ``log_call`` would, in the order given, and
+        the events of one agent are published by one ref swap (one sync where
+        ``log_call`` makes one each). Each call's reply or refusal takes its
+        place in the result; a refused call loses nothing of the others."""
+        out: list[dict[str, str] | HaloError | None] = [None] * len(calls)
+        groups: dict[str, list[tuple[int, _Call]]] = {}
+        for i, (kind, args, *defaults) in enumerate(calls):
+            agent, session = defaults if defaults else (default_agent, default_session)
+            try:
+                call = self._prepare(kind, args, agent, session, None)
+            except HaloError as e:
+                out[i] = e
+                continue
+            groups.setdefault(call.agent, []).append((i, call))
+        branch = self.branch
+        for agent, members in groups.items():
+            repo = self.store.repo(agent)
+            try:
+                landed = repo.append_group(branch, [call.builder(repo, branch) for _, call in members], clock=True)
+            except HaloError as e:  # nothing of this agent's group was published (a full disk, a busy branch)
+                landed = [e] * len(members)
+            for (i, call), result in zip(members, landed):
+                out[i] = result if isinstance(result, HaloError) else self._logged(call, branch, result)
+        return out  # type: ignore[return-value]
+
+    def _prepare(self, kind: str, args: Mapping[str, Any], default_agent: str | None, default_session: str | None,
+                 time: str | None) -> "_Call":
         draft = check_call(kind, args, self.screen)
         agent = draft.agent or default_agent
         if agent is None:
@@ -169,28 +211,21 @@ class Halo:
         session = draft.session or default_session or self.session
         fixed = normalize_time(time) if time else None
         repo = self.store.repo(agent)
-        branch = branch or self.branch
         if not repo.exists:  # refuse before the repository is created
             resolve(draft, 1, agent, session, fixed or EARLIEST, _no_events)
-        reading: list[str] = []
+        return _Call(self, draft, agent, session, fixed)
 
-        def build(number: int, kind_of) -> Event:
-            if number == 1:  # the branch has no commit yet
-                _refuse_missing_branch(repo, branch)
-            if fixed is None:  # read the clock on each attempt: a retry follows a newer event
-                reading[:] = [self.clock()]
-            return resolve(draft, number, agent, session, fixed or clock_time(reading[0]), kind_of)
-
-        committed = repo.append(branch, build, clock=fixed is None)
+    def _logged(self, call: "_Call", branch: str, committed) -> dict[str, str]:
+        """After an event is committed: tell the pusher and the sealer, and word the reply."""
         if self._syncer is not None:
-            self._syncer.appended(agent, branch, session)
+            self._syncer.appended(call.agent, branch, call.session)
         if self._sealer is not None:
-            self._sealer.appended(agent, branch, session, committed.commit)
+            self._sealer.appended(call.agent, branch, call.session, committed.commit)
         reply = logged_reply(committed.event)
-        if reading and committed.event.time != reading[0]:
+        if call.reading and committed.event.time != call.reading[0]:
             behind = "1971, the earliest time HALO dates" if committed.event.time == EARLIEST else f"e{committed.event.number - 1}, the event before"
             reply["note"] += (
-                f" Dated {committed.event.time}: the clock reads {reading[0]}, earlier than {behind}"
+                f" Dated {committed.event.time}: the clock reads {call.reading[0]}, earlier than {behind}"
                 " (times never go backwards on a branch; check the system clock)."
             )
         return reply
@@ -699,6 +734,29 @@ def _require_session(agent: str, session: str, events: Sequence[Event]) -> None:
         raise NotFound(
             f"agent '{agent}' has no session '{session}'" + (f"; its sessions: {shown}" if sessions else "; it has no events yet")
         )
+
+
+@dataclasses.dataclass
+class _Call:
+    """One validated tool call on its way to a commit: the draft event, where it goes, and the clock reading
+    its event got (kept to say so in the reply when times had to be put in order)."""
+    halo: "Halo"
+    draft: Any
+    agent: str
+    session: str
+    fixed: str | None
+    reading: list[str] = dataclasses.field(default_factory=list)
+
+    def builder(self, repo, branch: str) -> Callable[[int, Callable[[int], str]], Event]:
+        """The event for a number: called again with a fresh number whenever another writer moved the branch."""
+        def build(number: int, kind_of) -> Event:
+            if number == 1:  # the branch has no commit yet
+                _refuse_missing_branch(repo, branch)
+            if self.fixed is None:  # read the clock on each attempt: a retry follows a newer event
+                self.reading[:] = [self.halo.clock()]
+            return resolve(self.draft, number, self.agent, self.session, self.fixed or clock_time(self.reading[0]),
+                           kind_of)
+        return build
 
 
 def _refuse_missing_branch(repo, branch: str) -> None:

@@ -245,6 +245,8 @@ _TOOL_KIND = {k.tool: k.name for k in KINDS.values()}
 
 
 WRITER_IDLE = 5.0  # seconds an agent's writer thread waits for its next append before it ends
+GROUP_MAX = 64  # appends of one agent committed together at most (group commit), so no reply waits on a long batch
+_NOTHING = object()
 
 
 class AgentWriters:
@@ -261,13 +263,17 @@ class AgentWriters:
     the loop completes with what the function returned or raised.
     """
 
-    def __init__(self, idle: float = WRITER_IDLE) -> None:
+    def __init__(self, idle: float = WRITER_IDLE, group: Callable[[list], list] | None = None) -> None:
         self._idle = idle
+        self._group = group
         self._lock = threading.Lock()
         self._queues: dict[Any, "queue.SimpleQueue"] = {}  # agent -> the queue its thread reads
         self._threads: dict[Any, threading.Thread] = {}
 
-    def submit(self, key: Any, fn: Callable[[], Any]) -> "asyncio.Future":
+    def submit(self, key: Any, fn: Callable[[], Any], call: Any = None) -> "asyncio.Future":
+        """Hand ``fn`` to ``key``'s thread. ``call``: what ``group`` needs to commit this write together
+        with others that are waiting in the same queue when its turn comes (group commit); ``fn`` then
+        runs only if it waits alone."""
         loop = asyncio.get_running_loop()
         done = loop.create_future()
         with self._lock:
@@ -277,32 +283,53 @@ class AgentWriters:
                 thread = threading.Thread(target=self._run, args=(key, q), name="halo-writer", daemon=True)
                 thread.start()  # may raise (no thread to be had): the call then logs nothing
                 self._queues[key], self._threads[key] = q, thread
-            q.put((fn, loop, done))
+            q.put((fn, loop, done, call))
         return done
 
     def _run(self, key: Any, q: "queue.SimpleQueue") -> None:
+        carried = _NOTHING  # an item taken while gathering a group that could not join it (or the stop)
         while True:
-            try:
-                item = q.get(timeout=self._idle)
-            except queue.Empty:
-                with self._lock:  # submit puts under this lock, so nothing can slip in unseen
-                    if q.empty():
-                        self._end(key, q)
-                        return
-                continue
+            if carried is not _NOTHING:
+                item, carried = carried, _NOTHING
+            else:
+                try:
+                    item = q.get(timeout=self._idle)
+                except queue.Empty:
+                    with self._lock:  # submit puts under this lock, so nothing can slip in unseen
+                        if q.empty():
+                            self._end(key, q)
+                            return
+                    continue
             if item is None:  # stop
                 with self._lock:
                     self._end(key, q)
                 return
-            fn, loop, done = item
-            try:
-                outcome = (fn(), None)
-            except BaseException as e:  # handed to the awaiting call, which answers with it
-                outcome = (None, e)
-            try:
-                loop.call_soon_threadsafe(_settle, done, *outcome)
-            except RuntimeError:  # the loop is closed: nobody waits for the answer
-                pass
+            batch = [item]
+            while self._group is not None and item[3] is not None and len(batch) < GROUP_MAX:
+                try:
+                    nxt = q.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None or nxt[3] is None:
+                    carried = nxt
+                    break
+                batch.append(nxt)
+            if len(batch) == 1:
+                fn, loop, done, _ = item
+                try:
+                    outcomes = [(fn(), None)]
+                except BaseException as e:  # handed to the awaiting call, which answers with it
+                    outcomes = [(None, e)]
+            else:
+                try:
+                    outcomes = self._group([call for *_, call in batch])
+                except BaseException as e:  # nothing of the group was published: every call gets the error
+                    outcomes = [(None, e)] * len(batch)
+            for (_, loop, done, _), outcome in zip(batch, outcomes):
+                try:
+                    loop.call_soon_threadsafe(_settle, done, *outcome)
+                except RuntimeError:  # the loop is closed: nobody waits for the answer
+                    pass
 
     def _end(self, key: Any, q: "queue.SimpleQueue") -> None:
         if self._queues.get(key) is q:
@@ -350,7 +377,7 @@ class HaloServer:
         self.process_session = new_session_label()
         self.extras = Extras(halo, lambda ctx: self.agent or self._defaults(ctx)[0], GUIDE)
         self._background = None  # a task group while the server runs: notifications after appends
-        self._writers = AgentWriters()  # one thread per agent with writes in flight
+        self._writers = AgentWriters(group=self._log_group)  # one thread per agent with writes in flight
         x = self.extras
         self.server = Server(
             "halo",
@@ -413,14 +440,18 @@ class HaloServer:
             named_by_client = client_agent is not None and self.agent is None and args.get("agent") is None
             raw_name = (self._client_info(ctx)[0] or "") if named_by_client else ""
 
-            def run() -> tuple[str, dict | None]:  # in a thread: the screening too is no work for the event loop
+            def screen() -> None:  # in a thread: the screening too is no work for the event loop
                 if named_by_client:
                     self._screen_client_name(raw_name, client_agent)
+
+            def run() -> tuple[str, dict | None]:
+                screen()
                 return handler(args, client_agent, session)
 
             if params.name in _TOOL_KIND:  # writes to one agent commit in the order they arrived, in its own thread
                 agent = self.agent if args.get("agent") is None else args.get("agent")
-                done = self._writers.submit(agent if isinstance(agent, str) else client_agent, run)
+                call = (_TOOL_KIND[params.name], args, self.agent or client_agent, session, screen)
+                done = self._writers.submit(agent if isinstance(agent, str) else client_agent, run, call)
                 with anyio.CancelScope(shield=True):  # a call already handed over completes (its reply may be lost)
                     text, structured = await done
             else:
@@ -435,6 +466,24 @@ class HaloServer:
             else:
                 await self._notify(structured["agent"], structured["session"])
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured)
+
+    def _log_group(self, calls: list[tuple]) -> list[tuple[Any, BaseException | None]]:
+        """Group commit for the write calls of one agent that waited together in its queue: one ref swap for
+        all of them, each call answered with its own reply or refusal (``Halo.log_calls``)."""
+        outcomes: list[tuple[Any, BaseException | None]] = [(None, None)] * len(calls)
+        todo, places = [], []
+        for i, (kind, args, default_agent, session, screen) in enumerate(calls):
+            try:
+                screen()
+            except BaseException as e:
+                outcomes[i] = (None, e)
+                continue
+            todo.append((kind, args, default_agent, session))
+            places.append(i)
+        for i, reply in zip(places, self.halo.log_calls(todo)):
+            outcomes[i] = (None, reply) if isinstance(reply, BaseException) else (
+                (json.dumps(reply, ensure_ascii=False), reply), None)
+        return outcomes
 
     def _handler(self, name: str) -> Callable[[dict, str | None, str], tuple[str, dict | None]]:
         if name in _TOOL_KIND:

@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 from dulwich.errors import NotGitRepository
 from dulwich.file import FileLocked
@@ -476,12 +476,8 @@ class AgentRepo:
                 items = self._event_objects(event, root, old, author)
                 self._write_loose(repo, items)
                 commit = items[-1].sha.hex().encode()
-                try:
-                    if self._swap_ref(repo, ref, old, commit):
-                        break
-                except FileLocked as e:
-                    self._clear_if_stale(e.lockfilename)
-                time.sleep(random.uniform(0, min(0.002 * (attempt + 1), 0.05)))
+                if self._try_swap(repo, ref, old, commit, attempt):
+                    break
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
             committed = Committed(event, commit.decode(), items[0].sha.hex())
@@ -492,6 +488,58 @@ class AgentRepo:
         if number % maintenance.PACK_EVERY == 0:
             self._packer.request()
         return committed
+
+    def append_group(self, branch: str, builds: Sequence[Callable[[int, Callable[[int], str]], Event]], *,
+                     retries: int = 1000, clock: bool = False) -> list[Committed | HaloError]:
+        """Group commit: the events several calls ``builds`` return, one commit
+        each, chained in the calls' order and published by one ref swap (one
+        sync of the ref, where ``append`` makes one per event).
+
+        Each build is independent, as if each were its own ``append``: one that
+        raises ``HaloError`` is refused (its error takes its place in the
+        result) and takes no number, and the others still land; a later build
+        sees the events of the earlier ones (``kind_of``). Nothing is published
+        until every object is written, so a caller acknowledges each event only
+        once the swap that makes all of them durable has happened; a failed swap
+        (another writer moved the branch) builds the whole group again on the
+        new head. ``clock``: as for ``append``, for every event."""
+        ref = branch_ref(branch)
+        with self._lock, self._writing("nothing was logged"):
+            repo = self._open(True)
+            for attempt in range(retries):
+                old = self._branch_sha(repo, branch)
+                first, root = self._next_on(repo, old)
+                done: list[Committed] = []
+                results: list[Committed | HaloError] = []
+                tip, before = old, self._time_at(branch, old, root, first - 1)
+
+                def kind_of(n: int, old=old, root=root, first=first, done=done) -> str:
+                    return done[n - first].event.kind if n >= first else self._kind_at(branch, old, root, n)
+
+                for build in builds:
+                    number = first + len(done)
+                    try:
+                        event = build(number, kind_of)
+                    except HaloError as e:
+                        results.append(e)
+                        continue
+                    if clock:
+                        event = in_order([event], before)[0]
+                    items = self._event_objects(event, self._spine.root if done else root, tip)
+                    self._write_loose(repo, items)
+                    tip, before = items[-1].sha.hex().encode(), event.time
+                    done.append(Committed(event, tip.decode(), items[0].sha.hex()))
+                    results.append(done[-1])
+                if not done:
+                    return results
+                if self._try_swap(repo, ref, old, tip, attempt):
+                    break
+            else:
+                raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
+            last = self._after_swap(repo, branch, old, tip, done)
+        if last // maintenance.PACK_EVERY > (first - 1) // maintenance.PACK_EVERY:
+            self._packer.request()
+        return results
 
     def append_many(self, branch: str, build: Callable[[int, Callable[[int], str]], list[Event]], *, retries: int = 100) -> list[Committed]:
         """Append several events, one commit each, with a single ref swap.
@@ -523,16 +571,33 @@ class AgentRepo:
                 time.sleep(random.uniform(0, min(0.002 * (attempt + 1), 0.05)))
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
-            last = done[-1].event.number
-            self._tip = (tip, last, self._spine.root, done[-1].event.time)
-            if old is None:
-                self._adopt_head(repo)
-            log = self._logs.get(branch)
-            if log is not None and log.head == (old.decode() if old else None):
-                self._logs[branch] = log.extended(done[-1].commit, done)
+            last = self._after_swap(repo, branch, old, tip, done)
         if pack is not None or last // maintenance.PACK_EVERY > (first - 1) // maintenance.PACK_EVERY:
             self._packer.request()
         return done
+
+    def _try_swap(self, repo: Repo, ref: bytes, old: bytes | None, new: bytes, attempt: int) -> bool:
+        """One compare-and-swap attempt; on a lost race or a held lock (cleared when stale), a short random
+        wait that grows with ``attempt`` before the caller builds again on the new head."""
+        try:
+            if self._swap_ref(repo, ref, old, new):
+                return True
+        except FileLocked as e:
+            self._clear_if_stale(e.lockfilename)
+        time.sleep(random.uniform(0, min(0.002 * (attempt + 1), 0.05)))
+        return False
+
+    def _after_swap(self, repo: Repo, branch: str, old: bytes | None, tip: bytes, done: list[Committed]) -> int:
+        """After one swap moved ``branch`` from ``old`` to ``tip``, the last of ``done``: keep the tip as
+        written, point HEAD at a first branch, extend the cached log in place. Returns the last number."""
+        last = done[-1].event.number
+        self._tip = (tip, last, self._spine.root, done[-1].event.time)
+        if old is None:
+            self._adopt_head(repo)
+        log = self._logs.get(branch)
+        if log is not None and log.head == (old.decode() if old else None):
+            self._logs[branch] = log.extended(done[-1].commit, done)
+        return last
 
     def _adopt_head(self, repo: Repo) -> None:
         """After a branch's first commit: if it is the only branch and HEAD names
