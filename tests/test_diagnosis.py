@@ -4193,6 +4193,31 @@ def test_m9_a_period_read_after_its_end_by_a_step_that_knows_it_ended():
     assert not about(t3, "HALO-M9", r3)
 
 
+def test_m9_a_pause_that_says_when_it_resumes_and_a_date_of_a_check_are_no_outdated_terms():
+    """A note of a period that says what follows it ("paused 8-19 Sep; resume Mon 22 Sep", "dispensation ends
+    17 Aug - Sep roster back on 3/90d") tells what comes next when read after the period; a note that says
+    when a check was made ("all six centres verified 21-22 January") records the check, not a period the fact
+    holds for. The same pause without what follows, acted on after its end, is still an outdated read-back."""
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("2025-09-05")
+        m = t.remember([t.observe(summary="Mr Ahmed: Rex off walks while his paw heals, 8-19 Sep")], summary=note,
+                       at="2025-09-05T10:00:00Z")
+        r = t.recall([m], session="2025-09-22", summary="Rex pause note", at="2025-09-22T07:00:00Z")
+        t.act([r], session="2025-09-22", form="execution", summary="Put Rex on the morning group walk",
+              at="2025-09-22T07:05:00Z")
+        return t, r
+
+    for note in ("Rex paused 8-19 Sep; resume Mon 22 Sep", "Rex paused 8-19 Sep, back on the morning group after"):
+        t, r = trace(note)
+        assert not about(t, "HALO-M9", r), note
+    t2, r2 = trace("Rex paused 8-19 Sep")
+    assert about(t2, "HALO-M9", r2)
+    from halo_git.diagnosis.reading import says_record
+    assert says_record("Key-holder list v3.3: Ashby key-holder replaced; all six centres verified 21-22 January 2025")
+    assert not says_record("Ashby centre closed 21-22 January for floor works")
+
+
 def test_reading_a_channel_the_text_says_to_use_and_the_households_own_chat_relay_nothing():
     """"Care plan v2 (Chidi): door at night -> SMS Chidi" names an SMS to send; "Pinned note from Hanna in family
     chat" is the household's own channel; "rolled barley 62% DM" is dry matter. A second-hand word ("Gavin on

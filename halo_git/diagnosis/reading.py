@@ -1185,8 +1185,8 @@ def says_scoped(summary: str) -> bool:
 
 _ENDED_RE = re.compile(r"\b(?:expired|lapsed|ended|is over|was over|are over|no longer (?:valid|in force|applies|current))\b",
                        re.I)
-_AFTERWARDS_RE = re.compile(r"\b(?:back to|reverts? to|returns? to|then back|normal (?:\w+ )?(?:again|after|from|resumes))\b",
-                            re.I)
+_AFTERWARDS_RE = re.compile(r"\b(?:back (?:to|on)|reverts? to|returns? to|then back|normal (?:\w+ )?(?:again|after|from|resumes)|"
+                            r"resum(?:e|es|ing)|restarts?|reopens?)\b", re.I)
 
 
 def says_ended(summary: str) -> bool:
@@ -1244,10 +1244,11 @@ says_owed = _finder(
 
 
 says_record = _finder(
-    """A memory that keeps a record of what happened in a period ("Deferral log 23-26 Sep: ..."), not a fact
-    that holds for it.""",
+    """A memory that keeps a record of what happened in a period ("Deferral log 23-26 Sep: ..."), or says when a
+    check was made ("all six centres verified 21-22 January"), not a fact that holds for it.""",
     r"\b(?:log|logs|record|records|roll-?up|summary|minutes|diary|journal|history|tally|"
-    r"report)\b")
+    r"report)\b|\b(?:verified|checked|inspected|tested|audited|surveyed|counted|confirmed|reviewed|walked)\s+(?:on\s+)?"
+    r"(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d)")
 
 
 says_deadline = _finder(
