@@ -1590,6 +1590,32 @@ def test_r6_a_systems_answer_or_a_checklist_is_no_persons_decision():
     assert rules_of(t2, "HALO-R6") == set()
 
 
+def test_r6_a_users_change_told_in_the_passive_rests_on_the_text_of_who_made_it():
+    """A user's change that says in the passive who made it ("as issued by the Compliance Manager", "configured
+    by the curator", "per conservator's revised targets", "..., ends 28 Feb COB (Tom)") is decided when the text
+    it rests on is that person's own; resting on someone else's text, it is still a claim."""
+
+    def trace(source: str, change: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        rev = t.revise([t.observe(summary=source)], target="pre-submission checklist", made_by="user",
+                       governance="approved", summary=change)
+        t.act([rev], form="execution", summary="checked the Hollis file against the checklist")
+        return t, rev
+
+    for source, change in (
+            ("Compliance Manager issues checklist v8: adds a question on recent life events",
+             "Pre-submission checklist updated to v8 as issued by the Compliance Manager."),
+            ("Curator (Dr Ellis) checklist for RT-1: temperature 25.0-26.5 C",
+             "RT-1 checklist configured by the curator."),
+            ("Tom's message: extra checklist line for trade accounts until 28 Feb",
+             "Extra checklist line for trade accounts, ends 28 Feb COB (Tom).")):
+        t, rev = trace(source, change)
+        assert rules_of(t, "HALO-R6") == set(), change
+    t2, rev2 = trace("Vendor newsletter: checklist v8 now available", "Pre-submission checklist updated to v8 as "
+                     "issued by the Compliance Manager.")
+    assert {f[2][0] for f in rules_of(t2, "HALO-R6")} == {rev2}
+
+
 def test_r6_the_answer_of_the_person_asked_decides_unless_it_refuses():
     """An outcome about an act that put the change to a person by name, naming that person again, is that
     person's answer ("Mehta by email: day 48 -> 52 m for the test window only"), whatever its words; a

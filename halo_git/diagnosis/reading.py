@@ -971,8 +971,18 @@ def change_made_by(summary: str) -> str:
     """Who a change says made it or whose text it follows, lower-cased ("the platform lead enabled my migrate step"
     -> "platform lead", "per Okafor's brief" -> "okafor"), or "": the person whose decision the change records,
     when the evidence is that person's own text (``written_by``)."""
-    m = _MADE_BY_RE.match(summary) or _FOLLOWS_RE.search(summary)
-    return m.group(1).lower() if m and m.group(1).lower() not in _NOT_ACTORS else ""
+    m = _MADE_BY_RE.match(summary) or _FOLLOWS_RE.search(summary) or _BY_WHOM_RE.search(summary)
+    who = m.group(m.lastindex).lower() if m and m.lastindex else ""
+    return who if who not in _NOT_ACTORS else ""
+
+
+# a change told in the passive with who made it ("configured by the curator", "as issued by the Compliance Manager",
+# "per conservator's revised targets", "..., ends 28 Feb COB (Tom)")
+_BY_WHOM_RE = re.compile(
+    r"\b(?:set|configured|issued|made|given|approved|authori[sz]ed|agreed|signed off|decided|requested|ordered) by "
+    r"(?:(?:the |our |my )?((?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?)|(?:[\w-]+ ){0,2}" + _ROLE + r")|the ([a-z][\w-]+))\b|"
+    r"\bper (?:the |our |my )?((?-i:[A-Z][a-z]+)|(?:[\w-]+ ){0,2}" + _ROLE + r"|[a-z]+)['\u2019]s\b|"
+    r"\(((?-i:[A-Z][a-z]+))\)\s*\.?$", re.I)
 
 
 def written_by(summary: str) -> str:
