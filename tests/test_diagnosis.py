@@ -2442,6 +2442,9 @@ def test_a4_a_thing_declared_unfit_after_it_was_kept():
     assert [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] == "high"]
     t2, x2 = trace("QC: B-2 plate clean, viability 91%")  # near miss: a clean plate
     assert not [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
+    # near miss: another thing declared unfit, in a summary that also names the kept one in another clause
+    t3, x3 = trace("QC: B-3 plate positive for Lactobacillus, not fit to repitch. B-2 plating tomorrow")
+    assert not [f for f in rules_of(t3, "HALO-A4") if f[2][0] == x3 and f[1] == "high"]
 
 
 def test_s1_an_all_clear_on_the_same_subject_after_a_failure():

@@ -377,7 +377,7 @@ class _Graph:
                 for x in reading.identifiers(e.summary):
                     kept_ids.setdefault(x, []).append(e.id)
             elif e.kind in ("outcome", "observe") and reading.says_unfit(e.summary) and not reading.says_fixed(e.summary):
-                for x in reading.identifiers(e.summary):
+                for x in reading.unfit_things(e.summary):
                     for m in kept_ids.get(x, ())[-20:]:
                         if m not in failed_after or pos[e.id] < failed_after[m][0]:
                             failed_after[m] = (pos[e.id], e.id)

@@ -670,6 +670,15 @@ says_unfit = _finder(
     r"don't use|must not be used|condemn\w*|written off|scrap(?:ped)?|out of service)\b")
 
 
+def unfit_things(summary: str) -> frozenset[str]:
+    """The identifiers a result declares unfit: those in the clauses that say so ("B-2 plate positive for
+    Lactobacillus, not fit to repitch" -> B-2), not every identifier of the summary ("quarantine tank QT-2's
+    biofilter is being re-seeded. Accept NO3 up to 40 on QT-2": NO3 is declared nothing). A clause that says it
+    without naming the thing names nothing: taking the sentence's identifiers then linked a test quarantine list to
+    every note naming a test (one more false alarm on the sets read, no problem more)."""
+    return frozenset(x for c in clauses(summary) if says_unfit(c) for x in identifiers(c))
+
+
 declares_invalid = _finder(
     """A result that declares a run, a batch or its data invalid ("negative control amplified; lab marked run
     invalid"): values kept from it are failed material unless kept as invalid.""",
