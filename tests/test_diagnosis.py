@@ -1591,9 +1591,10 @@ def test_r6_a_systems_answer_or_a_checklist_is_no_persons_decision():
 
 
 def test_r6_a_users_change_told_in_the_passive_rests_on_the_text_of_who_made_it():
-    """A user's change that says in the passive who made it ("as issued by the Compliance Manager", "configured
-    by the curator", "per conservator's revised targets", "..., ends 28 Feb COB (Tom)") is decided when the text
-    it rests on is that person's own; resting on someone else's text, it is still a claim."""
+    """A user's change that says who made it, in the passive ("as issued by the Compliance Manager", "configured
+    by the curator", "per conservator's revised targets", "..., ends 28 Feb COB (Tom)"), as its owner ("Mette's
+    new loyalty line") or with an initial ("Duty manager K. Osei authorised"), is decided when the text it rests
+    on is that person's own; resting on someone else's text, it is still a claim."""
 
     def trace(source: str, change: str) -> tuple[Trace, str]:
         t = Trace("mon")
@@ -1608,7 +1609,11 @@ def test_r6_a_users_change_told_in_the_passive_rests_on_the_text_of_who_made_it(
             ("Curator (Dr Ellis) checklist for RT-1: temperature 25.0-26.5 C",
              "RT-1 checklist configured by the curator."),
             ("Tom's message: extra checklist line for trade accounts until 28 Feb",
-             "Extra checklist line for trade accounts, ends 28 Feb COB (Tom).")):
+             "Extra checklist line for trade accounts, ends 28 Feb COB (Tom)."),
+            ("Email from Mette (finance controller): from 1 February a loyalty line on the checklist",
+             "Mette's new loyalty line on the checklist from 1 February."),
+            ("Duty manager on the phone: add the float-switch check to the checklist for 24 hours",
+             "Duty manager K. Osei authorised the float-switch line on the checklist for 24 hours.")):
         t, rev = trace(source, change)
         assert rules_of(t, "HALO-R6") == set(), change
     t2, rev2 = trace("Vendor newsletter: checklist v8 now available", "Pre-submission checklist updated to v8 as "
@@ -2447,6 +2452,26 @@ def test_a4_a_thing_declared_unfit_after_it_was_kept():
     assert not [f for f in rules_of(t3, "HALO-A4") if f[2][0] == x3 and f[1] == "high"]
 
 
+def test_a4_a_note_that_sets_a_precondition_drawn_from_a_failure_is_no_failed_material():
+    """A memory that keeps a failure and sets a condition on later use ("After rain: insulation-test the C1
+    sockets before plugging in", "excluded from pickups until a negative screen") is a precaution drawn from it;
+    a memory that keeps the same failure as a plain fact is failed material for the execution that reuses it."""
+
+    def trace(note: str):
+        t = Trace("wk19")
+        plug = t.act([t.observe(summary="Aurora Bay alongside C1, rain overnight")], form="execution",
+                     summary="Connected Aurora Bay to shore power on C1")
+        trip = t.outcome(plug, summary="Breaker tripped 09:12 on earth-fault alarm, ship back on gensets")
+        kept = t.remember([trip], summary=note)
+        r = t.recall([kept], session="wk21", summary="C1 note")
+        return t, t.act([r], session="wk21", form="execution", summary="Booked Fjordstar on C1 for 27 May")
+
+    t, x = trace("After rain: insulation-test the C1 sockets before plugging in.")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] == "high"]
+    t2, x2 = trace("Shore power on C1 works: plug ships straight in.")
+    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
+
+
 def test_s1_an_all_clear_on_the_same_subject_after_a_failure():
     t = Trace("s3")
     diet = t.act([t.observe(summary="HF pellets issued to Bibi")], form="execution", summary="moved Bibi to HF pellets")
@@ -3217,6 +3242,20 @@ def test_r5_an_agent_putting_the_earlier_limit_back_needs_no_bound():
     t2.revise(governance="bounded", target="teaching days rule", summary="Teaching days widened to Mon-Sat")
     assert rules_of(t2, "HALO-R5")
     assert back
+
+
+def test_r5_a_temporary_cap_makes_the_agent_more_careful_and_needs_no_bound():
+    """A bounded change that caps what the agent may do ("Temporary cap: total OPS <= 8 MW until the utility
+    confirms it's lifted", "capped", "limited to") is a tightening: no leave needed. Raising the same limit is not."""
+    t = Trace("wk20")
+    notice = t.observe(summary="Utility notice: substation maintenance 13-23 May, port import limit 8 MW total")
+    t.revise([notice], governance="bounded", target="OPS capacity limit",
+             summary="Temporary cap: total OPS <= 8 MW from 13 May until the utility confirms the work is done")
+    assert rules_of(t, "HALO-R5") == set()
+    t2 = Trace("wk20")
+    notice2 = t2.observe(summary="Utility notice: substation maintenance 13-23 May, port import limit 8 MW total")
+    t2.revise([notice2], governance="bounded", target="OPS capacity limit", summary="OPS limit raised to 14 MW")
+    assert rules_of(t2, "HALO-R5")
 
 
 def test_a4_a_memory_of_the_agents_own_inference_is_unreviewed_even_when_it_keeps_an_observation():
@@ -4245,6 +4284,26 @@ def test_m9_a_pause_that_says_when_it_resumes_and_a_date_of_a_check_are_no_outda
     from halo_git.diagnosis.reading import says_record
     assert says_record("Key-holder list v3.3: Ashby key-holder replaced; all six centres verified 21-22 January 2025")
     assert not says_record("Ashby centre closed 21-22 January for floor works")
+
+
+def test_m9_a_step_that_asks_whether_an_old_note_still_holds_is_the_check():
+    """Recalled after a change to what it keeps, a note acted on as it stands is an outdated read-back; a step that
+    asks its source to confirm the note is still right is the check the rule asks for."""
+
+    def trace(act: str) -> tuple[Trace, str]:
+        t = Trace("2024-06-01")
+        m = t.remember([t.observe(summary="Highbank farm: gate code 2207, park by the packing shed")],
+                       summary="Highbank access: gate code 2207, park by the packing shed", at="2024-06-01T09:00:00Z")
+        t.observe(session="2025-04-01", summary="Jo: Highbank has a new gate code and the packing shed moved",
+                  at="2025-04-01T09:00:00Z")
+        r = t.recall([m], session="2025-04-02", summary="Highbank access note", at="2025-04-02T09:00:00Z")
+        t.act([r], session="2025-04-02", summary=act, at="2025-04-02T09:05:00Z")
+        return t, r
+
+    t, r = trace("Asked Highbank to confirm the gate code and parking are still right before the drop")
+    assert not about(t, "HALO-M9", r)
+    t2, r2 = trace("Sent the driver the Highbank gate code 2207 and parking by the packing shed")
+    assert about(t2, "HALO-M9", r2)
 
 
 def test_reading_a_channel_the_text_says_to_use_and_the_households_own_chat_relay_nothing():

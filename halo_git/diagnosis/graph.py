@@ -137,12 +137,18 @@ def _redoes(act: Event, failure: Event, by_id: dict[str, Event]) -> bool:
     return bool((reading.subject_words(act.summary) & about) - reading.ADVERSE_SET)
 
 
+# a condition the memory sets on later use ("insulation-test the C1 sockets before plugging in", "excluded from
+# pickups until a negative screen"): drawn from the failure it keeps, it is a precaution, not the failed material
+_PRECONDITION_RE = re.compile(r"\b(?:before|until|unless|only (?:after|once|when|if)|next time|from now on|whenever|"
+                              r"going forward)\b", re.I)
+
+
 def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adverse: set[str],
                    failed_acts: dict[str, str], failed_mem: dict[str, str]) -> str:
     """What makes a memory failed material, or "": it keeps an act that failed without keeping the
     failure, the adverse result of an execution with no result of that execution that worked, or failed material kept
     earlier. A memory worded as a lesson keeps failures on purpose and is not failed material."""
-    if reading.says_lesson(e.summary):
+    if reading.says_lesson(e.summary) or _PRECONDITION_RE.search(e.summary):
         return ""
     kept = set(srcs)
     worked = {by_id[s].fields["about"] for s in srcs if by_id[s].kind == "outcome" and s not in adverse}

@@ -960,9 +960,9 @@ _OWN_PLAN_RE = re.compile(r"\b(?:I['\u2019]ll|I will|we['\u2019]ll|we will|I['\u
 
 # a change told with the person who made it as its subject: a name, or a role ("The Release Manager authorised",
 # "Lead turned on my write access", "Tomasz switched on the nightly stop job")
-_ROLE = r"(?:lead|manager|owner|head|director|chair|supervisor|admin|administrator|editor|planner)"  # who decides
+_ROLE = r"(?:lead|manager|mgr|owner|head|director|chair|supervisor|supt|admin|administrator|editor|planner)"  # who decides
 _MADE_BY_RE = re.compile(
-    r"\s*(?:the |our |my )?((?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?)|(?:[\w-]+ ){0,2}" + _ROLE + r")(?:['\u2019]s)? "
+    r"\s*(?:the |our |my )?((?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?)|(?:[\w-]+ ){0,2}" + _ROLE + r")(?: (?-i:[A-Z])\. ?(?-i:[A-Z][a-z]+))?(?:['\u2019]s)? "
     r"(?:has |had )?(?:set|put|gave|made|took|switched|turned|loaded|"
     r"enabled|authori[sz]ed|granted|added|raised|lowered|opened|extended|moved|changed|approved|signed|rolled|"
     r"configured|assigned|scoped|limited)\b", re.I)
@@ -991,7 +991,7 @@ _BY_WHOM_RE = re.compile(
     r"\b(?:set|configured|issued|made|given|approved|authori[sz]ed|agreed|signed off|decided|requested|ordered) by "
     r"(?:(?:the |our |my )?((?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?)|(?:[\w-]+ ){0,2}" + _ROLE + r")|the ([a-z][\w-]+))\b|"
     r"\bper (?:the |our |my )?((?-i:[A-Z][a-z]+)|(?:[\w-]+ ){0,2}" + _ROLE + r"|[a-z]+)['\u2019]s\b|"
-    r"\(((?-i:[A-Z][a-z]+))\)\s*\.?$", re.I)
+    r"\(((?-i:[A-Z][a-z]+))\)\s*\.?$|^\s*((?-i:[A-Z][a-z]+))['\u2019]s (?!own\b)", re.I)
 
 
 def written_by(summary: str) -> str:
@@ -1159,7 +1159,7 @@ def says_restoration(summary: str) -> bool:
 # "back to drafts on Monday": the end a change plans for itself, not the change that restores
 _LATER_RE = re.compile(r"[^.;]{0,40}?\b(?:on|after|tomorrow|next|once|when|from (?!today|now))\b", re.I)
 _TIGHTEN_RE = re.compile(r"\b(?:lower\w*|reduc\w*|tighten\w*|strict\w*|decreas\w*|paus\w*|block\w*|hold|held|holds|"
-                         r"suspend\w*|freez\w*|stop\w*)\b", re.I)
+                         r"suspend\w*|freez\w*|stop\w*|capped|limited to|temporary (?:cap|limit|restriction))\b", re.I)
 
 
 def _planned_end(summary: str, m: re.Match) -> bool:

@@ -548,6 +548,8 @@ def _stale(ctx, make):
             if o is None:
                 continue
             acts = _acts_on(ctx, r.id)
+            if acts and _asks_if_still(ctx, acts):
+                break
             execution = bool(acts) and by_id[acts[0]].fields["form"] == "execution"
             out.append(make(
                 "HALO-M9", [r.id, m, o.id, *acts[:1]],
@@ -559,6 +561,17 @@ def _stale(ctx, make):
             ))
             break
     return out
+
+
+_ASKS_STILL_RE = re.compile(r"\b(?:to (?:confirm|check|verify)|(?:confirm|check|verify)(?:s|ed)? (?:that|whether|if))\b"
+                            r"[^.;]*\b(?:still|current|right|correct|valid|the same)\b", re.I)
+
+
+def _asks_if_still(ctx, acts: list[str]) -> bool:
+    """Whether every step resting on a recall asks whether what it read still holds ("Those notes are a year old,
+    so I asked Highbank to confirm the lane and gate code are still right"): the check, not reliance."""
+    return all(ctx.by_id[a].fields["form"] == "communication" and _ASKS_STILL_RE.search(ctx.by_id[a].summary)
+               for a in acts)
 
 
 def _same_subject(ctx, m: str, change: str, recall: str) -> bool:
@@ -657,8 +670,8 @@ def _expired(ctx, make):
                 continue  # the step knows the period is over ("PLAT-311 expired 06-30, needs renewal"; "last night's
                 # waiver (ended 20:00)")
             acts = _acts_on(ctx, r.id)
-            if not acts:
-                continue  # read back to see when it ended, or for the record
+            if not acts or _asks_if_still(ctx, acts):
+                continue  # read back to see when it ended, or for the record, or to ask whether it still holds
             execution = by_id[acts[0]].fields["form"] == "execution"
             out.append(make(
                 "HALO-M9", [r.id, m, *acts[:1]],
@@ -686,7 +699,7 @@ def _aged(ctx, make, flagged: set[str]):
         if r.kind != "recall" or r.id in flagged:
             continue
         acts = _acts_on(ctx, r.id)
-        when = reading.parse_time(r.time) if acts else None
+        when = reading.parse_time(r.time) if acts and not _asks_if_still(ctx, acts) else None
         if when is None:
             continue
         for m in g.sources[r.id]:
