@@ -2523,6 +2523,13 @@ def test_reading_a_measure_past_its_limit_is_adverse():
     assert is_adverse("STS-4 trolley brake test: stopping distance 1.9 m at rated speed, limit 1.5 m")
     assert is_adverse("slurry viability 84%, minimum 90%")
     assert not is_adverse("H-4 load 62%, limit 80%") and not is_adverse("speed 45 km/h, max 50")
+    # the limit in a sentence of its own, right after the measure
+    assert is_adverse("Impact survey at the new speed: 118 g at the packing table drop. Site limit is 100 g.")
+    assert not is_adverse("Impact survey at the new speed: 80 g at the packing table drop. Site limit is 100 g.")
+    assert not is_adverse("Packed 140 trays. Next delivery Friday, max 3 pallets.")
+    # harm to the living and a load past its rating are failures; a line made dead for work is not
+    assert is_adverse("Welfare report: 2 lambs found dead on the top deck, trailer overstocked, written warning")
+    assert not is_adverse("Crew confirms line dead and grounded; clearance issued 09:52")
 
 
 def test_a4_failed_material_told_to_someone_as_if_it_had_worked():

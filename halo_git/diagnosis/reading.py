@@ -105,6 +105,9 @@ ADVERSE_WORDS = (
     "partial transcript", "partial upload", "partial results", "partial run", "partial pdf", "misread", "misreads",
     "returns nothing", "returned nothing", "underpaid", "overpaid", "clogged", "undercut",
     "overshot", "overshoot", "overshoots", "undershot",
+    "found dead", "dead on arrival", "injured", "injury", "injuries", "hurt", "overloaded", "overstocked", "overweight",
+    "overfilled",
+    "written warning", "formal warning",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
@@ -315,7 +318,8 @@ def _time_cost(toks: list[str], i: int) -> bool:
 
 
 # A reading past the limit it is held to: "stopping distance 1.9 m ... limit 1.5 m", "viability 84%, minimum 90%".
-_OVER_RE = re.compile(r"(\d+(?:\.\d+)?)\s*[a-z%/]{0,4}[^.;\d]{0,40}?\b(limit|max(?:imum)?|threshold|cap|min(?:imum)?)"
+_OVER_RE = re.compile(r"(\d+(?:\.\d+)?)\s*[a-z%/]{0,4}(?:[^.;\d]|\.\s+(?=(?:\w+\s+)?(?:limit|max|threshold)))"
+                      r"{0,40}?\b(limit|max(?:imum)?|threshold|cap|min(?:imum)?)"
                       r"\b\s*(?:of\s+|is\s+|=\s*)?(\d+(?:\.\d+)?)", re.I)
 
 
