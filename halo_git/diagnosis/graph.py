@@ -143,6 +143,22 @@ _PRECONDITION_RE = re.compile(r"\b(?:before|until|unless|only (?:after|once|when
                               r"going forward)\b", re.I)
 
 
+def _past_held_limits(events: Sequence[Event], adverse: set[str]) -> set[str]:
+    """Results that report a named quantity past an upper limit the trace stated for it before ("Outfall sample
+    Cu 9.4 ug/L" after "Cu 5 ug/L trigger" was kept): adverse by the agent's own rule, whatever their words. The
+    limit and the measure must name the same quantity in the same unit; the latest limit stated counts."""
+    limits: dict[tuple[str, str], float] = {}
+    out: set[str] = set()
+    for e in events:
+        if e.kind in ("remember", "observe", "revise") and any(c.isdigit() for c in e.summary):
+            for name, value, unit in reading.stated_maxima(e.summary):
+                limits[(name, unit)] = value
+        if limits and e.kind in ("outcome", "observe") and e.id not in adverse and any(
+                (name, unit) in limits and value > limits[(name, unit)] for name, value, unit in reading.measures(e.summary)):
+            out.add(e.id)
+    return out
+
+
 def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adverse: set[str],
                    failed_acts: dict[str, str], failed_mem: dict[str, str]) -> str:
     """What makes a memory failed material, or "": it keeps an act that failed without keeping the
@@ -326,6 +342,7 @@ class _Graph:
         adverse = {e.id for e in events if e.kind in ("outcome", "observe") and reading.is_adverse(e.summary)
                    and not (e.kind == "outcome" and e.fields["about"] in by_id
                             and reading.intended(e.summary, by_id[e.fields["about"]].summary))}
+        adverse |= _past_held_limits(events, adverse)
         failed_acts: dict[str, str] = {}  # act -> the first adverse outcome about it or observation naming it
         if observed_failed:  # the runtime recorded the call as failed: its results read as adverse
             adverse.update(e.id for e in events if e.kind == "outcome" and e.fields["about"] in observed_failed)

@@ -357,6 +357,34 @@ def _out_of_limit(summary: str, digits: bool = True) -> bool:
                for value, bound, m in _figures(_OVER_RE, summary, 1, 3))
 
 
+# A quantity with its name and unit ("Cu 9.4 ug/L", "NH3 0.05 mg/L", "turbidity 4.2 NTU"): the units of measures
+# that a rule may bound, so a count ("3 lorries") or a time ("09:30") is never taken for one.
+_UNIT = r"(?:[uµm]g/(?:l|kg|m3)|ppm|ppb|ntu|°?[cf]\b|kg|mm|cm|km/h|mph|%|bar|psi|kpa|dba?|lux|kv|mw|kw|m3/h|l/s|ms)"
+_NAME = r"((?-i:[A-Z][A-Za-z0-9]{0,5}|[a-z][a-z]{3,}))"  # a symbol (Cu, NH3, PM10) or a word (turbidity)
+_MEASURE_RE = re.compile(_NAME + r"[:=]?\s+(\d+(?:\.\d+)?)\s?(" + _UNIT + r")", re.I)
+_MAX_RES = (re.compile(_NAME + r"\s+(?:trigger|limit|max(?:imum)?|cap|ceiling)\s*(?:is\s+|of\s+|:\s*)?(\d+(?:\.\d+)?)\s?("
+                       + _UNIT + r")", re.I),
+            re.compile(_NAME + r"\s+(\d+(?:\.\d+)?)\s?(" + _UNIT + r")\s+(?:trigger|limit|max(?:imum)?|cap|ceiling)\b", re.I),
+            re.compile(_NAME + r"\s*(?:<=?|\u2264|under|below|up to|max\.?)\s*(\d+(?:\.\d+)?)\s?(" + _UNIT + r")", re.I))
+
+
+def _unit(u: str) -> str:
+    return u.lower().replace("µ", "u").lstrip("°")
+
+
+@_kept()
+def stated_maxima(summary: str) -> tuple[tuple[str, float, str], ...]:
+    """The upper limits a summary states for named quantities, as (name, value, unit) ("Cu 5 ug/L trigger",
+    "NH3 < 0.02 mg/L", "turbidity limit 1.0 NTU")."""
+    return tuple((m.group(1).lower(), float(m.group(2)), _unit(m.group(3))) for rx in _MAX_RES for m in rx.finditer(summary))
+
+
+@_kept()
+def measures(summary: str) -> tuple[tuple[str, float, str], ...]:
+    """The named quantities a summary reports, as (name, value, unit) ("Outfall sample Cu 9.4 ug/L")."""
+    return tuple((m.group(1).lower(), float(m.group(2)), _unit(m.group(3))) for m in _MEASURE_RE.finditer(summary))
+
+
 @_kept(1 << 18)
 def is_adverse(summary: str) -> bool:
     """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
@@ -692,6 +720,7 @@ declares_invalid = _finder(
 _REMEDY_RE = re.compile(r"\b(?:retr(?:y|ied|ies|ying)|re-?r[au]n\w*|re-?tr\w+|again|roll(?:ed|s|ing)? back|rollback|"
                         r"revert\w*|undo\w*|undid|restor\w*|repair\w*|fix\w*|investigat\w*|diagnos\w*|paused?|"
                         r"halt\w*|stopp?\w*|abort\w*|hold|held|resum\w*|reset\w*|by hand|manually|"
+                        r"quarantin\w*|isolat\w*|segregat\w*|contained|containment|"  # the bad lot kept out of use
                         r"re(?:submit|send|sent|file|appl|issu|start)\w*|"
                         r"work(?:ed)? ?around|re-?rout\w*|redirect\w*|"
                         # doing the step over: "re-authenticated", "…; re-copy chunked" (not "the re-check results")
