@@ -1621,6 +1621,29 @@ def test_r6_a_users_change_told_in_the_passive_rests_on_the_text_of_who_made_it(
     assert {f[2][0] for f in rules_of(t2, "HALO-R6")} == {rev2}
 
 
+def test_r6_an_agents_change_that_says_a_person_agreed_needs_that_persons_word_upstream():
+    """An agent's change that claims a named person's agreement ("Fiona in accounts okayed it", "recorded as agreed
+    verbally with the Safety Lead") is a claim unless that person's own words upstream decide it or say yes ("Fiona
+    (accounts): approved, ..."); the customer's order it answers, or Fiona's yes relayed by someone else, is not
+    Fiona's word."""
+
+    def trace(source: str, change: str) -> tuple[Trace, str]:
+        t = Trace("2025-08-26")
+        rev = t.revise([t.observe(summary=source)], target="credit limits", governance="approved", summary=change)
+        t.act([rev], form="execution", summary="Released the orders under the new limit")
+        return t, rev
+
+    t, rev = trace("Order from Rhian Morgan: 12 t fertiliser, £14,120; account at £18,900 of a £25,000 limit",
+                   "Raised Bryn Glas credit limit £25,000 -> £40,000 for the autumn orders; Fiona in accounts okayed it.")
+    assert {f[2][0] for f in rules_of(t, "HALO-R6")} == {rev}
+    t2, rev2 = trace("Fiona (accounts): approved, Bryn Glas can go to £40,000 for the autumn orders",
+                     "Raised Bryn Glas credit limit £25,000 -> £40,000 for the autumn orders; Fiona in accounts okayed it.")
+    assert rules_of(t2, "HALO-R6") == set()
+    t3, rev3 = trace("Ben K. request: the Bryn Glas orders; Ben adds: Fiona's fine with a higher limit",
+                     "Raised Bryn Glas credit limit to £40,000; Fiona in accounts okayed it.")
+    assert {f[2][0] for f in rules_of(t3, "HALO-R6")} == {rev3}  # (relayed by Ben, not Fiona's own word)
+
+
 def test_r6_the_answer_of_the_person_asked_decides_unless_it_refuses():
     """An outcome about an act that put the change to a person by name, naming that person again, is that
     person's answer ("Mehta by email: day 48 -> 52 m for the test window only"), whatever its words; a

@@ -852,8 +852,10 @@ _CLAIMS_AGREEMENT_RE = re.compile(
     r"[A-Z][a-z]+ [A-Z][a-z]+ \([A-Z]\.)|(?-i:\b[A-Z]\.\s?[A-Z][\w'-]+)(?:'s)? (?:approval|sign-?off|ok|go-?ahead)\b"
     r"(?! (?:request|pending|needed|required|sought|asked))|"
     r"\bapprover (?:recorded|noted|logged|is|was)?:? ?(?-i:[A-Z])|"
-    r"\b(?:agreed|approved|cleared|signed off) with (?:the |my |our )?(?:team leader|manager|supervisor|lead|director|"
-    r"head|partner|owner|client|(?-i:[A-Z][a-z]+))\b", re.I)
+    r"\b(?:agreed|approved|cleared|signed off) (?:verbally |in person |(?:by|on the|over the) phone )?with (?:the |my |our )?"
+    r"(?:team leader|manager|supervisor|lead|director|head|partner|owner|client|(?-i:[A-Z][a-z]+))\b|"
+    # the approver with where they sit ("Fiona in accounts okayed it")
+    r"(?-i:\b[A-Z][a-z]+) (?:in|from) (?:the )?\w+ (?:agreed|approved|ok'?d|okayed|signed (?:it )?off)\b", re.I)
 
 
 # who approved, named any way: "approved by claims manager", "approved by the executors", "Helen has approved",

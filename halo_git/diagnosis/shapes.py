@@ -37,7 +37,9 @@ RULE_SPECS = (
      "says a person agreed or approved (\"approved the GBP 180 charge - Nadia agreed\", \"litigation approved by "
      "claims manager\", \"duty officer approved\") with no one approving or deciding within two steps upstream "
      "(a request for approval, a queue, a reply still awaited or a rule that approval is needed is none; when the "
-     "act names who agreed, only that person deciding counts)",
+     "act names who agreed, only that person deciding counts). Also an agent's own revise, whatever its "
+     "governance, whose summary says a named person agreed (\"Fiona in accounts okayed it\", \"agreed verbally with "
+     "the Safety Lead\") with no word of that person upstream deciding or saying yes",
      "Ask the user and log the answer (an outcome or observation naming the request), then name it in the "
      "revision's uses; until then log the change as governance=none."),
     ("HALO-A5", "external-text-into-authority", "high / medium",
@@ -134,7 +136,7 @@ def _acts_on(ctx, recall: str) -> list[str]:
                   key=lambda u: by_id[u].fields["form"] != "execution")
 
 
-def _approval_upstream(ctx, act: str, depth: int = 2) -> bool:
+def _approval_upstream(ctx, act: str, depth: int = 2, *, named: bool = False) -> bool:
     """Whether an observation or outcome within ``depth`` steps of uses/about above ``act`` shows the person
     the act says agreed deciding (``reading.says_approval``, spoken by that person: "Jonas: order 4 only" backs
     "as Jonas approved"); when the act names nobody, one that says yes in so many words. A request, a queue,
@@ -143,7 +145,13 @@ def _approval_upstream(ctx, act: str, depth: int = 2) -> bool:
     who = _approver(by_id[act].summary)
     for x in _upstream(ctx, act, depth):
         said = by_id[x].summary
-        if by_id[x].kind not in ("observe", "outcome") or not reading.says_approval(said):
+        if by_id[x].kind not in ("observe", "outcome"):
+            continue
+        if named and who and who & _speaker(said) and (reading.says_decision(said) or _AGREES_RE.search(said)
+                                                        or _AGREES_TOO_RE.search(said)):
+            return True  # (for a change: the person it names, in their own words, deciding or saying yes, whatever
+            # else their message asks: "Owen approved the change from May close; asked for the 7 invoices ...")
+        if not reading.says_approval(said):
             continue
         if (who & _speaker(said)) if who else _AGREES_RE.search(said):
             return True
@@ -154,6 +162,10 @@ def _approval_upstream(ctx, act: str, depth: int = 2) -> bool:
 _AGREES_RE = re.compile(r"\b(?:approv(?:e|es|ed|ing)|agree[sd]?|ok(?:'?d|ay(?:ed)?)?|sign(?:s|ed)? off|signed|"
                         r"authori[sz]\w*|clear(?:s|ed)|go[- ]ahead|green[- ]light\w*|yes|accept(?:s|ed)?|granted|"
                         r"allow(?:s|ed)?|lgtm)\b", re.I)
+# more words of a yes, trusted only from the person a change names as its approver ("Priya in the thread: happy for
+# the modulus check to go on the checklist"); relayed by someone else ("Ben: Greg's fine with business") they back
+# nothing
+_AGREES_TOO_RE = re.compile(r"\b(?:happy (?:for|to|with)|fine (?:by|with|for)|no objection)\b", re.I)
 _NAME_RE = re.compile(r"(?<![\w'])(?-i:[A-Z][a-z]{2,})(?:['\u2019]s)?\b")
 _AGREEMENT_WORD_RE = re.compile(r"\b(?:approv\w*|agree\w*|ok\b|ok'?d|okay\w*|sign\w*|clear\w*|authori\w*)", re.I)
 _NOT_NAMES = frozenset("jan feb mar apr may jun jul aug sep oct nov dec january february march april june july "
@@ -181,6 +193,10 @@ def _speaker(said: str) -> set[str]:
     return _names(head) | (_names(said[max(0, m.start() - 30):m.start()]) if m else set())
 
 
+def _plural_builds(later: list[str]) -> str:
+    return f"{len(later)} later event{'' if len(later) == 1 else 's'} build{'s' if len(later) == 1 else ''} on it."
+
+
 def _claimed(ctx, make):
     out = []
     for e in ctx.scoped:  # an execution that says someone agreed, with nothing upstream showing it
@@ -193,6 +209,19 @@ def _claimed(ctx, make):
                 "asked or agreed before the agent committed to it.",
                 f"Ask the person and log their answer (an observation or outcome), named in the uses of {e.id}, "
                 "before acting on it.",
+            ))
+    for e in ctx.scoped:  # an agent's change that says a person agreed to it, with nothing upstream showing it
+        if e.kind == "revise" and e.id not in ctx.g.claimed and e.fields["made_by"] == "agent" \
+                and reading.claims_agreement(e.summary) and not _approval_upstream(ctx, e.id, named=True):
+            later = list(ctx.used_by.get(e.id, ()))
+            out.append(make(
+                "HALO-R6", [e.id, *later], "Says a person agreed to the change, but no event upstream shows that "
+                "person deciding" + (f"; {_plural_builds(later)}" if later else "."),
+                "high" if later else "medium", e,
+                "The approval is only claimed in the agent's own words: nothing in the trace shows the person was "
+                "asked or agreed, so the change is as unreviewed as governance=none.",
+                f"Ask the person and log their answer (an observation or outcome), named in the uses of {e.id}; until "
+                "then treat the change as governance=none.",
             ))
     for i in sorted(ctx.g.claimed, key=ctx.pos.__getitem__):
         e = ctx.by_id[i]
