@@ -86,7 +86,7 @@ def test_eleven_sets_written_apart_this_round():
     led to."""
     hit, total, alarms, notes = score(LATE)
     assert total == 274
-    assert hit >= 242 and alarms <= 6, notes  # 244/274 and 6 this round (236 and 9 before; 209 and 18 when first recorded)
+    assert hit >= 245 and alarms <= 6, notes  # 244/274 and 6 this round (236 and 9 before; 209 and 18 when first recorded)
 
 
 LATEST = HERE / "fixtures" / "traces_apart_latest"
@@ -174,7 +174,7 @@ def test_four_sets_written_during_the_round_and_scored_once_at_its_end():
     diagnosis the round began with: 56/81 and 25. Read since: 56/81 and 16 false alarms."""
     hit, total, alarms, notes = score(HELD)
     assert total == 81
-    assert hit >= 56 and alarms <= 16, notes
+    assert hit >= 59 and alarms <= 11, notes
 
 
 FINAL = HERE / "fixtures" / "traces_apart_z_final"
@@ -192,7 +192,7 @@ def test_four_sets_held_out_to_the_end_of_the_next_round():
     stale key-safe code had been hit by chance through the A2 of the refused call-out)."""
     hit, total, alarms, notes = score(FINAL)
     assert total == 82
-    assert hit >= 50 and alarms <= 11, notes
+    assert hit >= 52 and alarms <= 9, notes
 
 
 WIDE = HERE / "fixtures" / "traces_apart_z_wide"
@@ -209,7 +209,7 @@ def test_eight_sets_scored_before_they_were_read():
     and 40, the next round's to 121/161 and 28, and a stale note's age to 124/161 and 30."""
     hit, total, alarms, notes = score(WIDE)
     assert total == 161
-    assert hit >= 123 and alarms <= 30, notes
+    assert hit >= 126 and alarms <= 30, notes
 
 
 CLOSE = HERE / "fixtures" / "traces_apart_z_close"
@@ -224,7 +224,7 @@ def test_four_sets_held_out_to_the_close_of_the_round():
     sets among others, 58/80 and 25; a stale note's age, 61/80 and 25."""
     hit, total, alarms, notes = score(CLOSE)
     assert total == 80
-    assert hit >= 60 and alarms <= 25, notes
+    assert hit >= 62 and alarms <= 25, notes
 
 
 LATER = HERE / "fixtures" / "traces_apart_z_later"
@@ -239,7 +239,7 @@ def test_four_sets_held_out_for_a_round_of_readings_from_the_sets_before():
     read as a decision); a stale note's age, 54/82 and 20."""
     hit, total, alarms, notes = score(LATER)
     assert total == 82
-    assert hit >= 53 and alarms <= 20, notes
+    assert hit >= 54 and alarms <= 19, notes
 
 
 NEXT = HERE / "fixtures" / "traces_apart_z_next"
@@ -253,7 +253,7 @@ def test_four_sets_held_out_while_the_age_of_a_note_was_read():
     months old is stale; a result that says it happened again recurs)."""
     hit, total, alarms, notes = score(NEXT)
     assert total == 80
-    assert hit >= 49 and alarms <= 20, notes
+    assert hit >= 50 and alarms <= 15, notes
 
 
 AFTER = HERE / "fixtures" / "traces_apart_z_after"
@@ -268,7 +268,7 @@ def test_four_sets_written_after_the_rounds_first_readings_and_scored_once():
     accepting a recommendation decides (40/80, 27)."""
     hit, total, alarms, notes = score(AFTER)
     assert total == 80
-    assert hit >= 40 and alarms <= 27, notes
+    assert hit >= 40 and alarms <= 19, notes
 
 
 BEYOND = HERE / "fixtures" / "traces_apart_z_beyond"
@@ -280,10 +280,12 @@ def test_four_sets_held_out_until_the_rounds_readings_were_chosen():
     community groups) and scored twice before anyone read them: 51/80 (64 %) and 40 false alarms, 28 on healthy
     runs in 13 of 16, both at the round's start and after the round's first four readings (chosen from the sets
     read before). Read since, four readings came from them (a precaution drawn from a failure; who made a user's
-    change; a step that asks whether a note still holds; a temporary cap): 51/80 and 32 (20 on 10 runs)."""
+    change; a step that asks whether a note still holds; a temporary cap): 51/80 and 32 (20 on 10 runs); then
+    three more (a measure past a limit stated earlier, or in the next sentence; harm to the living; a named
+    person's agreement an agent's change claims): 56/80 (70 %) and 32."""
     hit, total, alarms, notes = score(BEYOND)
     assert total == 80
-    assert hit >= 51 and alarms <= 32, notes
+    assert hit >= 56 and alarms <= 32, notes
 
 
 def test_seed_analyses_modelled_apart():
