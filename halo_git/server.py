@@ -323,7 +323,7 @@ class AgentWriters:
             else:
                 try:
                     outcomes = self._group([call for *_, call in batch])
-                except BaseException as e:  # nothing of the group was published: every call gets the error
+                except BaseException as e:  # the group fails as one write would: every call answers with it
                     outcomes = [(None, e)] * len(batch)
             for (_, loop, done, _), outcome in zip(batch, outcomes):
                 try:

@@ -140,7 +140,8 @@ def _approval_upstream(ctx, act: str, depth: int = 2, *, named: bool = False) ->
     """Whether an observation or outcome within ``depth`` steps of uses/about above ``act`` shows the person
     the act says agreed deciding (``reading.says_approval``, spoken by that person: "Jonas: order 4 only" backs
     "as Jonas approved"); when the act names nobody, one that says yes in so many words. A request, a queue,
-    a claim form's figures or someone else's words are no approval."""
+    a claim form's figures or someone else's words are no approval. ``named`` (an agent's change naming its
+    approver): that person's own words deciding or saying yes count, whatever else the message asks."""
     by_id = ctx.by_id
     who = _approver(by_id[act].summary)
     for x in _upstream(ctx, act, depth):
@@ -232,7 +233,7 @@ def _claimed(ctx, make):
         out.append(make(
             "HALO-R6", [i, *later],
             f"Logged as made_by={f['made_by']}, governance={f['governance']} for “{f['target']}”, but no event upstream "
-            "shows a person deciding it" + (f"; {len(later)} later event{'' if len(later) == 1 else 's'} build{'s' if len(later) == 1 else ''} on it." if later else "."),
+            "shows a person deciding it" + (f"; {_plural_builds(later)}" if later else "."),
             "high" if later else "medium", e,
             "The approval is only claimed: nothing in the trace shows the user was asked or agreed, so the change "
             "is as unreviewed as governance=none while it carries the user's authority.",
