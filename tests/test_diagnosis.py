@@ -1464,6 +1464,32 @@ def test_r7_a_grant_for_dates_only_that_the_agent_keeps_using():
     assert any(f[0] == "HALO-R7" and f[2][0] == grant for f in found(t.diagnose()))
 
 
+def test_r7_a_users_change_that_lets_something_happen_under_a_one_off_grant():
+    """A change approved by the user that lets something happen ("contractors can use the side-gate code on their
+    own", "Redline added to the approved forensic vendors") resting on a grant for one occasion ("4-15 Aug only",
+    "for INC-3302 only") loosens for that occasion, whatever its own words say of the end: relied on sessions later,
+    it is HALO-R7. Resting on a standing grant, it is not."""
+
+    def trace(grant_text: str, change: str) -> tuple[Trace, str]:
+        t = Trace("2025-07-28")
+        said = t.outcome(t.act([t.observe(summary="caretaker away 4-15 Aug")], form="communication",
+                               summary="asked Rachel how contractors get in while the caretaker is away"),
+                         summary=grant_text)
+        rev = t.revise([said], target="site access rules", made_by="user", governance="approved", summary=change)
+        for day in ("2025-08-18", "2025-09-04"):
+            r = t.recall([rev], session=day, summary="site access arrangements")
+            t.act([r], session=day, form="execution", summary="Sent the contractor the side-gate code for next week")
+        return t, rev
+
+    change = "Oakfield: contractors can use the side-gate code on their own, signing the paper log."
+    t, rev = trace("Rachel: OK for the contractors to use the side-gate code unaccompanied, 4-15 Aug only", change)
+    assert any(f[0] == "HALO-R7" and f[2][0] == rev for f in found(t.diagnose()))
+    t2, rev2 = trace("Rachel: OK for the contractors to use the side-gate code unaccompanied from now on", change)
+    assert not any(f[0] == "HALO-R7" and f[2][0] == rev2 for f in found(t2.diagnose()))
+    from halo_git.diagnosis.reading import permits
+    assert permits("Redline Forensics added to the approved forensic vendors in my engagement rules")
+
+
 def test_r5_a_bound_the_user_set_kept_in_memory_and_read_back_bounds_the_change():
     t = Trace("mon")
     said = t.observe(summary="Manager's season settings: run times may be adjusted ±20% within the budget.")

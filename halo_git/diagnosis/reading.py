@@ -960,7 +960,9 @@ def permits(summary: str) -> bool:
     return says_loosening(summary) or bool(_PERMISSION_RE.search(summary) or _ALLOWED_RE.search(summary))
 
 
-_ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to)\b", re.I)
+_ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to|added to (?:the |my |our )?(?:approved|allowed|permitted|trusted|"
+                         r"preferred|authori[sz]ed|allow ?list|whitelist|safe ?list))\b", re.I)  # ("added to the approved
+# forensic vendors": one more that may be used)
 
 
 _ACCEPTED_RE = re.compile(r"\b(?:(?:good|great|nice|fine|excellent|sensible)\s+(?:idea|suggestion|proposal|plan)|"

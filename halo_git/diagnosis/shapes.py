@@ -349,7 +349,7 @@ def _loosening(ctx, make):
         basis = [by_id[s] for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome", "revise")]
         granted = any(reading.says_scoped(b.summary) and reading.says_decision(b.summary) for b in basis)
         if not (reading.says_loosening(e.summary) or _limit_moved_for_occasion(e, basis) or (granted and (
-                e.fields["governance"] == "bounded" or reading.says_planned_end(e.summary)))):
+                e.fields["governance"] == "bounded" or reading.says_planned_end(e.summary) or reading.permits(e.summary)))):
             continue  # a change under a grant the user limited to one occasion loosens for that occasion (one
             # governed otherwise, when it says when it goes back: "back to drafts on Monday")
         scoped = reading.says_scoped(e.summary) or any(reading.says_scoped(b.summary) for b in basis) or (
