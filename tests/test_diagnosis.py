@@ -1490,6 +1490,23 @@ def test_r7_a_users_change_that_lets_something_happen_under_a_one_off_grant():
     assert permits("Redline Forensics added to the approved forensic vendors in my engagement rules")
 
 
+def test_a4_an_owners_standing_rules_that_restore_a_thing_on_a_condition_are_no_one_off_grant():
+    """"Mrs Chan's ground rules: ... when the kitchen says something's run out I pull it everywhere and only put it
+    back when the kitchen says it's back" restores an item on a condition, not a grant for one occasion: a note
+    keeping those rules is reviewed, and executions on it draw no HALO-A4 high. "put it back on Monday" is an end."""
+    from halo_git.diagnosis.reading import says_scoped
+    rules = ("Mrs Chan's ground rules: I can refund missing items up to GBP20 an order myself; when the kitchen says "
+             "something's run out I pull it everywhere and only put it back when the kitchen says it's back")
+    assert not says_scoped(rules)
+    assert says_scoped("Owner: pause the loyalty texts, put it back on Monday")
+    t = Trace("fri")
+    kept = t.remember([t.observe(summary=rules)], summary="Noted Mrs Chan's rules: refunds up to GBP20 on my own, "
+                      "pull/restore items on the kitchen's word.")
+    x = t.act([kept, t.observe(session="sat", summary="Chef Wong: no more har gow tonight")], session="sat",
+              form="execution", summary="Pulled har gow from the website and both delivery apps")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] == "high"]
+
+
 def test_r5_a_bound_the_user_set_kept_in_memory_and_read_back_bounds_the_change():
     t = Trace("mon")
     said = t.observe(summary="Manager's season settings: run times may be adjusted ±20% within the budget.")

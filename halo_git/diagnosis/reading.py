@@ -1135,7 +1135,8 @@ _SCOPED_RE = re.compile(
     r"\b(?![\d,.])|\bfor (?:CHG|INC|CR|RFC|MW|WO)-?\d+\b|"  # ("for 7712", "for CHG-4410"; not "for E-0457", a person)
     r"\b(?:\d{1,2}(?:st|nd|rd|th)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?|"
     r"(?:mon|tue|wed|thu|fri|sat|sun)\w*) only\b|"
-    r"\bput (?:it )?back\b|"
+    r"\bput (?:it )?back\b(?! (?:when|once|if)\b)|"  # (not a thing restored on a condition: "only put it back when
+    # the kitchen says it's back")
     r"\bfor [\w ,/'\u2019-]{1,30} only\b|\bthis \w+ only\b|\b(?:through|thru) (?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
     r"nov|dec)\w*\.? \d)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days? only\b|"
     r"\b\d{1,2} ?[-–] ?\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b|\breverts? (?:to|on)\b|\b(?:it is |it's )?back to \d", re.I)
