@@ -140,18 +140,20 @@ def _approval_upstream(ctx, act: str, depth: int = 2, *, named: bool = False) ->
     """Whether an observation or outcome within ``depth`` steps of uses/about above ``act`` shows the person
     the act says agreed deciding (``reading.says_approval``, spoken by that person: "Jonas: order 4 only" backs
     "as Jonas approved"); when the act names nobody, one that says yes in so many words. A request, a queue,
-    a claim form's figures or someone else's words are no approval. ``named`` (an agent's change naming its
-    approver): that person's own words deciding or saying yes count, whatever else the message asks."""
+    a claim form's figures or someone else's words are no approval. ``named``: a message the named approver opens
+    (as author or subject) that decides or says yes counts, whatever else it asks."""
     by_id = ctx.by_id
     who = _approver(by_id[act].summary)
     for x in _upstream(ctx, act, depth):
         said = by_id[x].summary
         if by_id[x].kind not in ("observe", "outcome"):
             continue
-        if named and who and who & _speaker(said) and (reading.says_decision(said) or _AGREES_RE.search(said)
-                                                        or _AGREES_TOO_RE.search(said)):
-            return True  # (for a change: the person it names, in their own words, deciding or saying yes, whatever
-            # else their message asks: "Owen approved the change from May close; asked for the 7 invoices ...")
+        if named and _named_approver(by_id[act].summary) & _names(" ".join(said.split()[:3])) and (
+                reading.says_decision(said) or _AGREES_RE.search(said) or _AGREES_TOO_RE.search(said)):
+            return True  # (the person it names, opening the message as its author or subject, deciding or saying yes,
+            # whatever else the message asks: "Owen approved the change from May close; asked for the 7 invoices
+            # ...", "Moyo confirmed the refund and approved a GBP 250 goodwill payment"; a ship named in a request is
+            # no approver)
         if not reading.says_approval(said):
             continue
         if (who & _speaker(said)) if who else _AGREES_RE.search(said):
@@ -187,6 +189,19 @@ def _approver(claim: str) -> set[str]:
     return out
 
 
+# who a claim says agreed, in the words that say so ("approved by Owen", "as agreed with Imani", "Fiona in accounts
+# okayed it", "with Tom's OK"): not every name near an agreement word ("to clear the Site 109 backlog")
+_NAMED_APPROVER_RE = re.compile(
+    r"\b(?:agreed|approved|authori[sz]ed|signed off|okayed|ok'?d|cleared) (?:verbally |in person |on the phone )?"
+    r"(?:by|with) (?:the |our |my )?((?-i:[A-Z][\w.-]*(?: [A-Z][\w.-]*)?))|"
+    r"((?-i:[A-Z][a-z]+))(?: (?:in|from) (?:the )?\w+)? (?:has |had )?(?:agreed|approved|okayed|ok'?d|signed (?:it )?off)\b|"
+    r"\b(?:per|with) ((?-i:[A-Z][a-z]+))['\u2019]s (?:ok|okay|approval|agreement|go-?ahead|sign-?off)\b", re.I)
+
+
+def _named_approver(claim: str) -> set[str]:
+    return {w for m in _NAMED_APPROVER_RE.finditer(claim) for g in m.groups() if g for w in _names(g)}
+
+
 def _speaker(said: str) -> set[str]:
     """Who speaks in a summary: the head before its colon, or the words before "replied", "said", "approved"."""
     head = said[:said.find(":")] if 0 < said.find(":") < 70 else ""
@@ -202,7 +217,7 @@ def _claimed(ctx, make):
     out = []
     for e in ctx.scoped:  # an execution that says someone agreed, with nothing upstream showing it
         if e.kind == "act" and e.fields["form"] != "silence" and reading.claims_agreement(e.summary) \
-                and not _approval_upstream(ctx, e.id):  # (told to someone, filed or acted on alike)
+                and not _approval_upstream(ctx, e.id, named=True):  # (told to someone, filed or acted on alike)
             out.append(make(
                 "HALO-R6", [e.id], "Says a person agreed to it, but no event upstream shows that person deciding.",
                 "high", e,
