@@ -3333,6 +3333,9 @@ def test_reading_decisions_taken_up_own_plans_and_named_deciders():
     assert says_decision("Nadia: good idea, do it from Saturday")  # a proposal taken up
     assert not says_decision("Nadia suggested shelf-checks might help")  # only proposed
     assert says_decision("Planning meeting minutes: EPM accepted the recommendation.")  # a recommendation taken up
+    assert says_decision("Water Safety Group minutes: Ward 4 flushing to go from weekly to daily, proposed by the "
+                         "Authorising Engineer and agreed by the chair.")  # a proposal the chair agreed
+    assert not says_decision("Supplier change proposed by Tom and sent to the chair for a decision")
     assert says_decision("The board approved the proposal to extend opening hours")
     assert not says_decision("Priya suggested we extend hours; 3 thumbs up")
     assert says_decision("Mrs Hale: for the exam fortnight (15-28 Mar) I'll teach Saturdays 9-12")

@@ -966,6 +966,9 @@ _ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to|added to (?:the |my |our
 
 
 _ACCEPTED_RE = re.compile(r"\b(?:(?:good|great|nice|fine|excellent|sensible)\s+(?:idea|suggestion|proposal|plan)|"
+                          r"(?:proposed|suggested|recommended) by [^,;.]{1,40}? and (?:agreed|approved|endorsed|adopted|"
+                          r"ratified|accepted) by (?:the )?[\w-]+|"  # ("proposed by the Authorising Engineer and agreed
+                          # by the chair": the proposal was taken up)
                           r"(?:accept|approv|adopt|endors)(?:s|es|ed|ing)? "  # "EPM accepted the recommendation"
                           r"(?:the |our |my |this |that |his |her |their |an? )?(?:[\w-]+ )?"
                           r"(?:recommendation|proposal|suggestion|idea)s?)\b", re.I)
