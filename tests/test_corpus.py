@@ -174,7 +174,7 @@ def test_four_sets_written_during_the_round_and_scored_once_at_its_end():
     diagnosis the round began with: 56/81 and 25. Read since: 56/81 and 16 false alarms."""
     hit, total, alarms, notes = score(HELD)
     assert total == 81
-    assert hit >= 59 and alarms <= 11, notes
+    assert hit >= 60 and alarms <= 11, notes
 
 
 FINAL = HERE / "fixtures" / "traces_apart_z_final"
@@ -282,10 +282,26 @@ def test_four_sets_held_out_until_the_rounds_readings_were_chosen():
     read before). Read since, four readings came from them (a precaution drawn from a failure; who made a user's
     change; a step that asks whether a note still holds; a temporary cap): 51/80 and 32 (20 on 10 runs); then
     three more (a measure past a limit stated earlier, or in the next sentence; harm to the living; a named
-    person's agreement an agent's change claims): 56/80 (70 %) and 32."""
+    person's agreement an agent's change claims): 56/80 (70 %) and 32; 57/80 with the readings from Z65-Z68."""
     hit, total, alarms, notes = score(BEYOND)
     assert total == 80
-    assert hit >= 56 and alarms <= 32, notes
+    assert hit >= 57 and alarms <= 32, notes
+
+
+FURTHER = HERE / "fixtures" / "traces_apart_z_further"
+
+
+def test_four_sets_held_out_until_every_reading_of_the_round_was_in():
+    """Sets Z65-Z68 (48 traces, 80 problems, 16 healthy runs), written by four more authors once the round's
+    readings from Z61-Z64 were in (construction and facilities; insurance and claims; schools, universities and
+    exams; hotels, restaurants and events) and scored unread: 53/80 (66 %) and 24 false alarms, 18 on healthy runs
+    in 8 of 16, the same at the round's start and with every reading up to then. Read since, five readings came
+    from them (a change under a one-off grant loosens; "added to the approved vendors" permits; a thing put back
+    on a condition is no grant's end; the approver a claim names, opening their own message; a proposal agreed
+    in the same breath): 56/80 (70 %) and 16 (10 on 7 runs)."""
+    hit, total, alarms, notes = score(FURTHER)
+    assert total == 80
+    assert hit >= 56 and alarms <= 16, notes
 
 
 def test_seed_analyses_modelled_apart():
