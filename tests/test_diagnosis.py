@@ -2618,6 +2618,10 @@ def test_reading_a_measure_past_its_limit_is_adverse():
     assert is_adverse("Impact survey at the new speed: 118 g at the packing table drop. Site limit is 100 g.")
     assert not is_adverse("Impact survey at the new speed: 80 g at the packing table drop. Site limit is 100 g.")
     assert not is_adverse("Packed 140 trays. Next delivery Friday, max 3 pallets.")
+    # a need in the measure's own unit bounds it from below; a need for a count is progress, not a failure
+    assert is_adverse("Walk-round: lane behind pitches 9-12 measured 2.8 m, gazebo overhang. Needs 3.5 m next time.")
+    assert not is_adverse("Lane measured 3.6 m, needs 3.5 m")
+    assert not is_adverse("Packed 14 crates. Needs 20 by Friday.")
     # harm to the living and a load past its rating are failures; a line made dead for work is not
     assert is_adverse("Welfare report: 2 lambs found dead on the top deck, trailer overstocked, written warning")
     assert not is_adverse("Crew confirms line dead and grounded; clearance issued 09:52")

@@ -318,8 +318,8 @@ def _time_cost(toks: list[str], i: int) -> bool:
 
 
 # A reading past the limit it is held to: "stopping distance 1.9 m ... limit 1.5 m", "viability 84%, minimum 90%".
-_OVER_RE = re.compile(r"(\d+(?:\.\d+)?)\s*[a-z%/]{0,4}(?:[^.;\d]|\.\s+(?=(?:\w+\s+)?(?:limit|max|threshold)))"
-                      r"{0,40}?\b(limit|max(?:imum)?|threshold|cap|min(?:imum)?)"
+_OVER_RE = re.compile(r"(\d+(?:\.\d+)?)\s*[a-z%/]{0,4}(?:[^.;\d]|\.\s+(?=(?:\w+\s+)?(?:limit|max|threshold|needs|required|requires)))"
+                      r"{0,40}?\b(limit|max(?:imum)?|threshold|cap|min(?:imum)?|needs|required|requires)"
                       r"\b\s*(?:of\s+|is\s+|=\s*)?(\d+(?:\.\d+)?)", re.I)
 
 
@@ -353,8 +353,21 @@ def _out_of_limit(summary: str, digits: bool = True) -> bool:
     low = summary.lower()
     if ("below" in low or "above" in low or "over" in low) and _BEYOND_RE.search(summary):
         return True
-    return digits and any((value < bound) if m.group(2).lower().startswith("min") else (value > bound)
-               for value, bound, m in _figures(_OVER_RE, summary, 1, 3))
+    return digits and any(_past(value, bound, m, summary) for value, bound, m in _figures(_OVER_RE, summary, 1, 3))
+
+
+_UNIT_AFTER_RE = re.compile(r"\s*([a-z%/]{1,4})\b", re.I)
+
+
+def _past(value: float, bound: float, m: re.Match, summary: str) -> bool:
+    """Whether ``value`` is on the wrong side of ``bound`` in a match of ``_OVER_RE``. A need ("needs 3.5 m",
+    "required 40 mm") bounds a measure only in the measure's own unit: "Packed 14 crates. Needs 20 by Friday" is
+    progress toward a count, "measured 2.8 m ... Needs 3.5 m" falls short."""
+    word = m.group(2).lower()
+    if word.startswith(("need", "requir")):
+        got, want = _UNIT_AFTER_RE.match(summary, m.end(1)), _UNIT_AFTER_RE.match(summary, m.end(3))
+        return bool(got and want and got.group(1).lower() == want.group(1).lower()) and value < bound
+    return value < bound if word.startswith("min") else value > bound
 
 
 # A quantity with its name and unit ("Cu 9.4 ug/L", "NH3 0.05 mg/L", "turbidity 4.2 NTU"): the units of measures
