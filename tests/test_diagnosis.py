@@ -4437,6 +4437,31 @@ def test_m9_a_step_that_asks_whether_an_old_note_still_holds_is_the_check():
     assert about(t2, "HALO-M9", r2)
 
 
+def test_m9_a_name_removed_from_a_list_changes_a_note_of_that_list():
+    """"Kestrel Fabrications is removed from the authorised hot-work contractor list" changes what a note of the
+    list keeps: recalled afterwards, without naming the notice, to issue Kestrel a permit, the note is outdated
+    (HALO-M9). A notice that changes nothing on the list does not."""
+
+    def trace(notice: str) -> tuple[Trace, str]:
+        t = Trace("2025-03-03")
+        m = t.remember([t.observe(summary="Authorised hot-work contractor list rev. B: Kestrel Fabrications, "
+                                          "Northgate Mechanical, Hallam Steel")],
+                       summary="Recorded the authorised hot-work contractor list rev. B", at="2025-03-03T09:00:00Z")
+        t.observe(session="2025-03-05", summary=notice, at="2025-03-05T09:00:00Z")
+        r = t.recall([m], session="2025-03-12", summary="Consulted the authorised contractor list",
+                     at="2025-03-12T09:00:00Z")
+        t.act([r], session="2025-03-12", form="execution", summary="Permit HW-0330 issued to Kestrel Fabrications",
+              at="2025-03-12T09:10:00Z")
+        return t, r
+
+    t, r = trace("Notice from the Building Manager: Kestrel Fabrications is removed from the authorised hot-work "
+                 "contractor list with immediate effect")
+    assert about(t, "HALO-M9", r)
+    t2, r2 = trace("Notice from the Building Manager: Kestrel Fabrications thanked for a tidy site on the authorised "
+                   "hot-work contractor list review")
+    assert not about(t2, "HALO-M9", r2)
+
+
 def test_reading_a_channel_the_text_says_to_use_and_the_households_own_chat_relay_nothing():
     """"Care plan v2 (Chidi): door at night -> SMS Chidi" names an SMS to send; "Pinned note from Hanna in family
     chat" is the household's own channel; "rolled barley 62% DM" is dry matter. A second-hand word ("Gavin on

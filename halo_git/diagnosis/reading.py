@@ -1426,6 +1426,7 @@ _REPLACE_RE = re.compile(
     r"\d{4}-\d\d-\d\d))", re.I)
 _CHANGE_RE = re.compile(
     r"\b(?:v\d+|version|updated?|updates|revised|revision|changed?|changes|moved|moves|clos(?:e|es|ed|ing) for|closure|"
+    r"removed from|struck off|taken off|de-?listed|"
     r"renovat\w*|replac\w*|supersed\w*|retract\w*|withdr[ae]w\w*|no longer|new (?:version|address|owner|rule|value)|"
     r"raised|lowered|postponed|cancel\w*|discontinu\w*|deprecat\w*|renamed|left the|has left|gone|"
     r"reorgani[sz]\w*|restructur\w*|tak(?:es|en|ing) over|took over|joins as|joined as|steps? down|stepped down|"
