@@ -5804,7 +5804,8 @@ def test_readings_kept_per_summary_can_be_emptied_and_change_no_answer():
 
 def test_a4_a_reviewed_note_two_months_old_driving_an_execution_is_stale():
     """A note of how things stood, reviewed when kept, drives an execution 60 days or more later with nothing
-    in the session looking at it again: medium, where a younger note is info and a kept rule does not age."""
+    in the session looking at it again: high (an execution on an unconfirmed state, as reviewers label it), where
+    a younger note is info and a kept rule does not age."""
 
     def trace(days: int, note: str = "Tom Reid holds the commercial catering ticket", confirm: bool = False):
         t = Trace("jan")
@@ -5823,7 +5824,7 @@ def test_a4_a_reviewed_note_two_months_old_driving_an_execution_is_stale():
 
     t, go, m = trace(70)
     [f] = [f for f in t.diagnose().findings if f.rule == "HALO-A4"]
-    assert (f.severity, f.ids[:2]) == ("medium", (go, m)) and "70 days before it drives this execution" in f.why
+    assert (f.severity, f.ids[:2]) == ("high", (go, m)) and "70 days before it drives this execution" in f.why
     assert f"Confirm that {m} still holds" in f.next_step
     young, go, _ = trace(40)
     assert severities(young, "HALO-A4", go) == ["info"]

@@ -215,7 +215,7 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         severity = "high" if execution or (failed and any(o in g.adverse for o in a.outcomes)) else "medium"
     elif execution:
         age = _days_old(mem, e)
-        severity = "medium" if age >= STALE_DAYS and not (
+        severity = "high" if age >= STALE_DAYS and not (
             reading.says_terms(mem.summary) or reading.says_lesson(mem.summary)) else "info"
     else:
         return None
@@ -246,7 +246,7 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
                f"whatever it got wrong then is carried into action now.{seen}")
         if far > back:
             why += f" The oldest unreviewed material on its ancestry was kept {far} sessions earlier."
-    elif severity == "medium":
+    elif severity != "info":
         why = (f"The memory was reviewed when it was kept, {age:.0f} days before it drives this execution: how "
                "things stood then (a count, a balance, a free slot, a contact, a quota) may not hold now, and no "
                "observation in this session names it to confirm it still does.")

@@ -73,7 +73,7 @@ RULES: dict[str, Rule] = {
             "than an observation, an outcome or a rule the user approved, or that keeps an act of the agent's "
             "that no outcome or observation had checked when it was kept): high for an execution, medium for "
             "other acts when kept two or more sessions earlier, low otherwise; reviewed material driving an "
-            "execution: info, medium when it was kept 60 days or more before and keeps how things stood (not a "
+            "execution: info, high when it was kept 60 days or more before and keeps how things stood (not a "
             "rule, a term or a lesson) with nothing in the session confirming it still holds",
             "Have the retained material reviewed before it drives an act (observe or confirm it in this "
             "session and name that in uses), or stop carrying it across sessions.",
