@@ -224,7 +224,7 @@ def test_four_sets_held_out_to_the_close_of_the_round():
     sets among others, 58/80 and 25; a stale note's age, 61/80 and 25."""
     hit, total, alarms, notes = score(CLOSE)
     assert total == 80
-    assert hit >= 62 and alarms <= 25, notes
+    assert hit >= 63 and alarms <= 25, notes
 
 
 LATER = HERE / "fixtures" / "traces_apart_z_later"
@@ -253,7 +253,7 @@ def test_four_sets_held_out_while_the_age_of_a_note_was_read():
     months old is stale; a result that says it happened again recurs)."""
     hit, total, alarms, notes = score(NEXT)
     assert total == 80
-    assert hit >= 50 and alarms <= 15, notes
+    assert hit >= 51 and alarms <= 15, notes
 
 
 AFTER = HERE / "fixtures" / "traces_apart_z_after"
@@ -268,7 +268,7 @@ def test_four_sets_written_after_the_rounds_first_readings_and_scored_once():
     accepting a recommendation decides (40/80, 27)."""
     hit, total, alarms, notes = score(AFTER)
     assert total == 80
-    assert hit >= 40 and alarms <= 19, notes
+    assert hit >= 41 and alarms <= 19, notes
 
 
 BEYOND = HERE / "fixtures" / "traces_apart_z_beyond"
@@ -282,10 +282,10 @@ def test_four_sets_held_out_until_the_rounds_readings_were_chosen():
     read before). Read since, four readings came from them (a precaution drawn from a failure; who made a user's
     change; a step that asks whether a note still holds; a temporary cap): 51/80 and 32 (20 on 10 runs); then
     three more (a measure past a limit stated earlier, or in the next sentence; harm to the living; a named
-    person's agreement an agent's change claims): 56/80 (70 %) and 32; 57/80 with the readings from Z65-Z68."""
+    person's agreement an agent's change claims): 56/80 (70 %) and 32; 58/80 with the readings from Z65-Z68."""
     hit, total, alarms, notes = score(BEYOND)
     assert total == 80
-    assert hit >= 57 and alarms <= 32, notes
+    assert hit >= 58 and alarms <= 32, notes
 
 
 FURTHER = HERE / "fixtures" / "traces_apart_z_further"
@@ -295,13 +295,14 @@ def test_four_sets_held_out_until_every_reading_of_the_round_was_in():
     """Sets Z65-Z68 (48 traces, 80 problems, 16 healthy runs), written by four more authors once the round's
     readings from Z61-Z64 were in (construction and facilities; insurance and claims; schools, universities and
     exams; hotels, restaurants and events) and scored unread: 53/80 (66 %) and 24 false alarms, 18 on healthy runs
-    in 8 of 16, the same at the round's start and with every reading up to then. Read since, five readings came
+    in 8 of 16, the same at the round's start and with every reading up to then. Read since, eight readings came
     from them (a change under a one-off grant loosens; "added to the approved vendors" permits; a thing put back
     on a condition is no grant's end; the approver a claim names, opening their own message; a proposal agreed
-    in the same breath): 56/80 (70 %) and 16 (10 on 7 runs)."""
+    in the same breath; a need in the measure's own unit; a name removed from a list; an execution on a stale
+    note is high): 61/80 (76 %) and 16 (10 on 7 runs)."""
     hit, total, alarms, notes = score(FURTHER)
     assert total == 80
-    assert hit >= 56 and alarms <= 16, notes
+    assert hit >= 61 and alarms <= 16, notes
 
 
 def test_seed_analyses_modelled_apart():
