@@ -481,10 +481,7 @@ class AgentRepo:
             else:
                 raise Conflict(f"branch '{branch}' of agent '{self.agent}' stayed busy for {retries} attempts; try again")
             committed = Committed(event, commit.decode(), items[0].sha.hex())
-            self._tip = (commit, number, self._spine.root, event.time)
-            if old is None:
-                self._adopt_head(repo)
-            self._note_append(branch, old, committed)
+            self._after_swap(repo, branch, old, commit, [committed])
         if number % maintenance.PACK_EVERY == 0:
             self._packer.request()
         return committed
@@ -1037,12 +1034,6 @@ class AgentRepo:
                 f"event ({type(e).__name__}); run halo-git verify --agent {self.agent} to see what changed",
                 cid,
             ) from None
-
-    def _note_append(self, branch: str, old: bytes | None, committed: Committed) -> None:
-        """Advance the cached log in place when it was at the parent commit."""
-        log = self._logs.get(branch)
-        if log is not None and log.head == (old.decode() if old else None):
-            self._logs[branch] = log.extended(committed.commit, [committed])
 
     def _walk_commits(self, head: str) -> list[str]:
         """Commit ids from the branch's first commit to ``head`` (raw reads, no parsing)."""
