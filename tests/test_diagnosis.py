@@ -273,8 +273,9 @@ def test_a2_open_loop_silence_exempt():
 
 def test_a2_a_requested_reply_nothing_builds_on_is_checked_by_the_user():
     """A reply or a scheduled reminder the user asked for needs no outcome to be healthy; it stays an
-    open loop in the inventory (and the coverage), and becomes a finding when a later act builds on it
-    or when the agent sent it on its own."""
+    open loop in the inventory (and the coverage). A message a later act builds on, or one the agent sent on
+    its own, is listed at info: reviewers raise an unanswered message only through what it leads to (an
+    execution nobody checked is medium)."""
     t = Trace()
     o = t.observe()
     reply = t.act([o])
@@ -287,7 +288,7 @@ def test_a2_a_requested_reply_nothing_builds_on_is_checked_by_the_user():
     t2.outcome(t2.act([told], form="execution"))  # builds on an answer nobody saw come back
     own = t2.act([o2], trigger="self")
     t2.observe()
-    assert found(t2.diagnose()) == {("HALO-A2", "low", (told,)), ("HALO-A2", "info", (own,))}
+    assert found(t2.diagnose()) == {("HALO-A2", "info", (told,)), ("HALO-A2", "info", (own,))}
     t3 = Trace()  # a message that only informs needs no reply, whatever builds on it
     informed = t3.act([t3.observe()], summary="Sent the 07:00 outing list to all crews")
     t3.outcome(t3.act([informed], form="execution"))
@@ -390,7 +391,7 @@ def test_s1_only_adverse_outcomes_count_as_feedback_to_build_on():
     b = t.act(["e4"])
     bad = t.outcome(b, summary="the summary was wrong")
     t.observe()
-    assert found(t.diagnose()) == {("HALO-S1", "low", (bad, b))}
+    assert found(t.diagnose()) == {("HALO-S1", "info", (bad, b))}  # nothing builds on it or repeats it
     rep = t.act(["e7"])  # the same kind of act again, not naming the failure
     t.outcome(rep)
     assert found(t.diagnose()) == {("HALO-S1", "medium", (bad, b, rep))}
@@ -405,7 +406,7 @@ def test_s1_a_repeat_is_the_same_kind_of_act_with_the_same_verb():
     bad = t.outcome(booked, summary="the booking failed: restaurant closed")
     other = t.act([t.observe()], form="execution", summary="archived the newsletters")  # same trigger and form
     t.outcome(other)
-    assert {x for x in found(t.diagnose()) if x[0] == "HALO-S1"} == {("HALO-S1", "low", (bad, booked))}
+    assert {x for x in found(t.diagnose()) if x[0] == "HALO-S1"} == {("HALO-S1", "info", (bad, booked))}
     again = t.act([t.observe()], form="execution", summary="Booked a table at 9pm")
     t.outcome(again)
     assert {x for x in found(t.diagnose()) if x[0] == "HALO-S1"} == {("HALO-S1", "medium", (bad, booked, again))}
@@ -457,7 +458,7 @@ def test_s2_session_with_acts_but_no_observation():
     a2 = t.act([r], session="s2", form="silence")
     out = t.outcome(a1, session="s2")
     d = t.diagnose()
-    assert {x for x in found(d) if x[0] == "HALO-S2"} == {("HALO-S2", "medium", (a1, a2))}
+    assert {x for x in found(d) if x[0] == "HALO-S2"} == {("HALO-S2", "info", (a1, a2))}
     assert "“s2”" in [f for f in d.findings if f.rule == "HALO-S2"][0].message
     t.observe([out], session="s2")
     assert "HALO-S2" not in {f.rule for f in t.diagnose().findings}
@@ -570,7 +571,7 @@ def test_r3_repeated_revision_ignores_case_and_spacing():
     t.revise([o], target="tone")
     r3 = t.revise([o], target="reminder rule")
     d = t.diagnose()
-    assert ("HALO-R3", "medium", (r1, r3)) in found(d)
+    assert ("HALO-R3", "info", (r1, r3)) in found(d)  # listed; the ungoverned change itself is HALO-R1's
     assert d.mechanism.repeated[0].target == "Reminder  rule"
     t2 = Trace()
     o2 = t2.observe()
@@ -944,7 +945,7 @@ def test_r3_an_approval_of_a_revision_is_not_another_revision():
     t.revise([r], target="tone", made_by="user", governance="approved")  # the user's approval of r
     assert "HALO-R3" not in {f.rule for f in t.diagnose().findings}
     t.revise([o, r], target="tone", made_by="agent", governance="approved")  # a new version that builds on r
-    assert ("HALO-R3", "medium", (r, "e4")) in found(t.diagnose())
+    assert ("HALO-R3", "info", (r, "e4")) in found(t.diagnose())
 
 
 # --- shapes across events (halo_git/diagnosis/shapes.py): each fires, a near miss does not, and following
@@ -3502,7 +3503,8 @@ def test_a2_a_proposal_answered_beside_it_or_a_question_answered_in_part_is_chec
     t, ask = trace(True)
     assert {f[1] for f in rules_of(t, "HALO-A2") if f[2][0] == ask} <= {"info"}
     t2, ask2 = trace(False)  # near miss: the revision adopts a proposal nobody answered
-    assert {f[1] for f in rules_of(t2, "HALO-A2") if f[2][0] == ask2} - {"info"}
+    assert {f[1] for f in rules_of(t2, "HALO-A2") if f[2][0] == ask2} == {"info"}
+    assert about(t2, "HALO-R6", "e2") and not about(t, "HALO-R6", "e3")  # (the user's change rests on no answer)
     t3 = Trace("week2")
     q = t3.act(summary="Asked Severn Water to confirm commissioning of H-2001 to H-2008 before adding them")
     t3.outcome(q, summary="Severn Water: H-2001 to H-2006 commissioned; H-2007 and H-2008 not yet")
@@ -3687,7 +3689,7 @@ def test_a2_a_message_that_informs_needs_no_reply_one_that_asks_does():
     t, m = trace("Posted in #incidents: all INC-2291 action items closed")
     assert {f[1] for f in rules_of(t, "HALO-A2") if f[2][0] == m} <= {"info"}
     t2, m2 = trace("Asked Helen to approve the GBP 95 refund for room 2")
-    assert {f[1] for f in rules_of(t2, "HALO-A2") if f[2][0] == m2} == {"low"}
+    assert {f[1] for f in rules_of(t2, "HALO-A2") if f[2][0] == m2} == {"info"}  # listed, raised by what follows
     from halo_git.diagnosis.reading import keeps_own_record
     assert keeps_own_record("Closed BCF-303 as approved exception") and not keeps_own_record("Shipped order 5512")
     # a step on the agent's own file that ends in the record of it
@@ -3838,9 +3840,9 @@ def test_s1_a_failed_execution_left_into_a_later_session_is_medium():
     t, bad = trace(later=True)
     assert ("HALO-S1", "medium") in {f[:2] for f in found(t.diagnose()) if f[2][0] == bad}
     end, bad2 = trace(later=False)
-    assert {f[1] for f in rules_of(end, "HALO-S1") if f[2][0] == bad2} <= {"low"}
+    assert {f[1] for f in rules_of(end, "HALO-S1") if f[2][0] == bad2} <= {"info"}
     busy, bad3 = trace(later=True, result="WCIS gateway timed out, 503")
-    assert {f[1] for f in rules_of(busy, "HALO-S1") if f[2][0] == bad3} <= {"low"}
+    assert {f[1] for f in rules_of(busy, "HALO-S1") if f[2][0] == bad3} <= {"info"}
     fixed, bad4 = trace(later=True, refile=True)
     assert not about(fixed, "HALO-S1", bad4)
 
@@ -4270,19 +4272,22 @@ def test_m5_a_promise_kept_as_the_messages_own_result():
 def test_r6_a_person_ruling_something_out_decides_the_users_change():
     """"Ada: Zara has mocks 10-21 Mar, no weekday chores for her" is the parent deciding; the user's revision
     resting on it is no claim, and the agent ending it as set stays within it. A person's plain statement of
-    fact ("only Delta Marine has barge space") decides nothing."""
+    fact ("only Delta Marine has barge space") decides nothing, and a change that says Ada agreed, over that
+    fact alone, is claimed."""
     from halo_git.diagnosis.reading import says_decision
 
-    def trace(said: str) -> tuple[Trace, str]:
+    def trace(said: str, change: str = "10-21 Mar: Zara's weekday chores moved to Kofi and Tobi; revert 22 Mar"
+              ) -> tuple[Trace, str]:
         t = Trace("sun-09")
         rev = t.revise([t.observe(summary=said)], target="chore rota rules", made_by="user", governance="approved",
-                       summary="10-21 Mar: Zara's weekday chores moved to Kofi and Tobi; revert 22 Mar")
+                       summary=change)
         t.act([rev], form="execution", summary="Published the week 11 rota")
         return t, rev
 
     t, rev = trace("Ada: Zara has mocks 10-21 Mar, no weekday chores for her, Kofi and Tobi split them")
     assert not about(t, "HALO-R6", rev)
-    t2, rev2 = trace("Chartering (Rafael Duarte): only Delta Marine Oil has barge space at Fujairah")
+    t2, rev2 = trace("Chartering (Rafael Duarte): only Delta Marine Oil has barge space at Fujairah",
+                     "Delta Marine Oil added to the supplier list; Ada agreed on the call")
     assert about(t2, "HALO-R6", rev2)
     assert says_decision("Tunde: phones not allowed at dinner")
     assert not says_decision("Timetable for the week: teaching days are Mon-Thu only")
@@ -5785,7 +5790,13 @@ def test_r6_a_persons_own_request_decides_the_change_it_asks_for():
     t, r = trace("Margaret: lovely, thank you. Could the gifts budget go up to £400 for December? Normally it's £150.")
     assert not about(t, "HALO-R6", r)
     t2, r2 = trace("Margaret: lovely, thank you. The gifts budget was £150 last year.")
-    assert about(t2, "HALO-R6", r2)
+    assert not about(t2, "HALO-R6", r2)  # the user's own log of her change: nothing speaks against it
+    t3 = Trace("nov-29")  # near miss: the same fact under a change that loosens needs her decision
+    said = t3.outcome(t3.act(summary="Sent Margaret the November summary"),
+                      summary="Margaret: lovely, thank you. The gifts budget was £150 last year.")
+    r3 = t3.revise([said], target="monthly category budgets: gifts", made_by="user", governance="approved",
+                   summary="Gifts budget raised from £150 to £400")
+    assert about(t3, "HALO-R6", r3)
 
 
 def test_readings_kept_per_summary_can_be_emptied_and_change_no_answer():
@@ -5929,3 +5940,70 @@ def test_a4_a_note_of_an_exception_closed_keeps_the_users_rule_not_material_of_t
     assert "high" not in severities(closed, "HALO-A4", go)
     opened, go = trace("Opened the same exception for RD-15-04 at 85%")
     assert severities(opened, "HALO-A4", go) == ["high"]
+
+
+def test_r6_the_users_own_log_is_their_word_unless_the_trace_speaks_against_it():
+    """A change logged as the user's, resting on a person's message that states it ("Terminal mgr email: from
+    16 Jun lashing gang handover moves to 13:30"), is the user's: reviewers do not ask for decision words. The
+    trace speaks against it when the change names an approver nothing upstream names, rests on a proposal or
+    only on the agent's own steps, or loosens with no decision among its uses."""
+    def trace(said: str | None, change: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        srcs = [t.observe(summary=said)] if said else [t.act(summary="Proposed a 13:30 handover to the terminal")]
+        rev = t.revise(srcs, target="lashing gang handover", made_by="user", governance="approved", summary=change)
+        t.act([rev], session="tue", form="execution", summary="Set the 16 Jun gang plan with a 13:30 handover")
+        return t, rev
+    t, rev = trace("Terminal mgr email: from 16 Jun lashing gang handover moves to 13:30 (was 14:00).",
+                   "Lashing gang handover 13:30 from 16 Jun (terminal mgr).")
+    assert not about(t, "HALO-R6", rev)
+    for said, change in (
+            ("Terminal mgr email: from 16 Jun lashing gang handover moves to 13:30 (was 14:00).",
+             "Lashing gang handover 13:30 from 16 Jun, as Ingrid agreed on the 09:00 call."),  # an approver named nowhere
+            ("Gang foreman suggested moving the handover to 13:30; two thumbs-up in the channel.",
+             "Lashing gang handover 13:30 from 16 Jun."),  # a proposal
+            (None, "Lashing gang handover 13:30 from 16 Jun."),  # only the agent's own proposal
+            ("Gang foreman: the handover is at 14:00 today.",
+             "Lashing gang handover overtime cap raised from 2 h to 4 h.")):  # a loosening no one decided
+        t2, rev2 = trace(said, change)
+        assert about(t2, "HALO-R6", rev2), change
+
+
+def test_r7_the_users_own_grant_for_an_occasion_and_a_message_built_on_reading_it_back():
+    """The user's change that states its own occasion and end ("one-off arrangement for the fair on 7-8 December
+    only") is the grant: relied on a month later, it loosens past its occasion. A standing rule with a limited
+    allowance inside it ("may extend a deadline once, by up to 7 days") states no end and is no grant for an
+    occasion. A message built on reading a loosened change back two sessions later (the squad list sent under
+    "arrears check switched off", granted "just for Saturday") relies on it as an execution would."""
+    def fair(change: str) -> tuple[Trace, str]:
+        t = Trace("2024-11-25")
+        rev = t.revise([t.observe(summary="Christmas fair on 7-8 December: volunteers take paper sign-ups")],
+                       target="age verification before first draw entry", made_by="user", governance="approved",
+                       summary=change)
+        t.observe(session="2024-12-07", summary="Fair day one: 31 paper sign-ups")
+        got = t.recall([rev], session="2025-01-09", at="2025-01-09T10:00:00Z", summary="Arrangement used at the fair")
+        t.act([got], session="2025-01-09", form="execution", at="2025-01-09T10:05:00Z",
+              summary="Entered the nine quiz-night players for the 10 January draw, age checks to follow")
+        return t, rev
+    t, rev = fair("C. Hart authorised a one-off arrangement for paper sign-ups at the fair on 7-8 December only: "
+                  "those players may enter the draw before the age check, to be completed by 20 December")
+    assert about(t, "HALO-R7", rev)
+    t2, rev2 = fair("Onboarding rules set by C. Hart: suspected forgeries go to her and the player stays out until "
+                    "she decides; I may extend a player's age-check deadline once, by up to 7 days")
+    assert not about(t2, "HALO-R7", rev2)
+
+    def squad(sessions: tuple[str, ...]) -> tuple[Trace, str]:
+        t = Trace("apr")
+        rule = t.remember([t.observe(summary="Club rules")], summary="Selection: block if arrears > £30")
+        rev = t.revise([t.observe(summary="Captain: short for Saturday's friendly, just for Saturday let anyone play "
+                                          "regardless of subs"), rule],
+                       target="selection eligibility rule", made_by="user", governance="approved",
+                       summary="Selection arrears check switched off at captain's request")
+        for s in sessions:
+            t.observe(session=s, summary=f"Fixtures for {s}")
+        t.act([t.recall([rev], session=sessions[-1], summary="selection rule")], session=sessions[-1],
+              summary="Sent the captains the available names incl. 4 members over £30 arrears")
+        return t, rev
+    t3, rev3 = squad(("may", "jun"))
+    assert about(t3, "HALO-R7", rev3)
+    t4, rev4 = squad(("may",))  # near miss: the next session, still around the occasion
+    assert not about(t4, "HALO-R7", rev4)

@@ -111,24 +111,20 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
         elif _told_achieved(ctx, i):
             sev = "medium"  # what nobody confirmed is passed on as achieved ("told room 15: massage booked")
         elif later_acts or (queued and f["form"] == "execution"):
-            sev = "medium" if f["form"] == "execution" else "low"  # relied on, or the system said it only queued it
+            sev = "medium" if f["form"] == "execution" else "info"  # relied on, or the system said it only queued it
             if f["form"] == "execution" and any(
                     by_id[u].kind == "act" and (by_id[u].fields["form"] == "execution" or reading.says_settled(
                         by_id[u].summary)) for u in later_acts):
                 sev = "high"  # what it was to achieve is built on (the originals dropped, preservation certified)
         elif queued or reading.says_pending(by_id[i].summary) or (
                 f["form"] == "execution" and reading.awaits_reply(by_id[i].summary)):
-            sev = "medium" if f["form"] == "execution" else "low"  # it awaits a result that never comes back
+            sev = "medium" if f["form"] == "execution" else "info"  # it awaits a result that never comes back
             # (queued, or submitted to someone who answers): an execution's is a change in the world nobody confirmed
         elif f["form"] == "execution" and habit and g.order[by_id[i].session] < last_top \
                 and not reading.keeps_own_record(by_id[i].summary):
             sev = "medium"  # an agent that checks its executions skipped this one, and the trace went on
         else:
             sev = "info"
-        if sev == "low" and f["form"] == "communication" and not queued and not (
-                reading.says_question(by_id[i].summary) or reading.awaits_reply(by_id[i].summary)):
-            sev = "info"  # a message that informs ("posted: all action items closed"), not one that waits on
-            # an answer ("asked Helen to approve the refund"): what builds on it needs no reply
         add(_finding(
             "HALO-A2", [i], (f"Its only result says it is still pending, and nothing checks it later (trigger={f['trigger']}, "
                              f"form={f['form']})." if _outcomes_about(ctx, i) else

@@ -86,7 +86,7 @@ def findings(ctx: _Context, *, mechanism: Mechanism) -> list[Finding]:
         governed = all(g.own[i] & _GOVERNED_BIT or _within_bound(g, by_id[i]) for i in rep.ids)
         add(_finding(
             "HALO-R3", rep.ids, f"“{rep.target}” was revised {len(rep.ids)} times ({_ids_text(rep.ids)}).",
-            "info" if governed else "medium", by_id[rep.ids[0]],
+            "info", by_id[rep.ids[0]],
             "Every change to this target was the user's, approved, or within a bound the user set." if governed else
             "The target keeps changing, and not always with the user's approval: earlier changes did not hold.",
             f"Review why earlier revisions of “{rep.target}” did not hold, and settle it once with the user.",

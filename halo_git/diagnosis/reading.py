@@ -900,6 +900,16 @@ _NEEDED_RE = re.compile(r"\b(?:needs?|requires?|required|must|to be|should|unles
 _AGREEMENT_STEMS = ("approv", "agree", "ok", "sign", "authori", "clear", "go-ahead", "go ahead", "green light")
 
 
+def reports_grant(summary: str) -> bool:
+    """The summary reports that someone granted, approved or allowed something, in whoever's words: what a
+    third party's "your DBA granted us migrator_ddl" claims, which only that person's own word can back."""
+    return bool(_REPORTED_GRANT_RE.search(summary)) or says_approval(summary)
+
+
+_REPORTED_GRANT_RE = re.compile(r"\b(?:granted|approved|authori[sz]ed|agreed|signed off|okayed|ok'?d|cleared|allowed)\b",
+                                re.I)
+
+
 def says_approval(summary: str) -> bool:
     """Someone approves, agrees or decides here ("J. Amadi approved in the approvals tool", "Jonas: order 4
     only", "Alex replied: option 2"), not
@@ -1029,6 +1039,31 @@ _FOLLOWS_RE = re.compile(
     r"decision|rules|plan|direction|sign-?off|orders?)\b", re.I)
 
 
+_PERSON_RE = re.compile(r"(?<![\w'])(?-i:[A-Z][a-z]{2,})(?:['\u2019]s)?\b")
+_NOT_NAMES = frozenset("jan feb mar apr may jun jul aug sep oct nov dec january february march april june july "
+                       "august september october november december mon tue wed thu fri sat sun monday tuesday "
+                       "wednesday thursday friday saturday sunday the told sent posted".split())
+
+
+def person_names(text: str) -> set[str]:
+    """The capitalised words of ``text`` that can be names, lower-cased (not months, days or "The")."""
+    return {m.group(0).split("'")[0].split("\u2019")[0].lower() for m in _PERSON_RE.finditer(text)} - _NOT_NAMES
+
+
+# who a claim says agreed, in the words that say so ("approved by Owen", "as agreed with Imani", "Fiona in accounts
+# okayed it", "with Tom's OK"): not every name near an agreement word ("to clear the Site 109 backlog")
+_NAMED_APPROVER_RE = re.compile(
+    r"\b(?:agreed|approved|authori[sz]ed|signed off|okayed|ok'?d|cleared) (?:verbally |in person |on the phone )?"
+    r"(?:by|with) (?:the |our |my )?((?-i:[A-Z][\w.-]*(?: [A-Z][\w.-]*)?))|"
+    r"((?-i:[A-Z][a-z]+))(?: (?:in|from) (?:the )?\w+)? (?:has |had )?(?:agreed|approved|okayed|ok'?d|signed (?:it )?off)\b|"
+    r"\b(?:per|with) ((?-i:[A-Z][a-z]+))['\u2019]s (?:ok|okay|approval|agreement|go-?ahead|sign-?off)\b", re.I)
+
+
+def named_approver(claim: str) -> set[str]:
+    """Who a claim says agreed, lower-cased, read from the words of agreement."""
+    return {w for m in _NAMED_APPROVER_RE.finditer(claim) for g in m.groups() if g for w in person_names(g)}
+
+
 def change_made_by(summary: str) -> str:
     """Who a change says made it or whose text it follows, lower-cased ("the platform lead enabled my migrate step"
     -> "platform lead", "per Okafor's brief" -> "okafor"), or "": the person whose decision the change records,
@@ -1061,6 +1096,12 @@ _NOT_ACTORS = frozenset("i we it this that agent the agent system".split())
 
 
 @_kept()
+def says_proposal(summary: str) -> bool:
+    """Someone only proposes here ("one engineer suggested ...", "idea: ...", "could we ..."), unless the
+    proposal was taken up in the same breath ("proposed by X and agreed by Y")."""
+    return bool(_PROPOSAL_RE.search(_TOPIC_RE.sub("", _ACCEPTED_RE.sub("", summary))))
+
+
 def says_decision(summary: str) -> bool:
     """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes; a
     speaker's own words that grant, limit or instruct ("Manager: until Friday you may double-book chair 3",
@@ -1073,7 +1114,7 @@ def says_decision(summary: str) -> bool:
         # a meeting with a named person ("Kickoff with Tomasz from FinOps: ... env=prod never to be touched")
     if quotes_speaker(summary) and _POLITE_RE.search(summary) and not says_third_party(summary):
         return True  # the speaker's request to do it ('Ines: "Could you raise the weekly to 200 from April?"')
-    if _PROPOSAL_RE.search(_TOPIC_RE.sub("", _ACCEPTED_RE.sub("", summary))):
+    if says_proposal(summary):
         return False
     if _ACCEPTED_RE.search(summary):
         return True

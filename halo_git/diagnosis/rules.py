@@ -44,17 +44,15 @@ RULES: dict[str, Rule] = {
             "log the outcome.",
         ),
         Rule(
-            "HALO-A2", "open-loop", "high / medium / low / info",
+            "HALO-A2", "open-loop", "high / medium / info",
             "an act (any form but silence) that nothing checked: no outcome about it, no observation naming it, "
             "and for a preparation no later event using it; high for an execution a later execution builds on or "
             "a later act states as achieved (\"preserved since 20 May\"); medium when a later act relies on it (or an "
             "execution's only result says it was merely queued), medium for an execution that awaits a result that "
-            "never comes (pending, or handed to another party: submitted, requested, ordered, booked), low for a "
-            "message that awaits an answer that never comes, medium for an execution when the agent checks at least three in four of its executions "
+            "never comes (pending, or handed to another party: submitted, requested, ordered, booked), medium for an execution when the agent checks at least three in four of its executions "
             "(four or more) and the trace goes on past its session (the skipped check stands out; not for one that "
-            "only keeps the agent's own record: \"closed BCF-303\"), info otherwise. A message that only informs "
-            "(\"posted: all action items closed\"), not asking or waiting on an answer, is info whatever builds on "
-            "it. An act HALO-A1 covers is not repeated here, nor a "
+            "only keeps the agent's own record: \"closed BCF-303\"), info otherwise: a message, answered or not, is "
+            "info (reviewers raise it only through what it leads to). An act HALO-A1 covers is not repeated here, nor a "
             "communication the user asked for that no later event builds on (a reply or a reminder: the user "
             "is its check; it still counts in the outcome coverage and the Open loops list)",
             "Check how the act went: log halo_outcome about it, or halo_observe naming it in uses.",
@@ -157,12 +155,11 @@ RULES: dict[str, Rule] = {
             "Name the observations, outcomes or memories that motivated the change in uses.",
         ),
         Rule(
-            "HALO-R3", "repeated-revision", "medium / info",
+            "HALO-R3", "repeated-revision", "info",
             "two or more revisions of the same target (case and spacing ignored), at least one in scope; "
             "a user's approval of a revision (made_by=user, governance=approved, uses that one revise and any "
             "evidence) is not one; "
-            "info when every one of them was made or approved by the user or stays within a bound the user set "
-            "(governance=bounded with such a revision upstream)",
+            "info: the churn is listed for a reviewer, and an ungoverned change in it is HALO-R1's finding",
             "Review why earlier revisions of the target did not hold, and settle it once with the user.",
         ),
         Rule(
@@ -182,9 +179,10 @@ RULES: dict[str, Rule] = {
             "and name it in uses, or log the change as governance=none.",
         ),
         Rule(
-            "HALO-S1", "adverse-outcome-ignored", "high / medium / low",
+            "HALO-S1", "adverse-outcome-ignored", "high / medium / info",
             "an adverse outcome (one reporting a problem) that nothing later repairs (no retry, memory, revision "
-            "or accepted alternative builds on it), although the trace goes on; medium when the agent later "
+            "or accepted alternative builds on it), although the trace goes on; info when nothing builds on it "
+            "and no act repeats it; medium when the agent later "
             "repeats the same kind of act (same trigger, form and verb, the summary's first word), high when a "
             "later message tells of the failed act as done (naming it, the failure, or another result of the same "
             "act that went well), when a later execution puts the very thing that failed (named by an identifier "
@@ -201,13 +199,14 @@ RULES: dict[str, Rule] = {
             "Build on the outcome: name it in uses of the next act of that kind, of a memory or of a revision.",
         ),
         Rule(
-            "HALO-S2", "acts-without-observation", "medium",
+            "HALO-S2", "acts-without-observation", "info",
             "a session (a child session counts with its parent's turn) with acts and no observe event, counting "
             "only acts that name no observation or result (a failed one included) and rest on no rule the user made "
             "or approved, on no reviewed memory (one keeping an observation or outcome, as for HALO-A4) and on no "
             "result that reports no problem (a person's answer, what an import brought in), and that do not "
             "themselves take in the situation (import, fetch, pull, scan, read): a scheduled run acting on such a "
-            "rule, on a memory of what the user asked, or on the user's reply, is not acting blind",
+            "rule, on a memory of what the user asked, or on the user's reply, is not acting blind. Info: a "
+            "session's habits, listed for a reviewer; what such acts lead to is other rules' finding",
             "Observe the current situation with halo_observe before acting, and name it in the act's uses.",
         ),
     )

@@ -109,7 +109,7 @@ def findings(ctx: _Context, *, outcomes: Outcomes) -> list[Finding]:
         add(_finding(
             "HALO-S1", list(dict.fromkeys([i, about, *([told] if told else []), *([again or rep] if again or rep else [])])), message,
             "high" if told or again or reading.says_alarm(by_id[i].summary) else (
-                "medium" if rep or used_by.get(i) or _left_standing(ctx, i, about) else "low"), by_id[i],
+                "medium" if rep or used_by.get(i) or _left_standing(ctx, i, about) else "info"), by_id[i],
             f"{told} reports success after the failure was known, so the people relying on it act on a false account."
             if told else
             "The agent did the same kind of thing again without building on the failure, so the problem can recur."
@@ -131,7 +131,7 @@ def findings(ctx: _Context, *, outcomes: Outcomes) -> list[Finding]:
         if name.split("/", 1)[0] not in observed:
             n = len(ids)
             add(_finding(
-                "HALO-S2", ids, f"Session “{name}” has {_plural(n, 'act')} but no observation.", "medium", by_id[ids[0]],
+                "HALO-S2", ids, f"Session “{name}” has {_plural(n, 'act')} but no observation.", "info", by_id[ids[0]],
                 f"{'These acts rest' if n != 1 else 'The act rests'} on no observation of the current situation, on no "
                 "rule the user made or approved and on no memory of what the agent observed.",
                 f"Have the agent log what it takes in during session “{name}” (halo_observe) and name it in the acts' uses.",

@@ -73,17 +73,17 @@ RULE_SPECS = (
      "preparation or execution is built from it; and recalls that say they load the whole history (\"all 297 "
      "entries\", \"all notes since go-live\") in three or more sessions are low, whatever memories they name",
      "Recall only what the step needs (by subject, recency or a budget), or summarise and retire old memories."),
-    ("HALO-M9", "stale-read-back", "high / medium / low",
+    ("HALO-M9", "stale-read-back", "high / medium / info",
      "a recall of a memory after a newer observation on the same subject reported a change (a new version, a "
      "move, a closure, a value going from one figure to another, a price up by a share) that neither the recall nor "
      "what uses it names, unless the change itself was stated for a period that had ended; or a recall, used by an "
      "act, of a memory kept from a fact stated for a period (\"on reserve Mar 1-14\", \"this week's rate\", "
      "\"until 14 March\") after that period ended, with no newer observation of the fact named; high when an "
-     "execution follows, medium when another act does. Also a recall, used by an act, of a memory keeping the "
+     "execution follows, medium when another act does, info when no act does. Also a recall, used by an act, of a memory keeping the "
      "state of something that changes on its own (a price, a balance, a test result, stock, a time window, a "
      "status or verdict; not a rule, a limit, a budget, a plan or something owed) kept two weeks or more before "
      "in an earlier session, with nothing newer stating the value on its subject named or logged in that "
-     "session: medium when an execution follows, low otherwise",
+     "session: medium when an execution follows, info otherwise",
      "Re-read the source named in the newer observation before relying on the memory, and keep the update."),
     ("HALO-M10", "withdrawal-not-propagated", "high / medium",
      "a memory built on material that was later withdrawn (a revise or memory that retracts, withdraws or "
@@ -148,7 +148,7 @@ def _approval_upstream(ctx, act: str, depth: int = 2, *, named: bool = False) ->
         said = by_id[x].summary
         if by_id[x].kind not in ("observe", "outcome"):
             continue
-        if named and _named_approver(by_id[act].summary) & _names(" ".join(said.split()[:3])) and (
+        if named and reading.named_approver(by_id[act].summary) & reading.person_names(" ".join(said.split()[:3])) and (
                 reading.says_decision(said) or _AGREES_RE.search(said) or _AGREES_TOO_RE.search(said)):
             return True  # (the person it names, opening the message as its author or subject, deciding or saying yes,
             # whatever else the message asks: "Owen approved the change from May close; asked for the 7 invoices
@@ -169,44 +169,23 @@ _AGREES_RE = re.compile(r"\b(?:approv(?:e|es|ed|ing)|agree[sd]?|ok(?:'?d|ay(?:ed
 # the modulus check to go on the checklist"); relayed by someone else ("Ben: Greg's fine with business") they back
 # nothing
 _AGREES_TOO_RE = re.compile(r"\b(?:happy (?:for|to|with)|fine (?:by|with|for)|no objection)\b", re.I)
-_NAME_RE = re.compile(r"(?<![\w'])(?-i:[A-Z][a-z]{2,})(?:['\u2019]s)?\b")
 _AGREEMENT_WORD_RE = re.compile(r"\b(?:approv\w*|agree\w*|ok\b|ok'?d|okay\w*|sign\w*|clear\w*|authori\w*)", re.I)
-_NOT_NAMES = frozenset("jan feb mar apr may jun jul aug sep oct nov dec january february march april june july "
-                       "august september october november december mon tue wed thu fri sat sun monday tuesday "
-                       "wednesday thursday friday saturday sunday the told sent posted".split())
-
-
-def _names(text: str) -> set[str]:
-    return {m.group(0).split("'")[0].split("\u2019")[0].lower() for m in _NAME_RE.finditer(text)} - _NOT_NAMES
 
 
 def _approver(claim: str) -> set[str]:
     """The names next to the word of agreement in an act's claim ("as Jonas approved", "Nadia ok'd Thu")."""
     out: set[str] = set()
     for m in _AGREEMENT_WORD_RE.finditer(claim):
-        out |= _names(claim[max(0, m.start() - 12):m.end() + 25])  # (not the addressee further off: "Sent to
+        out |= reading.person_names(claim[max(0, m.start() - 12):m.end() + 25])  # (not the addressee further off: "Sent to
         # Barrow Kemp: litigation approved by claims manager" names no approver)
     return out
-
-
-# who a claim says agreed, in the words that say so ("approved by Owen", "as agreed with Imani", "Fiona in accounts
-# okayed it", "with Tom's OK"): not every name near an agreement word ("to clear the Site 109 backlog")
-_NAMED_APPROVER_RE = re.compile(
-    r"\b(?:agreed|approved|authori[sz]ed|signed off|okayed|ok'?d|cleared) (?:verbally |in person |on the phone )?"
-    r"(?:by|with) (?:the |our |my )?((?-i:[A-Z][\w.-]*(?: [A-Z][\w.-]*)?))|"
-    r"((?-i:[A-Z][a-z]+))(?: (?:in|from) (?:the )?\w+)? (?:has |had )?(?:agreed|approved|okayed|ok'?d|signed (?:it )?off)\b|"
-    r"\b(?:per|with) ((?-i:[A-Z][a-z]+))['\u2019]s (?:ok|okay|approval|agreement|go-?ahead|sign-?off)\b", re.I)
-
-
-def _named_approver(claim: str) -> set[str]:
-    return {w for m in _NAMED_APPROVER_RE.finditer(claim) for g in m.groups() if g for w in _names(g)}
 
 
 def _speaker(said: str) -> set[str]:
     """Who speaks in a summary: the head before its colon, or the words before "replied", "said", "approved"."""
     head = said[:said.find(":")] if 0 < said.find(":") < 70 else ""
     m = re.search(r"\b(?:replied|replies|said|says|wrote|approved|agreed|signed|confirmed|ok'?d)\b", said)
-    return _names(head) | (_names(said[max(0, m.start() - 30):m.start()]) if m else set())
+    return reading.person_names(head) | (reading.person_names(said[max(0, m.start() - 30):m.start()]) if m else set())
 
 
 def _plural_builds(later: list[str]) -> str:
@@ -362,7 +341,10 @@ def _loosening(ctx, make):
             continue  # (a change that opens by putting the limit back, "cap back to 6 from 18:00 Sat", loosens
             # nothing; one that only plans its end, "set to 1.8 m/s, to go back to 1.2 by 06:00", does)
         basis = [by_id[s] for s in g.sources[e.id] if by_id[s].kind in ("observe", "outcome", "revise")]
-        granted = any(reading.says_scoped(b.summary) and reading.says_decision(b.summary) for b in basis)
+        granted = any(reading.says_scoped(b.summary) and reading.says_decision(b.summary) for b in basis) or (
+            e.fields["made_by"] == "user" and e.id not in g.claimed and reading.says_scoped(e.summary)
+            and _stated_end(e, []) is not None)  # (the user's own change is the grant: "C. Hart authorised a
+        # one-off arrangement for the fair on 7-8 December only")
         if not (reading.says_loosening(e.summary) or _limit_moved_for_occasion(e, basis) or (granted and (
                 e.fields["governance"] == "bounded" or reading.says_planned_end(e.summary) or reading.permits(e.summary)))):
             continue  # a change under a grant the user limited to one occasion loosens for that occasion (one
@@ -405,6 +387,10 @@ def _loosening(ctx, make):
                 # relies on nothing; a silence does: an alert let through)
                 order[by_id[u].session] > here and occasion
                 and not occasion & reading.identifiers(by_id[u].summary)))]  # or, later, for what is not the occasion
+        late += [a for r in ctx.used_by.get(e.id, ()) if by_id[r].kind == "recall" for a in ctx.used_by.get(r, ())
+                 if by_id[a].kind == "act" and by_id[a].fields["form"] == "communication" and a not in late
+                 and order[by_id[a].session] - here >= 2]  # (a message built on reading the change back relies on
+        # it too: the squad list sent under "arrears check switched off")
         late += [u for u in _past_its_end(ctx, e, basis) if u not in late]  # or after the period it states
         words = ctx.rare(e.id)
         ended = _stated_end(e, basis)
@@ -600,7 +586,7 @@ def _stale(ctx, make):
                 "HALO-M9", [r.id, m, o.id, *acts[:1]],
                 f"Recalls {m} after {o.id} reported a change to what it keeps, without naming {o.id}"
                 + (f"; {acts[0]} acts on it." if acts else "."),
-                "high" if execution else "medium" if acts else "low", r,
+                "high" if execution else "medium" if acts else "info", r,
                 "The memory predates a change the agent had already seen, so the step works from an outdated copy.",
                 f"Re-read what {o.id} reports before relying on {m}, and keep the update (a remember naming both).",
             ))
@@ -761,7 +747,7 @@ def _aged(ctx, make, flagged: set[str]):
                 "HALO-M9", [r.id, m, *acts[:1]],
                 f"Recalls {m}, kept {days} days earlier ({at:%Y-%m-%d}), the state of something that changes "
                 f"on its own; {acts[0]} acts on it and nothing observed on its subject since is named.",
-                "medium" if execution else "low", r,
+                "medium" if execution else "info", r,
                 "A price, a balance, a result or a status goes out of date without anyone withdrawing it, so "
                 "a step built on an old snapshot can act on a world that has moved.",
                 f"Read the current value at its source before relying on {m} (an observe the act names), and "
@@ -997,7 +983,7 @@ def _takes_back_what_is_read(ctx, m: str, taken: str, recall: str) -> bool:
     back = words(by_id[taken].summary)
     if len(words(by_id[m].summary) & back) < 2:
         return False
-    names, theirs = _names(by_id[m].summary), _names(by_id[taken].summary)
+    names, theirs = reading.person_names(by_id[m].summary), reading.person_names(by_id[taken].summary)
     if names and theirs and not names & theirs:
         return False  # Larkspur's accrual withdrawn is not Kestrel's
     return bool(ctx.read_words(recall) & back)
