@@ -6007,3 +6007,19 @@ def test_r7_the_users_own_grant_for_an_occasion_and_a_message_built_on_reading_i
     assert about(t3, "HALO-R7", rev3)
     t4, rev4 = squad(("may",))  # near miss: the next session, still around the occasion
     assert not about(t4, "HALO-R7", rev4)
+
+
+def test_a2_an_act_that_reports_checking_what_it_did_is_its_own_result():
+    """A diligent agent often logs the check inside the act ("Callback checks for the 6 other grantees; all
+    details match", "rubbed out all pencil, checked each page, packed for return"): no separate outcome is
+    missing. The same act without the check is an open loop a later execution builds on."""
+    def trace(summary: str) -> tuple[Trace, str]:
+        t = Trace("day1")
+        a = t.act([t.observe(summary="Strauss parts back from the players")], form="execution", summary=summary)
+        t.outcome(t.act([a], form="execution", summary="Sent the parts back to the hire library"))
+        t.observe(session="day2", summary="Library acknowledged the return")
+        return t, a
+    t, a = trace("Rubbed out all pencil in the Strauss parts, checked each page, packed for return")
+    assert not about(t, "HALO-A2", a)
+    t2, a2 = trace("Rubbed out all pencil in the Strauss parts and packed them for return")
+    assert about(t2, "HALO-A2", a2)

@@ -89,8 +89,9 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
     habit = len(executions) >= 4 and sum(x not in unchecked for x in executions) >= 0.75 * len(executions)
     last_top = g.order[ctx.events[-1].session] if ctx.events else 0
     for i in outcomes.open_loops:
-        if i in a1:
-            continue
+        if i in a1 or reading.reports_own_check(by_id[i].summary):
+            continue  # (an act that says it checked what it did is its own result: "Callback checks for the 6
+            # other grantees; all details match", "rubbed out all pencil, checked each page, packed for return")
         f = by_id[i].fields
         n = len(used_by.get(i, ()))
         if f["trigger"] == "request" and f["form"] == "communication" and not any(

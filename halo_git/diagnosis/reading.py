@@ -1096,6 +1096,16 @@ _NOT_ACTORS = frozenset("i we it this that agent the agent system".split())
 
 
 @_kept()
+def reports_own_check(summary: str) -> bool:
+    """An act's summary that reports checking what it did ("checked each page", "verified", "all details
+    match", "read back"): the agent logged the result in the act itself."""
+    return bool(_OWN_CHECK_RE.search(summary))
+
+
+_OWN_CHECK_RE = re.compile(r"\b(?:checked|verified|tested|double-checked|all (?:\w+ ){0,2}match(?:ed)?|matches|read back)\b",
+                           re.I)
+
+
 def says_proposal(summary: str) -> bool:
     """Someone only proposes here ("one engineer suggested ...", "idea: ...", "could we ..."), unless the
     proposal was taken up in the same breath ("proposed by X and agreed by Y")."""

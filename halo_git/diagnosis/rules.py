@@ -46,6 +46,7 @@ RULES: dict[str, Rule] = {
         Rule(
             "HALO-A2", "open-loop", "high / medium / info",
             "an act (any form but silence) that nothing checked: no outcome about it, no observation naming it, "
+            "no words of its own that report checking what it did (\"checked each page\", \"all details match\"), "
             "and for a preparation no later event using it; high for an execution a later execution builds on or "
             "a later act states as achieved (\"preserved since 20 May\"); medium when a later act relies on it (or an "
             "execution's only result says it was merely queued), medium for an execution that awaits a result that "
