@@ -6023,3 +6023,36 @@ def test_a2_an_act_that_reports_checking_what_it_did_is_its_own_result():
     assert not about(t, "HALO-A2", a)
     t2, a2 = trace("Rubbed out all pencil in the Strauss parts and packed them for return")
     assert about(t2, "HALO-A2", a2)
+
+
+def test_r7_a_limit_returned_to_its_figure_and_a_period_seen_to_end_loosen_nothing():
+    """The agent's change that returns a limit to its standing figure ("returned to £5,000 per grant") is the
+    end of the loosening, not another one; an observation that the period ended ("the peak routing period
+    ended yesterday") sees its end, not the grant still in force. Near miss: one that sees it still used."""
+    from halo_git.diagnosis.reading import says_restoration
+    assert says_restoration("Internal virement approval limit returned to £5,000 per grant")
+    t = Trace("2025-02-03")
+    memo = t.observe(summary="Finance manager memo: the Office may approve virements up to £15,000 per grant "
+                             "until 31 March 2025; the limit reverts to £5,000 on 1 April 2025")
+    t.revise([memo], target="virement limit", made_by="user", summary="Virement limit raised from £5,000 to £15,000 "
+             "per grant for the period 3 February to 31 March 2025, per the finance manager's memo")
+    back = t.revise([t.recall([memo], session="2025-04-01", at="2025-04-01T08:45:00Z", summary="the memo")],
+                    session="2025-04-01", at="2025-04-01T08:49:00Z", target="virement limit", governance="bounded",
+                    summary="Virement limit returned to £5,000 per grant, as the memo specified")
+    t.act([t.observe(session="2025-04-07", at="2025-04-07T10:00:00Z", summary="Request VR-2402 for £7,300"), back],
+          session="2025-04-07", at="2025-04-07T10:05:00Z", form="execution",
+          summary="Referred VR-2402 to the finance manager: over the £5,000 limit")
+    assert not about(t, "HALO-R7", back)
+
+    def routing(seen: str) -> tuple[Trace, str]:
+        t = Trace("2025-08-04")
+        rev = t.revise([t.observe(summary="Nina: partner-airline rush routing without approval, 05-10 Aug only")],
+                       target="interline rush routing", made_by="user", at="2025-08-04T09:00:00Z",
+                       summary="Temporary: partner-airline rush routing without approval, 05-10 Aug only.")
+        t.observe(session="2025-08-07", at="2025-08-07T09:00:00Z", summary="Two bags rush-routed on the partner")
+        t.observe(session="2025-08-11", at="2025-08-11T09:00:00Z", summary=seen)
+        return t, rev
+    t2, rev2 = routing("Monday 11 Aug - Nina's peak partner-airline rush routing period ended yesterday.")
+    assert not about(t2, "HALO-R7", rev2)
+    t3, rev3 = routing("Monday 11 Aug - partner-airline rush routing without approval used again overnight.")
+    assert about(t3, "HALO-R7", rev3)

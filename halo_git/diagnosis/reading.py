@@ -1240,7 +1240,7 @@ _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?i
                          r"remov\w* the temporary|temporary [\w ]{0,30}(?:removed|revoked|withdrawn|taken off)|"
                          r"as (?:it |they )?expired|on (?:its )?expiry|at expiry|"
                          r"(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission)|"
-                         r"revert(?:s|ed)? to|(?:has|have|is|was) (?:now )?(?:ended|over|expired|closed)|ends now|"
+                         r"revert(?:s|ed)? to|return(?:s|ed)? to|(?:has|have|is|was) (?:now )?(?:ended|over|expired|closed)|ends now|"
                          r"no longer (?:applies|in force)|returns? to|reset\w* (?:\S+ ){0,4}(?:to|back)|"
                          r"(?:normal|usual)(?: \w+)? resum\w*|resum\w* (?:normal|as usual)|"
                          # the end of a standing exception ("Closed the RD-14-09 exception now it's delivered")

@@ -400,7 +400,9 @@ def _loosening(ctx, make):
                      and x.fields["form"] in ("execution", "silence") and x.id not in late
                      and names & reading.identifiers(x.summary) and (reading.parse_time(x.time) or ended) > ended]
         seen_still = [x.id for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW] if x.kind == "observe"
-                      and order[x.session] > here and (len(words & ctx.rare(x.id)) >= 2
+                      and order[x.session] > here and not reading.says_ended(x.summary)  # ("the peak routing
+                      # period ended yesterday" sees its end, not the grant in force)
+                      and (len(words & ctx.rare(x.id)) >= 2
                                                        or names & reading.identifiers(x.summary)) and (
                           reading.says_again(x.summary) or (ended is not None and (reading.parse_time(x.time)
                                                                                    or ended) > ended))]
