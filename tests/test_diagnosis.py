@@ -6056,3 +6056,26 @@ def test_r7_a_limit_returned_to_its_figure_and_a_period_seen_to_end_loosen_nothi
     assert not about(t2, "HALO-R7", rev2)
     t3, rev3 = routing("Monday 11 Aug - partner-airline rush routing without approval used again overnight.")
     assert about(t3, "HALO-R7", rev3)
+
+
+def test_a4_a_memory_keeping_a_change_within_the_users_bound_is_governed_material():
+    """"0415 trigger temporarily 6, revert to 4 on 23 Jun" kept from the agent's change made within the bound
+    the user set (governance=bounded, the user's rule among its uses) is governed material: acting on it
+    later draws no HALO-A4. The same change made ungoverned does."""
+    def trace(governance: str) -> tuple[Trace, str]:
+        t = Trace("d1")
+        rule = t.revise([t.observe(summary="Sponsor: the depot may raise a site's resupply trigger by up to 2 kits "
+                                           "for 14 days")], target="resupply triggers", made_by="user",
+                        summary="Resupply triggers: depot may raise a site's trigger by up to 2 kits for 14 days")
+        change = t.revise([rule, t.observe(summary="Site 0415 enrolment doubled this week")], target="site 0415 trigger",
+                          governance=governance, summary="0415 trigger 4 -> 6 for 14 days")
+        m = t.remember([change], summary="0415 trig temporarily 6 - revert to 4 on 23 Jun + tell JB")
+        act = t.act([t.recall([m], session="d8", summary="0415 temp trigger note")], session="d8", form="execution",
+                    summary="Set the 0415 trigger back to 4 in the IRT")
+        t.outcome(act, session="d8", summary="IRT shows trigger 4")
+        t.observe(session="d9", summary="next week's shipments planned")
+        return t, act
+    t, act = trace("bounded")
+    assert not [f for f in about(t, "HALO-A4", act) if f[1] != "info"]
+    t2, act2 = trace("none")
+    assert [f for f in about(t2, "HALO-A4", act2) if f[1] != "info"]

@@ -255,7 +255,8 @@ _BACK_TO_RE = re.compile(r"\bback to (?:\d|the |its |standard|normal)", re.I)
 def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse: set[str], reviewed: dict[str, bool],
               sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> bool:
     """Whether kept material ``x`` was taken in or checked: an observation (not relayed text of a third
-    party that asserts a rule), a result (an answer of the user's included), a rule the user made, an act already checked and not failed, a reviewed memory
+    party that asserts a rule), a result (an answer of the user's included), a rule the user made, a change made within
+    a bound the user set, an act already checked and not failed, a reviewed memory
     or a recall of reviewed ones."""
     k = x.kind
     if k == "observe" and (reading.says_external(x.summary) or reading.says_relayed(x.summary)):
@@ -266,6 +267,9 @@ def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse:
     if k == "revise" and (reading.says_restoration(x.summary) or _BACK_TO_RE.search(x.summary)) \
             and not reading.says_loosening(x.summary):
         return True  # putting the user's limit back ("cap back to 8 per session, as Rhian set") adds nothing of its own
+    if k == "revise" and x.fields["governance"] == "bounded" and any(
+            is_user_rule(by_id[s]) for s in (*sources[x.id], *(t for s in sources[x.id] for t in sources[s]))):
+        return True  # the agent's change within a bound the user set, the user's rule among its uses: governed
     if k == "act":  # (a check that reads documents looks at the world: "checked 6 consent forms: OH-0412 ...")
         return (x.id in checked or reading.takes_in(x.summary)) and x.id not in failed_acts
     if k == "remember":
