@@ -6059,20 +6059,21 @@ def test_r7_a_limit_returned_to_its_figure_and_a_period_seen_to_end_loosen_nothi
 
 
 def test_a4_a_memory_keeping_a_change_within_the_users_bound_is_governed_material():
-    """"0415 trigger temporarily 6, revert to 4 on 23 Jun" kept from the agent's change made within the bound
-    the user set (governance=bounded, the user's rule among its uses) is governed material: acting on it
-    later draws no HALO-A4. The same change made ungoverned does."""
+    """A note kept from the agent's change made within the bound the user set (governance=bounded, the user's
+    rule among its uses: "0415 resupply moved to Wednesdays") is governed material: acting on it later draws no
+    HALO-A4. The same change made ungoverned does, and so does one that loosens (HALO-R5 and R7 judge whether a
+    loosening stays within the bound; the exception "opened for RD-15-04" after a one-off for RD-14-09 does not)."""
     def trace(governance: str) -> tuple[Trace, str]:
         t = Trace("d1")
-        rule = t.revise([t.observe(summary="Sponsor: the depot may raise a site's resupply trigger by up to 2 kits "
-                                           "for 14 days")], target="resupply triggers", made_by="user",
-                        summary="Resupply triggers: depot may raise a site's trigger by up to 2 kits for 14 days")
-        change = t.revise([rule, t.observe(summary="Site 0415 enrolment doubled this week")], target="site 0415 trigger",
-                          governance=governance, summary="0415 trigger 4 -> 6 for 14 days")
-        m = t.remember([change], summary="0415 trig temporarily 6 - revert to 4 on 23 Jun + tell JB")
-        act = t.act([t.recall([m], session="d8", summary="0415 temp trigger note")], session="d8", form="execution",
-                    summary="Set the 0415 trigger back to 4 in the IRT")
-        t.outcome(act, session="d8", summary="IRT shows trigger 4")
+        rule = t.revise([t.observe(summary="Sponsor: the depot sets each site's resupply day to suit its clinic")],
+                        target="resupply days", made_by="user",
+                        summary="Resupply days: the depot sets each site's day to suit its clinic")
+        change = t.revise([rule, t.observe(summary="Site 0415 clinic moved to Thursdays")], target="site 0415 resupply",
+                          governance=governance, summary="0415 resupply moved from Mondays to Wednesdays")
+        m = t.remember([change], summary="0415 resupply now Wednesdays (clinic on Thursdays)")
+        act = t.act([t.recall([m], session="d8", summary="0415 resupply note")], session="d8", form="execution",
+                    summary="Booked the 0415 shipment for Wednesday")
+        t.outcome(act, session="d8", summary="Courier confirmed Wednesday")
         t.observe(session="d9", summary="next week's shipments planned")
         return t, act
     t, act = trace("bounded")

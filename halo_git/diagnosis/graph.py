@@ -267,9 +267,10 @@ def _grounded(x: Event, checked: set[str], failed_acts: dict[str, str], adverse:
     if k == "revise" and (reading.says_restoration(x.summary) or _BACK_TO_RE.search(x.summary)) \
             and not reading.says_loosening(x.summary):
         return True  # putting the user's limit back ("cap back to 8 per session, as Rhian set") adds nothing of its own
-    if k == "revise" and x.fields["governance"] == "bounded" and any(
+    if k == "revise" and x.fields["governance"] == "bounded" and not reading.says_loosening(x.summary) and any(
             is_user_rule(by_id[s]) for s in (*sources[x.id], *(t for s in sources[x.id] for t in sources[s]))):
-        return True  # the agent's change within a bound the user set, the user's rule among its uses: governed
+        return True  # the agent's change within a bound the user set, the user's rule among its uses: governed (a
+        # loosening is left to HALO-R5 and R7, which judge whether it stays within the bound)
     if k == "act":  # (a check that reads documents looks at the world: "checked 6 consent forms: OH-0412 ...")
         return (x.id in checked or reading.takes_in(x.summary)) and x.id not in failed_acts
     if k == "remember":

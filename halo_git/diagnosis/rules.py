@@ -70,7 +70,7 @@ RULES: dict[str, Rule] = {
             "an act whose ancestry holds a memory kept in another session, whatever its trigger. Unreviewed "
             "material (a memory that keeps only the agent's own acts, recalls or memories, or nothing, rather "
             "than an observation, an outcome, a rule the user approved or a change the agent made within a bound "
-            "the user set (governance=bounded, the user's rule among its uses), or that keeps an act of the agent's "
+            "the user set (governance=bounded, the user's rule among its uses, not a loosening), or that keeps an act of the agent's "
             "that no outcome or observation had checked when it was kept): high for an execution, medium for "
             "other acts when kept two or more sessions earlier, low otherwise; reviewed material driving an "
             "execution: info, high when it was kept 60 days or more before and keeps how things stood (not a "
