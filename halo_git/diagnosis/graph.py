@@ -446,7 +446,8 @@ class _Graph:
                             e.id not in failed_after or pos[o] < failed_after[e.id][0]):
                         failed_after[e.id] = (pos[o], o)
         self.failed_after = failed_after
-        self.claimed = {e.id for e in events if e.kind == "revise" and is_user_rule(e) and not _decided(e, sources, by_id)}
+        self.claimed = claimed = {e.id for e in events if e.kind == "revise" and is_user_rule(e)
+                                  and not _decided(e, sources, by_id)}
         failed_mem: dict[str, str] = {}  # memory -> the failed act, adverse outcome or failed memory it keeps
         self.failed_mem = failed_mem
         # An act counts as checked for a memory that keeps it when a result or an observation about it came
@@ -560,15 +561,17 @@ class _Graph:
                 bad = _failed_source(e, srcs, by_id, adverse - fixed if fixed else adverse, failed_acts, failed_mem)
                 if bad:
                     failed_mem[i] = bad
-                widened = (any(
+                # a note that keeps the user's decided rule keeps that rule: no permission of the agent's own, and,
+                # when the rule is standing, no one-off grant made general
+                keeps_rule = [s for s in srcs if is_user_rule(by_id[s]) and s not in claimed]
+                widened = not any(not reading.says_scoped(by_id[s].summary) for s in keeps_rule) and (any(
                     by_id[s].kind in ("observe", "outcome") and reading.says_scoped(by_id[s].summary)
                     and reading.says_decision(by_id[s].summary) and reading.permits(by_id[s].summary)
                     for s in srcs) and not reading.says_scoped(e.summary) and not _states_end(e))
                 # (a one-off grant kept as general, not a request for those dates; the grant is looked for first,
                 # since few memories keep one and reading the memory's own period costs more)
-                own_rule = (reading.says_rule(e.summary) or reading.says_leave(e.summary)) and reading.permits(
-                    e.summary) and not reading.cites_document(
-                    e.summary) and not any(
+                own_rule = not keeps_rule and (reading.says_rule(e.summary) or reading.says_leave(e.summary)) \
+                    and reading.permits(e.summary) and not reading.cites_document(e.summary) and not any(
                     by_id[s].kind in ("observe", "outcome", "revise") and reading.says_decision(by_id[s].summary)
                     for s in srcs)  # "never sends a GRN; their invoices can go out on the PO match alone": a
                 # permission the agent drew for itself from what it saw, which nobody decided
