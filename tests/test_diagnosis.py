@@ -6106,3 +6106,21 @@ def test_a4_a_memory_keeping_the_users_decided_rule_is_no_rule_of_the_agents_own
     assert not [f for f in about(t, "HALO-A4", act) if f[1] != "info"]
     t2, act2 = trace(False)
     assert [f for f in about(t2, "HALO-A4", act2) if f[1] != "info"]
+
+
+def test_r6_putting_back_the_plan_a_person_agreed_needs_no_fresh_agreement():
+    """"Event deployment closed; sweeper alloc back to the leaf-season plan Tom approved" ends a temporary change
+    and returns to what stood: it claims no new agreement. Near miss: a new allocation said to be Tom's plan."""
+    def trace(change: str) -> tuple[Trace, str]:
+        t = Trace("fri")
+        temp = t.revise([t.observe(summary="Event team: Saturday market in Victoria Park needs a sweeper")],
+                        target="sweeper allocation", made_by="user", summary="Temp event deployment Sat only: MS4 to "
+                                                                              "Victoria Pk")
+        done = t.act([temp], session="mon", form="execution", summary="MS4 off event duty; OT timesheets closed")
+        rev = t.revise([temp, done], session="mon", target="sweeper allocation", governance="bounded", summary=change)
+        t.act([rev], session="mon", form="execution", summary="Ran Monday's sweeper rota")
+        return t, rev
+    t, rev = trace("Event deployment closed; sweeper alloc back to the leaf-season plan Tom approved.")
+    assert not about(t, "HALO-R6", rev)
+    t2, rev2 = trace("Sweeper alloc moved to the town-centre plan Tom approved.")
+    assert about(t2, "HALO-R6", rev2)

@@ -207,7 +207,9 @@ def _claimed(ctx, make):
             ))
     for e in ctx.scoped:  # an agent's change that says a person agreed to it, with nothing upstream showing it
         if e.kind == "revise" and e.id not in ctx.g.claimed and e.fields["made_by"] == "agent" \
-                and reading.claims_agreement(e.summary) and not _approval_upstream(ctx, e.id, named=True):
+                and reading.claims_agreement(e.summary) and not reading.says_restoration(e.summary) \
+                and not _approval_upstream(ctx, e.id, named=True):  # (putting the agreed plan back needs no leave:
+            # "sweeper alloc back to the leaf-season plan Tom approved")
             later = list(ctx.used_by.get(e.id, ()))
             out.append(make(
                 "HALO-R6", [e.id, *later], "Says a person agreed to the change, but no event upstream shows that "
