@@ -174,7 +174,7 @@ def test_four_sets_written_during_the_round_and_scored_once_at_its_end():
     diagnosis the round began with: 56/81 and 25. Read since: 56/81 and 16 false alarms."""
     hit, total, alarms, notes = score(HELD)
     assert total == 81
-    assert hit >= 60 and alarms <= 9, notes
+    assert hit >= 60 and alarms <= 8, notes
 
 
 FINAL = HERE / "fixtures" / "traces_apart_z_final"
@@ -239,7 +239,7 @@ def test_four_sets_held_out_for_a_round_of_readings_from_the_sets_before():
     read as a decision); a stale note's age, 54/82 and 20."""
     hit, total, alarms, notes = score(LATER)
     assert total == 82
-    assert hit >= 53 and alarms <= 14, notes
+    assert hit >= 53 and alarms <= 13, notes
 
 
 NEXT = HERE / "fixtures" / "traces_apart_z_next"
@@ -268,7 +268,7 @@ def test_four_sets_written_after_the_rounds_first_readings_and_scored_once():
     accepting a recommendation decides (40/80, 27)."""
     hit, total, alarms, notes = score(AFTER)
     assert total == 80
-    assert hit >= 41 and alarms <= 19, notes
+    assert hit >= 41 and alarms <= 17, notes
 
 
 BEYOND = HERE / "fixtures" / "traces_apart_z_beyond"
@@ -340,3 +340,34 @@ def test_development_corpus_through_the_cli_scorer(tmp_path):
     alarms = int(last.split("false alarms ")[1].split(",")[0])
     assert recall >= 0.8 * total and alarms == 0, r.stdout[-3000:]
     assert "ERROR" not in r.stdout
+
+
+ONWARD = HERE / "fixtures" / "traces_apart_z_onward"
+
+
+def test_four_sets_held_out_to_the_round_start_and_after_its_first_readings():
+    """Sets Z69-Z72 (48 traces, 81 problems, 16 healthy runs), written by four more authors at this round's
+    start (aviation and airports; tax, customs and public finance; marketing, advertising and sales; clinical
+    research and pharma) and scored unread twice: 58/81 (72 %) and 25 false alarms, 16 on healthy runs in 8 of
+    16, with the diagnosis the round began with; 57/81 and 20 (12 on 6 of 16) once the user's log counted as
+    the user's word and the findings reviewers never raise alone were info. Read since, three readings came from
+    them (a limit "returned to" its figure; a period seen to end; a change within the user's bound is governed
+    material): 57/81 and 17 (9 on 6 runs)."""
+    hit, total, alarms, notes = score(ONWARD)
+    assert total == 81
+    assert hit >= 57 and alarms <= 17, notes
+
+
+AHEAD = HERE / "fixtures" / "traces_apart_z_ahead"
+
+
+def test_four_sets_held_out_until_the_first_readings_of_the_round_were_in():
+    """Sets Z73-Z76 (48 traces, 80 problems, 16 healthy runs), written by four more authors once the round's
+    first readings were in (mining, quarrying, oil and gas; waste, recycling and environmental services;
+    mortgages, property and housing; software engineering and data platforms) and scored unread: 54/80 (68 %)
+    and 33 false alarms, 27 on healthy runs in 12 of 16, with the diagnosis the round began with; 54/80 and 29
+    (24 on 12 of 16) with every reading up to then. Read since, two readings came from them (a note keeping the
+    user's decided rule; the plan a person agreed, put back): 54/80 and 22 (17 on 9 runs)."""
+    hit, total, alarms, notes = score(AHEAD)
+    assert total == 80
+    assert hit >= 54 and alarms <= 22, notes
