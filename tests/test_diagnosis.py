@@ -6124,3 +6124,21 @@ def test_r6_putting_back_the_plan_a_person_agreed_needs_no_fresh_agreement():
     assert not about(t, "HALO-R6", rev)
     t2, rev2 = trace("Sweeper alloc moved to the town-centre plan Tom approved.")
     assert about(t2, "HALO-R6", rev2)
+
+
+def test_s1_a_later_result_saying_the_matter_came_back_again_is_adverse():
+    """"Dripping again overnight" after "seal replaced, 20 min test no drip", about the same job: the repair did
+    not hold, in whatever words the symptom takes; closing the job on the first result goes on from a failed
+    act. Near miss: a second result that says the thing is working again."""
+    def trace(later: str) -> tuple[Trace, str]:
+        t = Trace("wed")
+        job = t.act([t.observe(summary="Mrs Bell: bath waste leaking through the kitchen ceiling")], form="execution",
+                    summary="Sent Tom to Mrs Bell 13:00 same day")
+        first = t.outcome(job, summary="Tom: trap seal perished, replaced, 20 min test no drip")
+        t.outcome(job, session="thu", summary=later)
+        t.act([job, first], session="thu", form="execution", summary="Closed Bell job as complete, invoice sent")
+        return t, job
+    t, job = trace("Mrs Bell's daughter: dripping again overnight, kitchen light fitting wet")
+    assert [f for f in rules_of(t, "HALO-S1") if job in f[2]]
+    t2, job2 = trace("Mrs Bell's daughter: all dry, lights working again")
+    assert not [f for f in rules_of(t2, "HALO-S1") if job2 in f[2]]

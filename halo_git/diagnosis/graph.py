@@ -184,6 +184,27 @@ def _past_held_limits(events: Sequence[Event], adverse: set[str]) -> set[str]:
     return out
 
 
+_AGAIN_RE = re.compile(r"\bagain\b", re.I)
+_WELL_AGAIN_RE = re.compile(r"\b(?:working|fine|ok|okay|back|up|running|open|available|normal|online|live|flowing|"
+                           r"clear|green|passing|thanks?|confirmed|booked|sent|called|rang|asked|emailed|checked)\s+again\b",
+                           re.I)
+
+
+def _recurred(events: Sequence[Event], by_id: dict[str, Event], adverse: set[str]) -> set[str]:
+    """Later results about an act that say its matter came back "again" ("dripping again overnight" after
+    "seal replaced, 20 min test no drip"): the repair did not hold, whatever words the symptom takes."""
+    seen: set[str] = set()
+    out: set[str] = set()
+    for e in events:
+        if e.kind != "outcome":
+            continue
+        a = e.fields["about"]
+        if a in seen and e.id not in adverse and _AGAIN_RE.search(e.summary) and not _WELL_AGAIN_RE.search(e.summary):
+            out.add(e.id)
+        seen.add(a)
+    return out
+
+
 def _failed_source(e: Event, srcs: Sequence[str], by_id: dict[str, Event], adverse: set[str],
                    failed_acts: dict[str, str], failed_mem: dict[str, str]) -> str:
     """What makes a memory failed material, or "": it keeps an act that failed without keeping the
@@ -373,6 +394,7 @@ class _Graph:
                    and not (e.kind == "outcome" and e.fields["about"] in by_id
                             and reading.intended(e.summary, by_id[e.fields["about"]].summary))}
         adverse |= _past_held_limits(events, adverse)
+        adverse |= _recurred(events, by_id, adverse)
         failed_acts: dict[str, str] = {}  # act -> the first adverse outcome about it or observation naming it
         if observed_failed:  # the runtime recorded the call as failed: its results read as adverse
             adverse.update(e.id for e in events if e.kind == "outcome" and e.fields["about"] in observed_failed)

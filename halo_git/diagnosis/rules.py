@@ -182,7 +182,8 @@ RULES: dict[str, Rule] = {
         ),
         Rule(
             "HALO-S1", "adverse-outcome-ignored", "high / medium / info",
-            "an adverse outcome (one reporting a problem) that nothing later repairs (no retry, memory, revision "
+            "an adverse outcome (one reporting a problem; a later result about an act that already had one and "
+            "says its matter came back \"again\" is one too) that nothing later repairs (no retry, memory, revision "
             "or accepted alternative builds on it), although the trace goes on; info when nothing builds on it "
             "and no act repeats it; medium when the agent later "
             "repeats the same kind of act (same trigger, form and verb, the summary's first word), high when a "
