@@ -6142,3 +6142,22 @@ def test_s1_a_later_result_saying_the_matter_came_back_again_is_adverse():
     assert [f for f in rules_of(t, "HALO-S1") if job in f[2]]
     t2, job2 = trace("Mrs Bell's daughter: all dry, lights working again")
     assert not [f for f in rules_of(t2, "HALO-S1") if job2 in f[2]]
+
+
+def test_m10_a_message_that_names_what_it_takes_back_withdraws_it():
+    """"Supplier Quality notice SQ-2025-03: Vantor Safety suspended from the Approved Vendor List", logged naming
+    the list extract it changes, takes back what the note kept from that extract: recalling the note to order
+    from Vantor without naming the notice is HALO-M10. Near miss: a notice naming the list that adds a supplier."""
+    def trace(notice: str) -> tuple[Trace, str]:
+        t = Trace("wk02")
+        avl = t.observe(summary="Approved Vendor List extract: PPE suppliers Vantor Safety and Holm Protective")
+        note = t.remember([avl], summary="PPE: Vantor Safety (preferred, best lead time) and Holm Protective")
+        t.act([t.observe([avl], session="wk04", summary=notice)], session="wk04", summary="Acknowledged the notice")
+        got = t.recall([note], session="wk08", summary="Retrieved the approved PPE suppliers")
+        t.act([t.observe(session="wk08", summary="Requisition PR-7833: 500 FFP3 respirators"), got], session="wk08",
+              form="execution", summary="Issued PO 450-1250 to Vantor Safety for the respirators")
+        return t, got
+    t, got = trace("Supplier Quality notice SQ-2025-03: Vantor Safety suspended from the Approved Vendor List")
+    assert about(t, "HALO-M10", got)
+    t2, got2 = trace("Supplier Quality notice SQ-2025-04: Rotaline added to the Approved Vendor List for PPE")
+    assert not about(t2, "HALO-M10", got2)

@@ -87,7 +87,7 @@ RULE_SPECS = (
      "Re-read the source named in the newer observation before relying on the memory, and keep the update."),
     ("HALO-M10", "withdrawal-not-propagated", "high / medium",
      "a memory built on material that was later withdrawn (a revise or memory that retracts, withdraws or "
-     "deletes it), recalled after the withdrawal without naming it; high when an act follows. Also (high) a "
+     "deletes it, or an observation or result that names it and cancels, stops, suspends or revokes it), recalled after the withdrawal without naming it; high when an act follows. Also (high) a "
      "memory recalled for an act after a person took back what it keeps (an observation on its subject: "
      "\"withdraws consent\", \"take me off extra trips\", \"stop sending texts\") with no memory kept from "
      "that in between and the retraction named nowhere it is used. Also (high) an execution that carries on with "
@@ -814,6 +814,10 @@ def _withdrawn(ctx, make):
         if e.kind in ("revise", "remember") and reading.says_withdrawal(e.summary):
             for s in g.sources[e.id]:
                 if by_id[s].kind in ("remember", "revise"):
+                    withdrawn.setdefault(s, e.id)
+        elif e.kind in ("observe", "outcome") and _UNDOING_RE.search(e.summary):
+            for s in g.sources[e.id]:  # a message that names what it takes back ("Supplier Quality notice:
+                if by_id[s].kind in ("remember", "revise", "observe"):  # Vantor suspended", naming the AVL extract)
                     withdrawn.setdefault(s, e.id)
     derived: dict[str, tuple[str, str]] = {}  # memory -> (withdrawn material, withdrawal)
     for e in ctx.events if withdrawn else ():  # (nothing withdrawn: no memory built on it to look for)
