@@ -92,7 +92,7 @@ def test_diff_counts_deltas_and_findings_exactly(halo):
     # is only on prompt-v2.
     assert (d.sessions_both, d.sessions_base_only, d.sessions_head_only) == (("s1",), ("b1",), ("v2",))
     assert d.new == () and d.resolved == ()
-    assert [(f.rule, f.severity, f.ids) for f in d.only_head] == [("HALO-S2", "medium", ("e6",))]
+    assert [(f.rule, f.severity, f.ids) for f in d.only_head] == [("HALO-S2", "info", ("e6",))]
     assert [(f.rule, f.severity, f.ids[0]) for f in d.not_run] == [
         ("HALO-R1", "high", "e7"),
         ("HALO-R2", "medium", "e7"),
@@ -210,7 +210,7 @@ def test_diff_json_and_cli(root, halo):
     assert data["findings"]["new"] == [] and data["findings"]["resolved"] == []
     assert data["findings"]["only_on_head"][0] | {"remedy": None, "why": None, "next_step": None} == {
         "side": "HEAD", "label": "prompt-v2", "session": "v2", "rule": "HALO-S2", "name": "acts-without-observation",
-        "severity": "medium", "ids": ["e6"], "message": "Session “v2” has 1 act but no observation.",
+        "severity": "info", "ids": ["e6"], "message": "Session “v2” has 1 act but no observation.",
         "quote": "confirmed the reminder time", "why": None, "next_step": None, "remedy": None,
     }
     assert {f["side"] for f in data["findings"]["not_run_on_head"]} == {"BASE"}

@@ -17,16 +17,20 @@ def log_clean(h: Halo, agent: str = "clean", session: str = "s1") -> None:
 
 @pytest.fixture
 def checked_root(root):
-    """Agent ``clean`` has no finding; agent ``demo`` revised itself without governance in s1 and is clean in s2."""
+    """Agent ``clean`` has no finding; agent ``demo`` revised itself without governance in s1 (and has a medium and
+    a low finding there) and is clean in s2."""
     with Halo(root) as h:
         log_clean(h)
         o = h.log("demo", "observe", "user said reminders come too late", session="s1")["id"]
         h.log("demo", "revise", "remind 10 minutes earlier", uses=[o], session="s1",
               target="reminder rule", made_by="agent", governance="none")
         h.log("demo", "act", "asked the user to confirm the new rule, reply pending", uses=[o], session="s1", trigger="self",
-              form="communication")  # A2 low: a message awaiting an answer
+              form="communication")  # A2 info: a message awaiting an answer (listed, raised by what follows)
         m = h.log("demo", "remember", "kept with no source", session="s1")["id"]  # M1 medium: an act builds on it
         h.log("demo", "act", "read the note back", uses=[o, m], session="s1", trigger="request")  # a requested reply: no A2
+        old = h.log("demo", "remember", "quiet hours end at 07:00", uses=[o], session="s1")["id"]
+        h.log("demo", "remember", "quiet hours end at 06:30, replaces the 07:00 note", uses=[o, old], session="s1")
+        h.log("demo", "recall", "looked up the quiet hours", uses=[old], session="s1")  # M6 low: the replaced note, no act
         log_clean(h, "demo", "s2")
     return root
 
@@ -57,7 +61,7 @@ def test_threshold_selects_severities(checked_root):
     ]
     low = run_cli("check", "--agent", "demo", "--fail-on", "low", root=checked_root).stdout.splitlines()
     assert [line.split(" ")[0] for line in low] == ["::error", "::warning", "::notice"]
-    assert "HALO-A2 open-loop (low)::e3 “asked the user to confirm the new rule, reply pending”: No outcome about it" in low[2]
+    assert "HALO-M6 superseded-memory-recalled (low)::e8, e6, e7 “looked up the quiet hours”" in low[2]
 
 
 def test_session_scope(checked_root):
@@ -67,18 +71,27 @@ def test_session_scope(checked_root):
 
 def test_annotation_text_stays_on_one_line(root):
     with Halo(root) as h:
-        h.log("x", "act", "acted blind", session="a%0A::error title=x::b,c", trigger="request")
+        m = h.log("x", "remember", "kept blind", uses=[h.log("x", "act", "drafted a note", session="a%0A::error title=x::b,c",
+                                                             trigger="request", form="preparation")["id"]],
+                  session="a%0A::error title=x::b,c")["id"]
+        h.log("x", "act", "acted on the note", uses=[m], session="s2", trigger="request", form="execution")
     r = run_cli("check", "--agent", "x", "--fail-on", "medium", root=root)
     assert r.returncode == 1
-    [line] = r.stdout.splitlines()
-    assert line.startswith("::warning title=HALO-S2 acts-without-observation (medium)::e1 “acted blind”: Session “a%250A::error")
+    lines = r.stdout.splitlines()
+    assert all(line.startswith("::") for line in lines)  # a session name with a newline in it breaks no line
+    [a4] = [line for line in lines if "HALO-A4" in line]
+    assert a4.startswith("::error title=HALO-A4 retained-material-drives-act (high)::e3, e2 “acted on the note”: ")
+    assert "kept in session “a%250A::error title=x::b,c”" in a4
 
 
 def test_annotation_names_at_most_20_ids(root):
-    with Halo(root) as h:
-        h.import_lines("x", [f'{{"kind": "act", "summary": "act {i}", "trigger": "request", "form": "silence"}}' for i in range(25)])
-    [line] = run_cli("check", "--agent", "x", "--fail-on", "medium", root=root).stdout.splitlines()
-    assert "::e1, e2, " in line and "e20 and 5 more “act 0”: Session “import” has 25 acts but no observation." in line
+    with Halo(root) as h:  # an approval only the agent claims, and the 25 acts that build on it
+        h.import_lines("x", ['{"id": "e1", "kind": "revise", "summary": "send reminders twice a day", "target": "reminders", '
+                             '"made_by": "agent", "governance": "approved"}']
+                       + [f'{{"id": "e{i + 2}", "kind": "act", "summary": "act {i}", "uses": ["e1"], "trigger": "request", '
+                          f'"form": "silence"}}' for i in range(25)])
+    [line] = [x for x in run_cli("check", "--agent", "x", "--fail-on", "medium", root=root).stdout.splitlines() if "HALO-R6" in x]
+    assert "::e1, e2, " in line and "e20 and 6 more “send reminders twice a day”: Logged as made_by=agent" in line
 
 
 @pytest.mark.parametrize(
@@ -139,7 +152,7 @@ def test_baseline_passes_on_a_branch_that_adds_nothing_new_and_lists_resolved(pr
     r = run_cli("check", "--agent", "demo", "--branch", "pr-ok", "--baseline", "main", root=pr_root)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines() == [
-        "::notice title=Resolved on baseline main%3A HALO-A2 open-loop (low)::e3 “asked the user to confirm the new rule, reply pending”: No outcome "
+        "::notice title=Resolved on baseline main%3A HALO-A2 open-loop (info)::e3 “asked the user to confirm the new rule, reply pending”: No outcome "
         "about it and no observation naming it (trigger=self, form=communication). Why it matters: Nothing in the "
         "trace shows whether it worked. Next step: Have the agent check how e3 went (read the result back, or ask) "
         "before anything relies on it, and log what it saw (halo_outcome about=e3, or halo_observe naming e3).",
@@ -148,7 +161,7 @@ def test_baseline_passes_on_a_branch_that_adds_nothing_new_and_lists_resolved(pr
     low = run_cli("check", "--agent", "demo", "--branch", "pr-ok", "--baseline", "main", "--fail-on", "low", root=pr_root)
     assert low.returncode == 0 and "HALO-S1" not in low.stdout
     text = run_cli("check", "--agent", "demo", "--branch", "pr-ok", "--baseline", "main", "--format", "text", root=pr_root)
-    assert "resolved HALO-A2 open-loop (low) on main e3:" in text.stdout
+    assert "resolved HALO-A2 open-loop (info) on main e3:" in text.stdout
     assert text.stdout.rstrip().endswith("passed: 0 new finding(s) at or above high relative to baseline main that nobody accepted")
     # a commit id works as the baseline too
     main = git(pr_root / "demo.git", "rev-parse", "main").stdout.strip()

@@ -381,7 +381,22 @@ def test_four_sets_held_out_until_the_readings_from_the_first_held_out_sets_were
     from Z69-Z72 were in (government and civic services; logistics and supply chain; personal services and small
     business; media, publishing and research services) and scored unread: 64/81 (79 %) and 31 false alarms, 15
     on healthy runs in 10 of 16, with the diagnosis the round began with; 64/81 and 25 (11 on 8 of 16) with every
-    reading of the round. No reading came from them."""
+    reading up to then. Read since, two readings came from them (a matter that came back "again"; a message
+    naming what it takes back): 66/81 and 25."""
     hit, total, alarms, notes = score(LAST_ROUND)
     assert total == 81
-    assert hit >= 64 and alarms <= 25, notes
+    assert hit >= 66 and alarms <= 25, notes
+
+
+END = HERE / "fixtures" / "traces_apart_z_end"
+
+
+def test_four_sets_held_out_to_the_end_of_the_round():
+    """Sets Z81-Z84 (48 traces, 80 problems, 16 healthy runs), written by four more authors once every reading
+    of the round was in (banking operations and payments; rail, roads and public transport; care and social
+    services; home and personal assistants) and scored unread: 59/80 (74 %) and 29 false alarms, 23 on healthy
+    runs in 13 of 16, with the diagnosis the round began with; 59/80 and 27 (22 on 13 of 16) at its end. Nobody
+    has read them: they measure the next round too."""
+    hit, total, alarms, notes = score(END)
+    assert total == 80
+    assert hit >= 59 and alarms <= 27, (hit, alarms)  # (the notes would show what is missed: keep them unread)

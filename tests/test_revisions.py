@@ -124,9 +124,10 @@ def test_impact_compares_the_session_before_with_the_session_after(story):
     assert dict(i5.before.channels) == {"S→A": 1, "A→S": 1} and dict(i5.after.channels) == {"R→A": 1, "A→R": 1}
     assert (i6.before, i6.after, i6.acts) == (i5.before, i5.after, ())
     assert (i8.before.session, i8.after.session) == ("s2", "s4")
-    # e6 is logged as the user's, but nothing upstream shows the user deciding it: a claimed approval (HALO-R6)
-    # (and e12, the user's bound in s4, rests only on "user joined on time"); HALO-R3 counts the agent's own changes
-    assert dict(i8.before.findings) == {"HALO-R1": 1, "HALO-R3": 1, "HALO-R6": 1} and dict(i8.after.findings) == {"HALO-R6": 1}
+    # e6 and e12 are logged as the user's own changes and nothing in the trace speaks against them (neither
+    # loosens, names an approver or rests on a proposal): the user's word, no HALO-R6; HALO-R3 (info) lists the
+    # agent's own churn
+    assert dict(i8.before.findings) == {"HALO-R1": 1, "HALO-R3": 1} and dict(i8.after.findings) == {}
     assert i8.introduced == () and i8.resolved == ("HALO-R1", "HALO-R3") and i8.acts == ("e10",)
     assert str(dict(i8.before.metrics)["revisions governed"]) == "1/2"
     assert (i12.before.session, i12.after) == ("s3", None) and i12.introduced == ()
