@@ -1095,7 +1095,6 @@ def written_by(summary: str) -> str:
 _NOT_ACTORS = frozenset("i we it this that agent the agent system".split())
 
 
-@_kept()
 def reports_own_check(summary: str) -> bool:
     """An act's summary that reports checking what it did ("checked each page", "verified", "all details
     match", "read back"): the agent logged the result in the act itself."""
@@ -1112,6 +1111,7 @@ def says_proposal(summary: str) -> bool:
     return bool(_PROPOSAL_RE.search(_TOPIC_RE.sub("", _ACCEPTED_RE.sub("", summary))))
 
 
+@_kept()
 def says_decision(summary: str) -> bool:
     """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes; a
     speaker's own words that grant, limit or instruct ("Manager: until Friday you may double-book chair 3",
