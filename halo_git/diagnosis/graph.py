@@ -190,7 +190,7 @@ _WELL_AGAIN_RE = re.compile(r"\b(?:working|fine|ok|okay|back|up|running|open|ava
                            re.I)
 
 
-def _recurred(events: Sequence[Event], by_id: dict[str, Event], adverse: set[str]) -> set[str]:
+def _recurred(events: Sequence[Event], adverse: set[str]) -> set[str]:
     """Later results about an act that say its matter came back "again" ("dripping again overnight" after
     "seal replaced, 20 min test no drip"): the repair did not hold, whatever words the symptom takes."""
     seen: set[str] = set()
@@ -394,7 +394,7 @@ class _Graph:
                    and not (e.kind == "outcome" and e.fields["about"] in by_id
                             and reading.intended(e.summary, by_id[e.fields["about"]].summary))}
         adverse |= _past_held_limits(events, adverse)
-        adverse |= _recurred(events, by_id, adverse)
+        adverse |= _recurred(events, adverse)
         failed_acts: dict[str, str] = {}  # act -> the first adverse outcome about it or observation naming it
         if observed_failed:  # the runtime recorded the call as failed: its results read as adverse
             adverse.update(e.id for e in events if e.kind == "outcome" and e.fields["about"] in observed_failed)
