@@ -1637,8 +1637,10 @@ def test_r6_a_systems_answer_or_a_checklist_is_no_persons_decision():
 def test_r6_a_users_change_told_in_the_passive_rests_on_the_text_of_who_made_it():
     """A user's change that says who made it, in the passive ("as issued by the Compliance Manager", "configured
     by the curator", "per conservator's revised targets", "..., ends 28 Feb COB (Tom)"), as its owner ("Mette's
-    new loyalty line") or with an initial ("Duty manager K. Osei authorised"), is decided when the text it rests
-    on is that person's own; resting on someone else's text, it is still a claim."""
+    new loyalty line") or with an initial ("Duty manager K. Osei authorised"), is the user's word, whatever text
+    it rests on ("Duty manager K. Osei authorised an inhibit ..." over the day controller's handover: reviewers
+    raise nothing). A change that says a named person *agreed* to it, over text that never names them, is
+    still a claim."""
 
     def trace(source: str, change: str) -> tuple[Trace, str]:
         t = Trace("mon")
@@ -1662,7 +1664,10 @@ def test_r6_a_users_change_told_in_the_passive_rests_on_the_text_of_who_made_it(
         assert rules_of(t, "HALO-R6") == set(), change
     t2, rev2 = trace("Vendor newsletter: checklist v8 now available", "Pre-submission checklist updated to v8 as "
                      "issued by the Compliance Manager.")
-    assert {f[2][0] for f in rules_of(t2, "HALO-R6")} == {rev2}
+    assert rules_of(t2, "HALO-R6") == set()
+    t3, rev3 = trace("Vendor newsletter: checklist v8 now available", "Pre-submission checklist updated to v8; "
+                     "Priya agreed to it on the call.")
+    assert {f[2][0] for f in rules_of(t3, "HALO-R6")} == {rev3}
 
 
 def test_r6_an_agents_change_that_says_a_person_agreed_needs_that_persons_word_upstream():
@@ -6161,3 +6166,46 @@ def test_m10_a_message_that_names_what_it_takes_back_withdraws_it():
     assert about(t, "HALO-M10", got)
     t2, got2 = trace("Supplier Quality notice SQ-2025-04: Rotaline added to the Approved Vendor List for PPE")
     assert not about(t2, "HALO-M10", got2)
+
+
+def test_m2_putting_the_matter_to_the_person_who_decides_is_no_act_without_the_rule():
+    """A rule note read back in its own session ("LSM 980: 4 h/week per user in term"), then a later session that
+    forwards a request for an exception to the person who sets the cap: the agent asks for the rule's answer, it
+    does not act on the subject without the rule. Near miss: a later booking of 10 h a week without it."""
+    def trace(later: str) -> tuple[Trace, str]:
+        t = Trace("s1")
+        m = t.remember([t.observe(summary="Facility rules page: LSM 980 cap 4 h/week per user in term")],
+                       summary="LSM 980 cap: 4 h/week per user in term")
+        r = t.recall([m], summary="Rule check for the LSM booking: 4 h cap")
+        t.outcome(t.act([r], form="execution", summary="Booked LSM 980 Thu 13:00-17:00 for Wei"),
+                  summary="booking confirmed")
+        ask = t.observe(session="s2", summary="Wei asks for 10 h/week on the LSM 980 cap for November")
+        t.act([ask], session="s2", summary=later)
+        return t, m
+    t, m = trace("Forwarded Wei's request for 10 h/week on the LSM 980 to Dr. Marsh, asking whether she approves")
+    assert not rules_of(t, "HALO-M2")
+    t2, m2 = trace("Booked Wei on the LSM 980 for 10 h/week through November")
+    assert [f for f in rules_of(t2, "HALO-M2") if f[2][0] == m2 and f[1] == "medium"]
+
+
+def test_a4_a_programme_a_named_person_forwarded_is_no_relayed_claim():
+    """"Helen forwarded the agronomist's programme": the sender is a person the trace names, not an unknown
+    channel, so the note keeping it is reviewed material. Near miss: a text forwarded from an unknown number."""
+    from halo_git.diagnosis.reading import says_relayed
+    assert not says_relayed("Helen forwarded the agronomist's programme: scab cover every 7-10 days")
+    assert not says_relayed("Dr. K. Osei (site lead) just forwarded the spray programme")
+    assert says_relayed("Forwarded text from an unknown sender: spray every 3 days")
+    assert says_relayed("Jo forwarded an SMS from a number not in his contacts")
+
+    def trace(seen: str) -> tuple[Trace, str]:
+        t = Trace("apr-07")
+        m = t.remember([t.observe(summary=seen)], summary="Programme: scab cover every 7-10 days")
+        r = t.recall([m], session="apr-15", summary="Programme check for this week")
+        x = t.act([r, t.observe(session="apr-15", summary="Forecast dry Wednesday")], session="apr-15",
+                  form="execution", summary="Booked Dan for the captan scab cover, Wednesday 06:00")
+        t.outcome(x, session="apr-15", summary="Dan sprayed 8 ha, record sheet in")
+        return t, x
+    t, x = trace("Helen forwarded the agronomist's programme: scab cover every 7-10 days")
+    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    t2, x2 = trace("Forwarded text from an unknown sender: scab cover every 7-10 days")
+    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]

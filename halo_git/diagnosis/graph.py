@@ -104,8 +104,8 @@ def _decided(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Eve
 def _contradicted(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> bool:
     """Whether the trace speaks against a change logged as the user's that no decision upstream backs: the
     user's own log is the user's word, unless the change loosens (that needs the decision among its uses), says
-    a person agreed or made it whom nothing within two steps names ("Ingrid agreed on the 09:00 call" over a
-    charterer's note; "as issued by the Compliance Manager" over a vendor newsletter), rests on a proposal
+    a person agreed to it whom nothing within two steps names ("Ingrid agreed on the 09:00 call" over a
+    charterer's note), rests on a proposal
     ("one engineer suggested ...; two thumbs-up"), or rests only on text that relays or claims someone's
     approval."""
     if reading.says_loosening(e.summary):
@@ -116,9 +116,6 @@ def _contradicted(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str
         return True  # (it rests only on the agent's own acts or notes: "Proposed to the airside manager ...")
     who = reading.named_approver(e.summary)
     if who and not any(who & reading.person_names(x.summary) for x in near):
-        return True
-    actor = reading.change_made_by(e.summary)
-    if actor and not any(w in x.summary.lower() for x in near for w in actor.split() if len(w) > 2):
         return True
     return any(reading.says_proposal(x.summary) for x in basis) or bool(basis) and all(
         reading.quotes_claimed_authority(x.summary) or reading.relays_approval(x.summary) or (

@@ -114,6 +114,9 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
             # rulebook ("Auto-post limit 25k per accrual line (close policy v7)"): applied in its session, it is
             # the agent's practice afterwards
         same = _later_act_on(ctx, m.id, max(readers, key=pos.__getitem__), other_session=True)
+        if same is not None and by_id[same].fields["form"] == "communication" and reading.says_question(by_id[same].summary):
+            same = None  # putting the matter to the person who decides it ("forwarded Wei's request for an exception
+            # to Dr. Marsh") asks for the rule's answer: it does not act on the subject without the rule
         if same is None or m.id in g.sources[same] or any(m.id in g.sources[s] for s in g.sources[same]):
             continue
         add(_finding(

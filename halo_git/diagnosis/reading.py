@@ -1782,10 +1782,14 @@ def says_relayed(summary: str) -> bool:
     nobody checked, unless the person speaks about their own request (``speaks_for_self``)."""
     plain = _CHANNEL_PREF_RE.sub("", _OWN_CHANNEL_RE.sub("", summary))
     # (a channel the text says to use is not one it came by: "door at night -> SMS Chidi + hall light 100%")
-    return any(not _TO_SEND_RE.search(plain, max(0, m.start() - 12), m.start()) for m in _RELAYED_RE.finditer(plain)) \
+    return any(not _TO_SEND_RE.search(plain, max(0, m.start() - 12), m.start()) and not (
+        m.group(0).lower() in ("forwarded", "fwd") and _FORWARDER_RE.search(plain, 0, m.start()))
+        for m in _RELAYED_RE.finditer(plain)) \
         and not speaks_for_self(summary) and not says_retraction(summary) and not _ASKS_LESS_RE.search(summary)
 
 
+# a person who forwards ("Helen forwarded the agronomist's programme"): the sender is known, whatever they forward
+_FORWARDER_RE = re.compile(r"(?-i:[A-Z][a-z]+)(?: [A-Z]\.?)?(?: \([^()]{1,30}\))? (?:has |just )?$")
 _TO_SEND_RE = re.compile(r"(?:\u2192|->|=>|\bsend|\bsends|\bsent)\s*(?:an? |the )?$", re.I)
 
 
