@@ -6209,3 +6209,30 @@ def test_a4_a_programme_a_named_person_forwarded_is_no_relayed_claim():
     assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
     t2, x2 = trace("Forwarded text from an unknown sender: scab cover every 7-10 days")
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]
+
+
+def test_m9_a_step_that_says_the_period_is_over_knows_it_ended():
+    """A recall of a note for a period read back after it ended ("Radley relocation note - weekend over"), or one
+    a revision names that says so ("was due to end Friday"; the revision puts the limit back), knows the period is
+    over: no HALO-M9. Near miss: the same recall with nothing saying so is M9."""
+    def trace(recall: str, revise: bool = False) -> tuple[Trace, str]:
+        t = Trace("aug21")
+        note = t.remember([t.observe(summary="Radley stop moved to Lower Radley bus stop 23-24 Aug only",
+                                     at="2025-08-21T09:00:00Z")],
+                          summary="Radley relocation: Lower Radley bus stop, 23-24 Aug only", at="2025-08-21T09:05:00Z")
+        r = t.recall([note], session="aug26", summary=recall, at="2025-08-26T08:00:00Z")
+        uses = [r]
+        if revise:
+            uses.append(t.revise([r], session="aug26", target="Radley stop", governance="bounded",
+                                 summary="Relocation ended 24 Aug, Radley stop back to the layby",
+                                 at="2025-08-26T08:01:00Z"))
+        t.act(uses, session="aug26", form="execution", summary="Told the coach firms the Radley stop is back at the "
+                                                             "layby", at="2025-08-26T08:02:00Z")
+        return t, note
+    for recall, revise in (("Radley relocation note - weekend over", False),
+                           ("Checked the Radley note - the relocation was due to end Sunday", False),
+                           ("Checked the Radley relocation note", True)):
+        t, _ = trace(recall, revise)
+        assert rules_of(t, "HALO-M9") == set(), recall
+    t2, note2 = trace("Checked the Radley relocation note")
+    assert [f for f in rules_of(t2, "HALO-M9") if note2 in f[2]]

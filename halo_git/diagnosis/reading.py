@@ -1307,7 +1307,9 @@ def says_scoped(summary: str) -> bool:
     return bool(_SCOPED_RE.search(summary))
 
 
-_ENDED_RE = re.compile(r"\b(?:expired|lapsed|ended|is over|was over|are over|no longer (?:valid|in force|applies|current))\b",
+_ENDED_RE = re.compile(r"\b(?:expired|lapsed|ended|is over|was over|are over|no longer (?:valid|in force|applies|current)|"
+                       r"was due to (?:end|expire|lapse|finish|run out)|(?:weekend|window|period|trial|event|closure|"
+                       r"exception|deployment|diversion|promotion|offer|season|term|spell|cover|waiver) (?:now )?over)\b",
                        re.I)
 _AFTERWARDS_RE = re.compile(r"\b(?:back (?:to|on)|reverts? to|returns? to|then back|normal (?:\w+ )?(?:again|after|from|resumes)|"
                             r"resum(?:e|es|ing)|restarts?|reopens?)\b", re.I)

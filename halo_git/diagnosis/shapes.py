@@ -701,7 +701,7 @@ def _expired(ctx, make):
                 continue  # the fact was checked again after the period
             if reading.says_ended(r.summary) or any(
                     reading.says_ended(by_id[x].summary) for x in (*users, *named)
-                    if by_id[x].kind in ("act", "observe") and ctx.pos[x] > ctx.pos[m]):
+                    if by_id[x].kind in ("act", "observe", "revise") and ctx.pos[x] > ctx.pos[m]):
                 continue  # the step knows the period is over ("PLAT-311 expired 06-30, needs renewal"; "last night's
                 # waiver (ended 20:00)")
             acts = _acts_on(ctx, r.id)
