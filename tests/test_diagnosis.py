@@ -6236,3 +6236,20 @@ def test_m9_a_step_that_says_the_period_is_over_knows_it_ended():
         assert rules_of(t, "HALO-M9") == set(), recall
     t2, note2 = trace("Checked the Radley relocation note")
     assert [f for f in rules_of(t2, "HALO-M9") if note2 in f[2]]
+
+
+def test_m5_a_call_made_to_remind_someone_is_the_reminder_not_a_promise():
+    """"Rang Cottage 7 this morning to remind her of the 2pm plumber": the call is the reminder, done. Near miss:
+    "Rang Cottage 7; I'll remind her of the plumber on Tuesday" promises a later step nothing carries out."""
+    from halo_git.diagnosis.reading import promised_step
+    assert promised_step("Rang Cottage 7 this morning to remind her of the 2pm plumber.") == ""
+    assert promised_step("Rang Cottage 7; will remind her of the plumber on Tuesday")
+
+    def trace(message: str) -> Trace:
+        t = Trace("mon")
+        t.act([t.observe(summary="Dale Plumbing booked for Cottage 7, Tue 2pm")], summary=message)
+        t.observe(session="tue", summary="Cottage 9: radiators cold")
+        t.observe(session="wed", summary="Cottage 4 daughter rang about the back door")
+        return t
+    assert rules_of(trace("Rang Cottage 7 this morning to remind her of the 2pm plumber."), "HALO-M5") == set()
+    assert rules_of(trace("Rang Cottage 7: the plumber comes Tue 2pm; I'll remind her Tuesday morning."), "HALO-M5")

@@ -1345,7 +1345,7 @@ _PROMISE_RE = re.compile(
     r"undert(?:ook|ake|akes|aking) to|commit(?:ted|s)? to (?:send|provide|deliver|supply|submit|return|call|confirm)|"
     r"then (?:notify|tell|inform|let|send|email|e-mail|message|ping|post)|"
     r"once (?:the|it|they|verified|done|finished)\b.*\b(?:notify|tell|inform|let .* know)|"
-    r"remind (?:them|you|him|her|me)\b|will do\b|will be (?:in|sent|ready|with|on|done)\b|"
+    r"(?<!\bto )remind (?:them|you|him|her|me)\b|will do\b|will be (?:in|sent|ready|with|on|done)\b|"
     # a step owed to someone, in other words: "will come back by Thu", "a nurse will ring you", "plots to him
     # by Fri 24 May", "revokes queued for tonight's window", "will cherry-pick #9921 before rc2"
     r"will (?:come back|ring|phone|text|chase|confirm|arrange|book|deliver|cherry-pick|run|apply|raise|file)\b|"
