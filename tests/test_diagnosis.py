@@ -6253,3 +6253,31 @@ def test_m5_a_call_made_to_remind_someone_is_the_reminder_not_a_promise():
         return t
     assert rules_of(trace("Rang Cottage 7 this morning to remind her of the 2pm plumber."), "HALO-M5") == set()
     assert rules_of(trace("Rang Cottage 7: the plumber comes Tue 2pm; I'll remind her Tuesday morning."), "HALO-M5")
+
+
+def test_adverse_a_symptom_that_outlived_the_repair_a_lamp_back_on_an_accident_a_dispute():
+    """What a result reports going wrong, in the words people use for it: the ceiling "still drips" after the job
+    was closed, a brake "lamp back on", cars that "slid into the ditch", radiators "lukewarm", "14 minibar
+    disputes". Near misses: the same things reported cleared."""
+    from halo_git.diagnosis.reading import is_adverse
+    for said in ("Flat 12 rang back: ceiling still drips whenever 16 runs the bath",
+                 "driver on radio: brake wear lamp back on, pedal feels longer",
+                 "Police CAD: two cars slid into the ditch on Ridge Hill",
+                 "caretaker: radiators in the west wing are lukewarm",
+                 "FD checkout log: 14 minibar disputes this morning"):
+        assert is_adverse(said), said
+    for said in ("Flat 12: no longer dripping, ceiling dry", "fitter reset the ECU, warning light off",
+                 "gritting run done, no collision reported", "radiators hot again in the west wing"):
+        assert not is_adverse(said), said
+
+    def trace(result: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        job = t.act([t.observe(summary="Flat 12: water through the bathroom ceiling from flat 16")], form="execution",
+                    summary="Sent an operative to flat 16 for the leak")
+        res = t.outcome(job, session="tue", summary=result)
+        t.act([res], session="tue", summary="Told flat 12 the job is closed and all is well")
+        return t, res
+    t, res = trace("Flat 12 rang back: ceiling still drips whenever 16 runs the bath")
+    assert [f for f in rules_of(t, "HALO-S1") if res in f[2] or f[2][0] == res]
+    t2, res2 = trace("Flat 12: ceiling dry since the repair")
+    assert not rules_of(t2, "HALO-S1")

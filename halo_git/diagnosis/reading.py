@@ -108,6 +108,11 @@ ADVERSE_WORDS = (
     "found dead", "dead on arrival", "injured", "injury", "injuries", "hurt", "overloaded", "overstocked", "overweight",
     "overfilled",
     "written warning", "formal warning",
+    # a symptom that outlived the repair, a warning lamp that came back, a road accident, heat that did not
+    # arrive, a charge the customer contests
+    "still drips", "still dripping", "still leaks", "still leaking", "still coming through", "still cold", "still not",
+    "lamp back on", "light back on", "slid", "skidded", "ditch", "collided",
+    "collision", "lukewarm", "dispute", "disputes", "disputed",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
