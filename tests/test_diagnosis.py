@@ -6281,3 +6281,19 @@ def test_adverse_a_symptom_that_outlived_the_repair_a_lamp_back_on_an_accident_a
     assert [f for f in rules_of(t, "HALO-S1") if res in f[2] or f[2][0] == res]
     t2, res2 = trace("Flat 12: ceiling dry since the repair")
     assert not rules_of(t2, "HALO-S1")
+
+
+def test_adverse_work_turned_down_output_empty_and_a_charge_made_twice():
+    """A system or reviewer turning the work down ("DOJ response: REJECT, code L1", "0142 errored: new rows violate
+    check constraint"), output that came out empty ("pages 9-12 come out blank", "preflight choked"), a sum made
+    twice ("VAT counted twice"). Near misses: the same words negated or absent."""
+    from halo_git.diagnosis.reading import is_adverse
+    for said in ("DOJ response for Petrakis: REJECT, code L1 - fingerprint image quality insufficient",
+                 "0142 errored: new rows violate check constraint invoices_tax_region_chk",
+                 "Portal preflight choked on viola_v2.pdf: pages 9-12 come out blank",
+                 "Owen flagged CN-0418: fee lines are VAT-inclusive, VAT counted twice",
+                 "Overleaf compile: 14 undefined cites", "adhesive B is incompatible with the primer"):
+        assert is_adverse(said), said
+    for said in ("no violations found on the audit", "0 undefined references after the fix",
+                 "compatible with the v2 schema", "no reject codes in the batch"):
+        assert not is_adverse(said), said

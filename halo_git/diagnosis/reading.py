@@ -113,6 +113,10 @@ ADVERSE_WORDS = (
     "still drips", "still dripping", "still leaks", "still leaking", "still coming through", "still cold", "still not",
     "lamp back on", "light back on", "slid", "skidded", "ditch", "collided",
     "collision", "lukewarm", "dispute", "disputes", "disputed",
+    # a system or a reviewer turning the work down, output that came out empty, a charge or count made twice
+    "errored", "reject", "rejects", "not compatible", "incompatible", "violate", "violates", "violated", "violation",
+    "violations", "come out blank", "came out blank", "printed blank", "blank pages", "counted twice", "charged twice",
+    "billed twice", "paid twice", "choked", "undefined",
 )
 # An exception or error class (ZeroDivisionError, KeyboardInterrupt, TimeoutError, java.lang.OutOfMemoryError),
 # something that "raised"/"raises" a named class, an OOM, or an HTTP status of failure given as one.
