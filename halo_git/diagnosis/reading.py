@@ -992,6 +992,20 @@ def permits(summary: str) -> bool:
     return says_loosening(summary) or bool(_PERMISSION_RE.search(summary) or _ALLOWED_RE.search(summary))
 
 
+leaves_it_to_agent = _finder(
+    """A person leaving a choice to the agent, within what they say ("Tomasz said I can reorder the queue however I
+    think works best, as long as nothing waits more than 3 days", "send it whenever suits the site week", "your
+    call", "at your discretion"): the bound a change the agent then makes stays within.""",
+    r"\b(?:I|you) (?:can|may|could)\b(?! not)|\b(?:up to (?:me|you)|(?:my|your) (?:call|choice|discretion)|feel free|"
+    r"however (?:I|you) (?:think|like|see fit|want)|whenever (?:suits|you like|it suits)|as (?:I|you) see fit)\b")
+
+
+says_proviso = _finder(
+    """A condition a person attaches to what they leave to the agent ("as long as we get one each week", "provided
+    nobody waits over 3 days"): how far the leave goes.""",
+    r"\b(?:as long as|so long as|provided|providing|on condition|on the condition)\b")
+
+
 _ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to|added to (?:the |my |our )?(?:approved|allowed|permitted|trusted|"
                          r"preferred|authori[sz]ed|allow ?list|whitelist|safe ?list))\b", re.I)  # ("added to the approved
 # forensic vendors": one more that may be used)
@@ -2087,3 +2101,4 @@ def subject_words(summary: str) -> frozenset[str]:
             continue
         out.add(w)
     return frozenset(out)
+

@@ -86,11 +86,15 @@ def _decision_upstream(g: _Graph, rev: str) -> bool:
                 return True  # the answer of the person the change was put to
             if x.kind in ("observe", "outcome") and not reading.says_third_party(x.summary) \
                     and not reading.quotes_claimed_authority(x.summary) and not reading.relays_approval(x.summary) \
-                    and not reading.says_requirement(x.summary) and (
-                    (reading.says_decision(x.summary) and reading.says_speech(x.summary))
-                    or (reading.quotes_speaker(x.summary) and reading.says_limit(x.summary))) \
-                    and (not loosens or reading.says_scoped(x.summary)):
-                return True
+                    and not reading.says_requirement(x.summary):
+                if ((reading.says_decision(x.summary) and reading.says_speech(x.summary))
+                        or (reading.quotes_speaker(x.summary) and reading.says_limit(x.summary))) \
+                        and (not loosens or reading.says_scoped(x.summary)):
+                    return True
+                if reading.says_decision(x.summary) and reading.leaves_it_to_agent(x.summary) and (
+                        not loosens or reading.says_scoped(x.summary) or reading.says_proviso(x.summary)):
+                    return True  # the choice left to the agent ("reorder the queue however I think works best, as
+                    # long as nothing waits more than 3 working days"): the change stays within what was left to it
             nxt.extend(g.sources[s])
         frontier = nxt
     return False
