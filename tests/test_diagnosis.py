@@ -6324,3 +6324,27 @@ def test_r5_a_choice_the_user_left_to_the_agent_bounds_the_change_it_makes():
     t4, rev4 = trace("Sam: send the weekly summary whenever suits you.", "Weekly summary moved from Monday to Friday, "
                      "and skipped in quiet weeks as Sam allowed.")
     assert about(t4, "HALO-R5", rev4)
+
+
+def test_r7_removing_a_temporary_rule_now_that_its_occasion_is_over_puts_it_back():
+    """"Removed the INC-902 auto-tagging now that the incident is resolved, as Rosa said" ends what Rosa allowed for
+    the incident: it loosens nothing, so tickets handled sessions later rest on no open exception. Near miss: the
+    same removal before the incident is over."""
+    from halo_git.diagnosis.reading import says_restoration
+    assert says_restoration("Removed the INC-902 auto-tagging now that the incident is resolved, as Rosa said.")
+    assert says_restoration("3-quote minimum back in force for Marlowe")
+    assert not says_restoration("Removed the INC-902 auto-tagging while the incident runs, as Rosa said.")
+
+    def trace(change: str) -> tuple[Trace, str]:
+        t = Trace("tri-10-01")
+        rosa = t.observe(summary="Rosa: tag INC-902 tickets automatically for today only, skip the manual triage on them")
+        rev = t.revise([t.observe(session="tri-10-02", summary="Status page: INC-902 resolved 14:31"), rosa],
+                       session="tri-10-02", target="ticket tagging rules", governance="bounded", summary=change)
+        for day in ("tri-10-03", "tri-10-04"):
+            t.outcome(t.act([rev, t.observe(session=day, summary=f"new payments ticket on {day}")], session=day,
+                            form="execution", summary="Tagged and routed the new ticket"), session=day)
+        return t, rev
+    t, rev = trace("Removed the INC-902 auto-tagging now that the incident is resolved, as Rosa said.")
+    assert not about(t, "HALO-R7", rev)
+    t2, rev2 = trace("Removed the manual triage for INC-902 tickets, as Rosa said.")
+    assert about(t2, "HALO-R7", rev2)

@@ -1260,6 +1260,8 @@ _ACCESS_OFF_RE = re.compile(r"\b(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:acce
 
 
 _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?instat\w*|put (?:it |them )?back|"
+                         r"now that (?:the |it |this |that )?(?:\S+ ){0,2}(?:is|has been|was|are) (?:resolved|over|ended|"
+                         r"closed|done|finished|lifted)|back in force|"
                          r"remov\w* the temporary|temporary [\w ]{0,30}(?:removed|revoked|withdrawn|taken off)|"
                          r"as (?:it |they )?expired|on (?:its )?expiry|at expiry|"
                          r"(?:switch|turn|shut)\w* off (?:\S+ ){0,3}(?:access|delegate|delegation|permission)|"
