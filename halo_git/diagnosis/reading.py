@@ -1006,6 +1006,16 @@ says_proviso = _finder(
     r"\b(?:as long as|so long as|provided|providing|on condition|on the condition)\b")
 
 
+
+refuses_their_word = _finder(
+    """An act that says it does not do what outside text asked, or not on its word ("Not closing it on the rep's
+    say-so", "declined to release the hold on the caller's word", "did not act on the email's instruction"): the
+    text holds no authority over it.""",
+    r"\b(?:not|n't|never) (?:\w+ing|act(?:ed|ing)? on|follow(?:ed|ing)?|tak(?:en|ing))\b[^.;]{0,40}\b(?:on|per|at) "
+    r"(?:the |their |his |her |its )?(?:[\w-]+['\u2019]s )?(?:say-?so|word|request|instruction|suggestion)|"
+    r"\b(?:declin\w*|refus\w*) to \w+ (?:[^.;]{0,40}\b)?(?:on|per) (?:the |their |his |her |its )?(?:[\w-]+['\u2019]s )?"
+    r"(?:say-?so|word|request|instruction)")
+
 _ALLOWED_RE = re.compile(r"\b(?:allowed|permitted|up to|added to (?:the |my |our )?(?:approved|allowed|permitted|trusted|"
                          r"preferred|authori[sz]ed|allow ?list|whitelist|safe ?list))\b", re.I)  # ("added to the approved
 # forensic vendors": one more that may be used)

@@ -252,6 +252,8 @@ def _external(ctx, make):
                                                     or reading.quotes_document_instruction(by_id[s].summary))
                     for s in g.sources[e.id])):
                 continue  # (or does what outside text instructs: "treat A0412 as cancelled", "please release")
+            if reading.refuses_their_word(e.summary):
+                continue  # it says it does not do it on the text's word ("Not closing it on the rep's say-so")
         elif e.kind not in ("revise", "remember") or (e.kind == "revise" and e.fields["made_by"] == "user"
                                                       and e.id not in g.claimed):
             continue
