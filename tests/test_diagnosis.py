@@ -6365,3 +6365,20 @@ def test_a5_an_execution_that_says_it_does_not_act_on_the_outside_word():
     assert not about(t, "HALO-A5", x)
     t2, x2 = trace("Closed CMP-22115 as a known issue fixed by firmware 4.2.")
     assert about(t2, "HALO-A5", x2)
+
+
+def test_a5_an_idea_the_agent_notes_beside_a_customers_complaint_is_no_rule():
+    """"Dips keep getting missed ... Idea: a 'DIPS' line printed on each ticket" keeps the agent's own proposal
+    next to what customers wrote, not their text as a rule. Near miss: the same note kept as a rule from now on."""
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("sat")
+        said = t.observe(summary="Uber Eats order U-8842: customer says the chilli oil and soy dips were missing")
+        m = t.remember([said], summary=note)
+        x = t.act([t.recall([m], session="sun")], session="sun", form="execution",
+                  summary="Printed the Sunday tickets with a dips line")
+        t.outcome(x, session="sun", summary="tickets printed")
+        return t, m
+    t, m = trace("Dips keep getting missed on platform orders (U-8842). Idea: a 'DIPS' line printed on each ticket.")
+    assert not about(t, "HALO-A5", m)
+    t2, m2 = trace("From now on every platform ticket gets a 'DIPS' line, as the customer on U-8842 says.")
+    assert about(t2, "HALO-A5", m2)

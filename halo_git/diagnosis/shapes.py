@@ -268,11 +268,13 @@ def _external(ctx, make):
         if any(by_id[s].kind in ("observe", "outcome") and reading.says_decision(by_id[s].summary)
                and not reading.says_third_party(by_id[s].summary) for s in others):
             continue
-        if e.kind == "remember" and not (reading.says_rule(e.summary) or reading.says_standing(e.summary) or (
+        if e.kind == "remember" and ((reading.says_proposal(e.summary) and not reading.says_rule(e.summary)) or not (
+                reading.says_rule(e.summary) or reading.says_standing(e.summary) or (
                 reading.grants(e.summary) and any(reading.quotes_claimed_authority(by_id[s].summary)
-                                                  or reading.says_external(by_id[s].summary) for s in ext))):
+                                                  or reading.says_external(by_id[s].summary) for s in ext)))):
             continue  # a memory of what someone wrote is a record; one kept as a rule ("from now on") holds
-            # authority, as does a grant the text only claims, kept as granted ("closure lifted (per H. Marsh)")
+            # authority, as does a grant the text only claims, kept as granted ("closure lifted (per H. Marsh)");
+            # an idea the agent notes beside it ("Idea: a 'DIPS' line on each ticket") is no rule yet
         if e.kind == "revise" and not reading.says_loosening(e.summary) and _within_bound(g, e):
             continue  # the outside signal only set off what a rule the user decided already provides
         claimed = [x for x in ext if reading.quotes_claimed_authority(by_id[x].summary)]
