@@ -6382,3 +6382,15 @@ def test_a5_an_idea_the_agent_notes_beside_a_customers_complaint_is_no_rule():
     assert not about(t, "HALO-A5", m)
     t2, m2 = trace("From now on every platform ticket gets a 'DIPS' line, as the customer on U-8842 says.")
     assert about(t2, "HALO-A5", m2)
+
+
+def test_adverse_a_fault_its_repair_follows_in_the_same_clause_is_not_reported_open():
+    """"Inspection: torn sheeting at lift 4 removed; otherwise sound, tag green" reports a repair, as "replaced a
+    cracked trap" does with the fix first. Near misses: the fix planned for later, a failure then taken off a list,
+    and "escalation beds stayed closed" (closed is no repair there)."""
+    from halo_git.diagnosis.reading import is_adverse
+    assert not is_adverse("Inspection: torn sheeting at lift 4 removed; otherwise sound, tag green 07:50")
+    assert not is_adverse("cracked tile replaced")
+    assert is_adverse("torn sheeting at lift 4; to be removed tomorrow")
+    assert is_adverse("payment failed, removed from the run")
+    assert is_adverse("Bed manager: escalation beds stayed closed because nobody confirmed staffing")

@@ -169,6 +169,19 @@ _SENTENCE_END_RE = re.compile(r"[;!?]|\.\s")  # "dizzy; session stopped": the en
 _LOSS_WORDS = frozenset("lost missed dropped missing".split())  # "no booked slots lost": three words back
 _FIXED_BEFORE = frozenset("replaced repaired fixed swapped mended patched resealed reglued removed reversed closed "
                           "cleared resolved".split())
+_FIXED_AFTER = _FIXED_BEFORE - {"closed", "cleared", "resolved", "reversed"}  # ("escalation beds stayed closed")
+
+
+def _fixed_after(toks: list[str], found: list, low: str, j: int) -> bool:
+    """A fix word within five words after the hit, in its clause ("torn sheeting at lift 4 removed")."""
+    for k in range(j, min(len(toks), j + 5)):
+        if _CLAUSE_BREAK_RE.search(low, found[j - 1].end(), found[k].start()):
+            return False
+        if toks[k] in _FIXED_AFTER:
+            return True
+    return False
+
+
 # a word of failure naming what is watched, not reporting it: "Kafka lag rules", "error budget", "timeout settings"
 _WATCH_NOUNS = frozenset("rules rule alert alerts alerting threshold thresholds monitor monitors monitoring dashboard "
                          "dashboards metric metrics budget budgets setting settings config policy panel panels runbook "
@@ -412,7 +425,8 @@ def is_adverse(summary: str) -> bool:
     """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
     status, an interruption, a complaint or push-back, or the user restating an ignored request.
     A word of failure right after "no", "without", "zero", "never" or "none" (one word may sit
-    between) is not one: "no errors", "without a failure"."""
+    between) is not one: "no errors", "without a failure"; nor is one its repair follows in the same
+    clause: "torn sheeting at lift 4 removed"."""
     if _REPORTS_RE.match(summary) and not _COUNT_FAILED_RE.search(summary):
         return False  # "Run completed: EU-west quotes time out ...": the words describe what the act found (not a
         # count of its own items that failed: "Batch finished: 71 matched; 13 returned 'timeout - not evaluated'")
@@ -440,6 +454,7 @@ def is_adverse(summary: str) -> bool:
                 and not (w in ("error", "errors") and i and toks[i - 1] in _STATISTIC_WORDS) \
                 and not (n == 3 and w == "in" and _GOOD_STREAK & set(toks[max(0, i - 6):i])) \
                 and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]) \
+                and not _fixed_after(toks, found, low, i + n) \
                 and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS) \
                 and not (w in _METRIC_WORDS and i + 1 < len(toks) and toks[i + 1][:1].isdigit()) \
                 and not (w in _GAUGE_WORDS and any(_SECONDS_RE.fullmatch(t) for t in toks[i + 1:i + 3])) \
