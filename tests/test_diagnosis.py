@@ -6394,3 +6394,35 @@ def test_adverse_a_fault_its_repair_follows_in_the_same_clause_is_not_reported_o
     assert is_adverse("torn sheeting at lift 4; to be removed tomorrow")
     assert is_adverse("payment failed, removed from the run")
     assert is_adverse("Bed manager: escalation beds stayed closed because nobody confirmed staffing")
+
+
+def test_a1_carrying_on_from_a_result_that_came_back_fine_is_the_agent_finishing_checked_work():
+    """"Put S-07 back in service" on the fitter's "swapped the cable, S-07 passed 20 test cycles": the agent finishes
+    work a result already checked, on its own but on nothing of its own (no note or recall behind it): HALO-A1
+    info. Whether anything then checked the execution is still HALO-A2's question. Near misses: the same step on a
+    note the agent kept for itself, or on a remark rather than the result of a step."""
+    def trace(result: str, own_note: bool = False, checked: bool = True) -> tuple[Trace, str]:
+        t = Trace("i-tue")
+        job = t.act([t.observe(summary="Shuttle S-07 stopped at level 5 with an encoder error")],
+                    summary="Ticket to Jonas (maintenance) for S-07 with the fault log")
+        res = t.outcome(job, summary=result)
+        uses = [res]
+        if own_note:
+            uses.append(t.recall([t.remember([res], summary="S-07 cable fixes hold a month at most")],
+                                 summary="read my S-07 note"))
+        x = t.act(uses, trigger="self", form="execution", summary="Put S-07 back in service in aisle 3")
+        if checked:
+            t.outcome(x, summary="S-07 did 42 tasks in the next 2 h with no faults")
+        t.observe(session="i-wed", summary="aisle 3 running normally")
+        return t, x
+    t, x = trace("Jonas swapped the encoder cable, S-07 passed 20 test cycles")
+    assert [f[1] for f in about(t, "HALO-A1", x)] == ["info"] and not about(t, "HALO-A2", x)
+    t2, x2 = trace("Jonas swapped the encoder cable, S-07 passed 20 test cycles", checked=False)
+    assert [f[1] for f in about(t2, "HALO-A1", x2)] == ["info"] and about(t2, "HALO-A2", x2)
+    t3, x3 = trace("Jonas swapped the encoder cable, S-07 passed 20 test cycles", own_note=True)
+    assert [f[1] for f in about(t3, "HALO-A1", x3)] == ["high"]
+    t4 = Trace("i-tue")
+    x4 = t4.act([t4.observe(summary="Jonas in the canteen: S-07 is probably fine to run again")], trigger="self",
+                form="execution", summary="Put S-07 back in service in aisle 3")
+    t4.outcome(x4, summary="S-07 did 42 tasks in the next 2 h with no faults")
+    assert [f[1] for f in about(t4, "HALO-A1", x4)] == ["high"]  # (no result of a step it carries on from)
