@@ -356,6 +356,10 @@ def _repaired(outcome: str, by_id: dict[str, Event], used_by: dict[str, list[str
                                                                 by_id[outcome_act].summary))):
             return True  # told someone of the problem ("two late pull-outs (418, 431)", or in the failure's own
             # words: "recipient_email is pii, can't go to analytics.*; options: ..."): escalated
+        if e.kind == "act" and e.fields["form"] == "communication" and outcome in e.uses \
+                and reading.says_question(e.summary):
+            return True  # put the choice the failure left to the people it is for ("fully booked" -> "they can
+            # do 13 Nov or the afternoon; asked which they'd prefer")
         if e.kind == "outcome" and not reading.is_adverse(e.summary) and e.fields["about"] != outcome_act:
             return True  # a later step it led to worked (an alternative the person accepted)
     return False
