@@ -6445,3 +6445,26 @@ def test_s1_asking_the_people_a_failure_is_for_how_to_go_on_deals_with_it():
     assert not about(t, "HALO-S1", bad)
     t2, bad2 = trace("Told Eileen and Fiona the move is booked with Harlow for 14 Nov.")
     assert about(t2, "HALO-S1", bad2)
+
+
+def test_m10_stop_as_a_noun_takes_nothing_back():
+    """"Checked the stop and search system fields ..." naming the FOI request it reads does not withdraw it: "stop"
+    there is a noun (stop and search, a bus stop, an e-stop). Near miss: "Rhys: please stop work on the request"."""
+    from halo_git.diagnosis.shapes import _UNDOING_RE
+    assert not _UNDOING_RE.search("stop and search figures by ward")
+    assert not _UNDOING_RE.search("bus stop moved to Lower Radley")
+    assert _UNDOING_RE.search("please stop sending the weekly report")
+    assert _UNDOING_RE.search("stopped the feed at 14:00")
+
+    def trace(seen: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        req = t.observe(summary="FOI-0412 from Rhys: stop and search figures for 2022-2024 by ward")
+        note = t.remember([req], summary="FOI-0412 logged, statutory response due 31 March")
+        t.observe([req], summary=seen)
+        got = t.recall([note], session="thu", summary="Looked up the FOI-0412 tracker note")
+        t.act([got], session="thu", form="execution", summary="Ran the FOI-0412 extract for 2022-2024")
+        return t, got
+    t, got = trace("Checked the stop and search system fields: no ward field, only beat and postcode sector")
+    assert not about(t, "HALO-M10", got)
+    t2, got2 = trace("Rhys: please stop work on FOI-0412, I am withdrawing the request")
+    assert about(t2, "HALO-M10", got2)

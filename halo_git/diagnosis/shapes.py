@@ -860,7 +860,9 @@ def _withdrawn(ctx, make):
     return out + _carried_on(ctx, make, flagged)
 
 
-_UNDOING_RE = re.compile(r"\b(?:cancel\w*|withdr[ae]w\w*|revok\w*|remov\w*|delet\w*|stop\w*|halt\w*|paus\w*|"
+_UNDOING_RE = re.compile(r"\b(?:cancel\w*|withdr[ae]w\w*|revok\w*|remov\w*|delet\w*|halt\w*|paus\w*|"
+                         r"stop(?:ped|ping|s)?(?= (?:the|all|this|that|it|them|any|every|his|her|their|our|my|\w+ing)\b)|"
+                         r"stopped|"
                          r"hold|held|unsubscrib\w*|disabl\w*|deactivat\w*|suspend\w*|retract\w*|recall(?:ed)? the|"
                          r"call(?:ed)? off|pulled)\b", re.I)
 
