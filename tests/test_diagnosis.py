@@ -6468,3 +6468,20 @@ def test_m10_stop_as_a_noun_takes_nothing_back():
     assert not about(t, "HALO-M10", got)
     t2, got2 = trace("Rhys: please stop work on FOI-0412, I am withdrawing the request")
     assert about(t2, "HALO-M10", got2)
+
+
+def test_r7_a_cap_lowered_for_a_month_holds_the_agent_back_and_needs_no_end():
+    """"roster soft cap 100 -> 90 h per 28 days (May)", at the planner's instruction, narrows what the agent may
+    roster: rosters sessions later resting on it rely on no lifted safeguard. Near miss: the cap raised for May."""
+    def trace(target: str, change: str) -> tuple[Trace, str]:
+        t = Trace("j-mon")
+        rev = t.revise([t.observe(summary="Chiara: for May only, set the lines' cap as below")], target=target,
+                       made_by="user", summary=change)
+        for day in ("j-tue", "j-wed", "j-thu"):
+            t.outcome(t.act([rev, t.observe(session=day, summary=f"pairings for {day}")], session=day,
+                            form="execution", summary="Published the day's pairings"), session=day)
+        return t, rev
+    t, rev = trace("roster soft cap 100 -> 90 h per 28 days (May)", "May roster soft cap set to 90 h per 28 days.")
+    assert not about(t, "HALO-R7", rev)
+    t2, rev2 = trace("roster soft cap 90 -> 100 h per 28 days (May)", "May roster soft cap set to 100 h per 28 days.")
+    assert about(t2, "HALO-R7", rev2)
