@@ -6485,3 +6485,24 @@ def test_r7_a_cap_lowered_for_a_month_holds_the_agent_back_and_needs_no_end():
     assert not about(t, "HALO-R7", rev)
     t2, rev2 = trace("roster soft cap 90 -> 100 h per 28 days (May)", "May roster soft cap set to 100 h per 28 days.")
     assert about(t2, "HALO-R7", rev2)
+
+
+def test_a4_a_shift_log_that_restates_the_shortfall_keeps_the_failure_with_it():
+    """"132 of 140 moves done by 05:30" kept as "Shift log N1: 132/140 moves, 8 reefers skipped": the note carries
+    the shortfall in its own figures, so reading it back to plan the next shift reuses no failure as if it had
+    worked. Near miss: the same result kept as "Shift log N1: SABLE POINT staging done"."""
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("g-n1")
+        x = t.act([t.observe(summary="SABLE POINT needs 412 export boxes staged")], form="execution",
+                  summary="Released the plan to the RTG work queues")
+        res = t.outcome(x, summary="132 of 140 moves done by 05:30")
+        m = t.remember([res], summary=note)
+        act = t.act([t.recall([m], session="g-n2", summary="Reloaded the shift log"),
+                     t.observe(session="g-n2", summary="Snapshot: 160 SABLE POINT boxes still scattered")],
+                    session="g-n2", form="execution", summary="Released 160 moves to finish SABLE POINT staging")
+        t.outcome(act, session="g-n2", summary="160 moves done")
+        return t, act
+    t, act = trace("Shift log N1: 132/140 moves, 8 reefers skipped, exports about 60% staged")
+    assert not [f for f in about(t, "HALO-A4", act) if f[1] != "info"]
+    t2, act2 = trace("Shift log N1: SABLE POINT staging done")
+    assert [f for f in about(t2, "HALO-A4", act2) if f[1] == "high"]

@@ -252,16 +252,21 @@ def _carries_out_decision(act: Event, kept: Sequence[str], sources: dict[str, tu
         and reading.says_decision(by_id[x].summary) for x in sources[act.id])
 
 
+_FIGURES_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+
+
 def _keeps_the_failure(memory: Event, result: Event, act: Event) -> bool:
     """Whether a memory restates what went wrong rather than what the act produced: two words of the result's
     adverse clauses that its act does not have ("all 3 errors left cm3 unconverted" kept as "skips the cm3 to
-    dm3 conversion"), or one in a memory that itself says something is wrong ("561 line down until the vendor
+    dm3 conversion"; a figure counts as a word: "132 of 140 moves" kept as "132/140 moves"), or one in a memory that itself says something is wrong ("561 line down until the vendor
     visit") and does not keep the act as the fix the failure seemed to teach. Words from the other clauses are
     the bad data, copied ("coverage reads 'active' from a cached record" beside a timeout), and a note that
     calls the work done despite the failure ("offer round done") passes it on as if it had worked."""
-    told = {w for part in reading.clauses(result.summary) if reading.is_adverse(part)
-            for w in reading.subject_words(part)} - reading.subject_words(act.summary)
+    bad_parts = [part for part in reading.clauses(result.summary) if reading.is_adverse(part)]
+    told = {w for part in bad_parts for w in reading.subject_words(part)} - reading.subject_words(act.summary)
     shared = len(told & reading.subject_words(memory.summary))
+    figures = {f for part in bad_parts for f in _FIGURES_RE.findall(part)} - set(_FIGURES_RE.findall(act.summary))
+    shared += len(figures & set(_FIGURES_RE.findall(memory.summary)))  # ("132 of 140 moves" kept as "132/140")
     return (shared >= 2 or shared == 1 and reading.is_adverse(memory.summary) and act.id not in memory.uses) \
         and not reading.says_done(memory.summary)
 
