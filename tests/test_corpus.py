@@ -410,7 +410,22 @@ def test_four_sets_written_at_the_rounds_start_and_scored_unread():
     round after Z81-Z84 (agriculture, fisheries and the environment; law, compliance and public administration;
     personal and creative life; industrial operations and engineering) and scored unread: 48/64 (75 %) and 45
     false alarms, 23 on healthy runs in 9 of 16, with the diagnosis the round began with and with its first
-    readings alike. Nobody has read them."""
+    readings alike. Read since (their authors log work within the agent's remit as trigger=self: 31 of the 45
+    were HALO-A1 high)."""
     hit, total, alarms, notes = score(SEQUEL)
     assert total == 64
-    assert hit >= 48 and alarms <= 45, (hit, alarms)  # (the notes would show what is missed: keep them unread)
+    assert hit >= 49 and alarms <= 36, notes
+
+
+CODA = HERE / "fixtures" / "traces_apart_z_coda"
+
+
+def test_four_sets_written_mid_round_and_scored_unread():
+    """Sets Z89-Z92 (48 traces, 64 problems, 16 healthy runs), written by four more authors once Z85-Z88 had been
+    read (education and training; retail, e-commerce and hospitality; finance and insurance back office; software
+    and IT operations) and scored unread: 50/64 (78 %) and 66 false alarms, 37 on healthy runs in 11 of 16, with
+    the diagnosis the round began with; 50/64 and 63 (36 on 10 of 16) with the round's readings up to then.
+    Nobody has read them: they measure the next round too."""
+    hit, total, alarms, notes = score(CODA)
+    assert total == 64
+    assert hit >= 50 and alarms <= 63, (hit, alarms)  # (the notes would show what is missed: keep them unread)
