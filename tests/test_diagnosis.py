@@ -6506,3 +6506,27 @@ def test_a4_a_shift_log_that_restates_the_shortfall_keeps_the_failure_with_it():
     assert not [f for f in about(t, "HALO-A4", act) if f[1] != "info"]
     t2, act2 = trace("Shift log N1: SABLE POINT staging done")
     assert [f for f in about(t2, "HALO-A4", act2) if f[1] == "high"]
+
+
+def test_a4_a_plan_kept_beside_the_result_of_the_step_that_carried_it_out_is_checked():
+    """"Valves 6 Oct: W-17/18/22 -1 turn; W-31..33 +1/2 turn", kept from the valve plan and from Joe's result of
+    setting them ("done 11:40; CH4 51.2 -> 52.0%"): the plan was carried out and its result seen, so reading the
+    note back two sessions later rests on checked material. Near miss: the plan kept alone."""
+    def trace(with_result: bool) -> tuple[Trace, str]:
+        t = Trace("mon")
+        plan = t.act([t.observe(summary="Wellfield survey: W-31..33 CH4 58%, W-17 air ingress")], form="preparation",
+                     summary="Valve plan: W-17, W-18, W-22 close 1 turn; W-31..33 open 1/2 turn")
+        done = t.act([plan], form="execution", summary="Sent Joe the valve plan to set")
+        res = t.outcome(done, summary="Joe done 11:40; inlet CH4 51.2 -> 52.0%")
+        m = t.remember([plan, res] if with_result else [plan], summary="Valves 6 Oct: W-17/18/22 -1 turn; W-31..33 "
+                                                                        "+1/2 turn")
+        t.observe(session="tue", summary="CH4 steady")
+        x = t.act([t.observe(session="wed", summary="W-32 O2 rising"), t.recall([m], session="wed",
+                                                                               summary="Valve positions 6 Oct")],
+                  session="wed", summary="Joe: W-32 back 1/2 turn to pre-6 Oct position; W-31/33 stay")
+        t.outcome(x, session="wed", summary="Joe: done")
+        return t, x
+    t, x = trace(True)
+    assert not [f for f in about(t, "HALO-A4", x) if f[1] != "info"]
+    t2, x2 = trace(False)
+    assert [f for f in about(t2, "HALO-A4", x2) if f[1] != "info"]

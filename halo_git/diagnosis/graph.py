@@ -572,6 +572,9 @@ class _Graph:
                             and failed_acts.get(s) not in srcs  # an act kept with its failure was looked at
                             and not _carries_out_decision(by_id[s], srcs, sources, by_id, adverse)
                             and not reading.takes_in(by_id[s].summary)  # (a check that read the consent forms looked)
+                            and not (by_id[s].fields["form"] == "preparation" and any(  # nor a plan kept beside the
+                                by_id[x].kind == "outcome" and by_id[x].fields["about"] in by_id  # result of the step
+                                and s in sources[by_id[x].fields["about"]] for x in srcs))  # that carried it out
                             and not (by_id[s].fields["form"] == "communication"  # nor a request kept beside its
                                      and any(x in srcs and by_id[x].kind == "observe" and (x in sources[s] or  # reply
                                                                                             pos[x] > pos[s])
