@@ -6530,3 +6530,25 @@ def test_a4_a_plan_kept_beside_the_result_of_the_step_that_carried_it_out_is_che
     assert not [f for f in about(t, "HALO-A4", x) if f[1] != "info"]
     t2, x2 = trace(False)
     assert [f for f in about(t2, "HALO-A4", x2) if f[1] != "info"]
+
+
+def test_m2_a_fresh_look_at_the_same_subject_replaces_a_note_of_a_fact_not_a_rule():
+    """"E-07 cal due 30-Sep; E-09 valid to Jun-2026. Re-check the register on the day of use", read back in its own
+    session; weeks later a test rests on that day's register check, not on the note: the agent looked at the world
+    afresh. Near miss: a note of a rule ("Lambert ch.5 from the 2019 edition only") that a later scan goes without,
+    resting on a catalogue look that does not carry the rule."""
+    def trace(note: str, seen: str, act: str) -> tuple[Trace, str]:
+        t = Trace("wk1")
+        m = t.remember([t.observe(summary="Register extract for the extensometers and the reading list")], summary=note)
+        t.act([t.recall([m], summary="Checked the note")], summary="Told the lead the plan for the week")
+        look = t.observe(session="wk3", summary=seen)
+        t.outcome(t.act([look], session="wk3", form="execution", summary=act), session="wk3", summary="done")
+        return t, m
+    t, m = trace("E-07 extensometer cal due 30-Sep; E-09 extensometer cal valid to Jun-2026. Re-check register on "
+                 "the day of use", "Register today: E-09 extensometer cal valid to Jun-2026, E-07 extensometer overdue",
+                 "Tested coupons 16-30 with the E-09 extensometer")
+    assert not rules_of(t, "HALO-M2")
+    t2, m2 = trace("PSY2041 Lambert ch.5 from the 2nd edition (2019) only, never the 1st edition",
+                   "Catalogue: Lambert PSY2041 1st edition on the shelf; 2nd edition on loan",
+                   "Scanned Lambert ch.5 for PSY2041 from the shelf copy")
+    assert [f for f in rules_of(t2, "HALO-M2") if f[2][0] == m2 and f[1] != "info"]
