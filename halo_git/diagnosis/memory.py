@@ -116,10 +116,10 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
         same = _later_act_on(ctx, m.id, max(readers, key=pos.__getitem__), other_session=True)
         if same is not None and not reading.says_constraint(by_id[m.id].summary) and any(
                 by_id[x].kind in ("observe", "outcome") and pos[x] > pos[m.id] and len(ctx.rare(m.id) & ctx.rare(x)) >= 2
-                for x in g.sources[same]):
+                and not reading.says_question(by_id[x].summary) for x in g.sources[same]):
             same = None  # it looked at the world on the same subject afresh ("E-07 cal due 30-Sep ... re-check the
             # register on the day of use", then a test resting on that day's register check); a rule the note keeps
-            # ("the 2019 edition only") is no fact a fresh look replaces
+            # ("the 2019 edition only") is no fact a fresh look replaces, nor is a question or request a look
         if same is not None and by_id[same].fields["form"] == "communication" and reading.says_question(by_id[same].summary):
             same = None  # putting the matter to the person who decides it ("forwarded Wei's request for an exception
             # to Dr. Marsh") asks for the rule's answer: it does not act on the subject without the rule
