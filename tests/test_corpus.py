@@ -86,7 +86,7 @@ def test_eleven_sets_written_apart_this_round():
     led to."""
     hit, total, alarms, notes = score(LATE)
     assert total == 274
-    assert hit >= 244 and alarms <= 6, notes  # 244/274 and 6 now (245 and 6 before the round that took the user's log as the user's word)
+    assert hit >= 245 and alarms <= 6, notes  # 245/274 and 6 now (244 and 6 at the start of the round of Z85-Z92)
 
 
 LATEST = HERE / "fixtures" / "traces_apart_latest"
@@ -97,7 +97,7 @@ def test_eight_sets_written_apart_in_the_latest_round():
     any rule changed for it (first figures on the Report page); they now guard the readings they led to."""
     hit, total, alarms, notes = score(LATEST)
     assert total == 198
-    assert hit >= 150 and alarms <= 9, notes  # 152/198 and 9 this round (147 and 13 before; 139 before the Z round)
+    assert hit >= 157 and alarms <= 9, notes  # 157/198 and 9 now (147 and 13 earlier; 139 before the Z round)
 
 
 NEWEST = HERE / "fixtures" / "traces_apart_z"
@@ -146,7 +146,7 @@ def test_four_sets_written_last_and_never_read():
     with: 40/82 and 29; the round before: 37/82 and 37). Nothing was read or fitted to them."""
     hit, total, alarms, notes = score(LAST)
     assert total == 82
-    assert hit >= 60 and alarms <= 12, notes  # 62/82 and 12 now (41 and 29 at first measure; 53 and 14 a round later)
+    assert hit >= 62 and alarms <= 11, notes  # 62/82 and 11 now (41 and 29 at first measure; 53 and 14 a round later)
     # 62 and 13 once a reviewed note two months old reads as stale
 
 
@@ -209,7 +209,7 @@ def test_eight_sets_scored_before_they_were_read():
     and 40, the next round's to 121/161 and 28, and a stale note's age to 124/161 and 30."""
     hit, total, alarms, notes = score(WIDE)
     assert total == 161
-    assert hit >= 124 and alarms <= 24, notes
+    assert hit >= 124 and alarms <= 21, notes
 
 
 CLOSE = HERE / "fixtures" / "traces_apart_z_close"
@@ -224,7 +224,7 @@ def test_four_sets_held_out_to_the_close_of_the_round():
     sets among others, 58/80 and 25; a stale note's age, 61/80 and 25."""
     hit, total, alarms, notes = score(CLOSE)
     assert total == 80
-    assert hit >= 63 and alarms <= 19, notes
+    assert hit >= 63 and alarms <= 17, notes
 
 
 LATER = HERE / "fixtures" / "traces_apart_z_later"
@@ -239,7 +239,7 @@ def test_four_sets_held_out_for_a_round_of_readings_from_the_sets_before():
     read as a decision); a stale note's age, 54/82 and 20."""
     hit, total, alarms, notes = score(LATER)
     assert total == 82
-    assert hit >= 53 and alarms <= 13, notes
+    assert hit >= 54 and alarms <= 13, notes
 
 
 NEXT = HERE / "fixtures" / "traces_apart_z_next"
@@ -253,7 +253,7 @@ def test_four_sets_held_out_while_the_age_of_a_note_was_read():
     months old is stale; a result that says it happened again recurs)."""
     hit, total, alarms, notes = score(NEXT)
     assert total == 80
-    assert hit >= 51 and alarms <= 12, notes
+    assert hit >= 51 and alarms <= 11, notes
 
 
 AFTER = HERE / "fixtures" / "traces_apart_z_after"
@@ -268,7 +268,7 @@ def test_four_sets_written_after_the_rounds_first_readings_and_scored_once():
     accepting a recommendation decides (40/80, 27)."""
     hit, total, alarms, notes = score(AFTER)
     assert total == 80
-    assert hit >= 41 and alarms <= 17, notes
+    assert hit >= 42 and alarms <= 17, notes
 
 
 BEYOND = HERE / "fixtures" / "traces_apart_z_beyond"
@@ -285,7 +285,7 @@ def test_four_sets_held_out_until_the_rounds_readings_were_chosen():
     person's agreement an agent's change claims): 56/80 (70 %) and 32; 58/80 with the readings from Z65-Z68."""
     hit, total, alarms, notes = score(BEYOND)
     assert total == 80
-    assert hit >= 59 and alarms <= 27, notes
+    assert hit >= 61 and alarms <= 25, notes
 
 
 FURTHER = HERE / "fixtures" / "traces_apart_z_further"
@@ -302,7 +302,7 @@ def test_four_sets_held_out_until_every_reading_of_the_round_was_in():
     note is high): 61/80 (76 %) and 16 (10 on 7 runs)."""
     hit, total, alarms, notes = score(FURTHER)
     assert total == 80
-    assert hit >= 60 and alarms <= 13, notes
+    assert hit >= 61 and alarms <= 11, notes
 
 
 def test_seed_analyses_modelled_apart():
@@ -355,7 +355,7 @@ def test_four_sets_held_out_to_the_round_start_and_after_its_first_readings():
     material): 57/81 and 17 (9 on 6 runs)."""
     hit, total, alarms, notes = score(ONWARD)
     assert total == 81
-    assert hit >= 57 and alarms <= 17, notes
+    assert hit >= 57 and alarms <= 15, notes
 
 
 AHEAD = HERE / "fixtures" / "traces_apart_z_ahead"
@@ -370,7 +370,7 @@ def test_four_sets_held_out_until_the_first_readings_of_the_round_were_in():
     user's decided rule; the plan a person agreed, put back): 54/80 and 22 (17 on 9 runs)."""
     hit, total, alarms, notes = score(AHEAD)
     assert total == 80
-    assert hit >= 54 and alarms <= 22, notes
+    assert hit >= 55 and alarms <= 19, notes
 
 
 LAST_ROUND = HERE / "fixtures" / "traces_apart_z_last_round"
@@ -385,7 +385,7 @@ def test_four_sets_held_out_until_the_readings_from_the_first_held_out_sets_were
     naming what it takes back): 66/81 and 25."""
     hit, total, alarms, notes = score(LAST_ROUND)
     assert total == 81
-    assert hit >= 66 and alarms <= 25, notes
+    assert hit >= 66 and alarms <= 23, notes
 
 
 END = HERE / "fixtures" / "traces_apart_z_end"
@@ -395,11 +395,11 @@ def test_four_sets_held_out_to_the_end_of_the_round():
     """Sets Z81-Z84 (48 traces, 80 problems, 16 healthy runs), written by four more authors once every reading
     of the round was in (banking operations and payments; rail, roads and public transport; care and social
     services; home and personal assistants) and scored unread: 59/80 (74 %) and 29 false alarms, 23 on healthy
-    runs in 13 of 16, with the diagnosis the round began with; 59/80 and 27 (22 on 13 of 16) at its end. Nobody
-    has read them: they measure the next round too."""
+    runs in 13 of 16, with the diagnosis the round began with; 59/80 and 27 (22 on 13 of 16) at its end. Read in
+    the round after, with Z85-Z88: 60/80 and 24 (19 on 12 of 16)."""
     hit, total, alarms, notes = score(END)
     assert total == 80
-    assert hit >= 59 and alarms <= 27, (hit, alarms)  # (the notes would show what is missed: keep them unread)
+    assert hit >= 60 and alarms <= 24, notes
 
 
 SEQUEL = HERE / "fixtures" / "traces_apart_z_sequel"
