@@ -6552,3 +6552,24 @@ def test_m2_a_fresh_look_at_the_same_subject_replaces_a_note_of_a_fact_not_a_rul
                    "Catalogue: Lambert PSY2041 1st edition on the shelf; 2nd edition on loan",
                    "Scanned Lambert ch.5 for PSY2041 from the shelf copy")
     assert [f for f in rules_of(t2, "HALO-M2") if f[2][0] == m2 and f[1] != "info"]
+
+
+def test_s1_going_on_from_what_came_of_the_failure_is_not_going_past_it():
+    """"Deposit link failed - card declined", then bank details sent, "Bank feed: GBP 100 in, ref HALL-0412", and the
+    booking confirmed resting on that payment and the original act: it went on from the failure's follow-up. Near
+    miss: the booking confirmed on the original act alone."""
+    def trace(via_payment: bool) -> tuple[Trace, str]:
+        t = Trace("mar-03")
+        x = t.act([t.observe(summary="Hirer wants the hall on 12 Apr")], form="execution",
+                  summary="Pencilled the party in and sent the deposit link")
+        bad = t.outcome(x, summary="Deposit link failed - card declined")
+        ask = t.act([bad], summary="Emailed the hirer our bank details for a transfer, ref HALL-0412")
+        t.outcome(ask, summary="Hirer says they've sent it")
+        paid = t.observe([ask], session="mar-05", summary="Bank feed: GBP 100 in, reference HALL-0412")
+        t.act([paid, x] if via_payment else [x], session="mar-05", form="execution",
+              summary="Confirmed the 12 Apr party booking in the calendar")
+        return t, bad
+    t, bad = trace(True)
+    assert not [f for f in about(t, "HALO-S1", bad) if f[1] == "high"]
+    t2, bad2 = trace(False)
+    assert [f for f in about(t2, "HALO-S1", bad2) if f[1] == "high"]
