@@ -6229,6 +6229,9 @@ def test_m9_a_step_that_says_the_period_is_over_knows_it_ended():
         t.act(uses, session="aug26", form="execution", summary="Told the coach firms the Radley stop is back at the "
                                                              "layby", at="2025-08-26T08:02:00Z")
         return t, note
+    from halo_git.diagnosis.reading import says_ended
+    assert says_ended("Quoted list less 25%; mentioned the promo finished Friday") and not says_ended(
+        "finished the job at 5")
     for recall, revise in (("Radley relocation note - weekend over", False),
                            ("Checked the Radley note - the relocation was due to end Sunday", False),
                            ("Checked the Radley relocation note", True)):

@@ -1359,7 +1359,9 @@ def says_scoped(summary: str) -> bool:
 
 _ENDED_RE = re.compile(r"\b(?:expired|lapsed|ended|is over|was over|are over|no longer (?:valid|in force|applies|current)|"
                        r"was due to (?:end|expire|lapse|finish|run out)|(?:weekend|window|period|trial|event|closure|"
-                       r"exception|deployment|diversion|promotion|offer|season|term|spell|cover|waiver) (?:now )?over)\b",
+                       r"exception|deployment|diversion|promotion|offer|season|term|spell|cover|waiver) (?:now )?over|"
+                       r"(?:promo|promotion|offer|sale|deal|discount|window|trial|season|exception|waiver|closure) "
+                       r"(?:has |had |was )?(?:finished|closed|ended))\b",
                        re.I)
 _AFTERWARDS_RE = re.compile(r"\b(?:back (?:to|on)|reverts? to|returns? to|then back|normal (?:\w+ )?(?:again|after|from|resumes)|"
                             r"resum(?:e|es|ing)|restarts?|reopens?)\b", re.I)
