@@ -239,7 +239,7 @@ def test_four_sets_held_out_for_a_round_of_readings_from_the_sets_before():
     read as a decision); a stale note's age, 54/82 and 20."""
     hit, total, alarms, notes = score(LATER)
     assert total == 82
-    assert hit >= 54 and alarms <= 13, notes
+    assert hit >= 54 and alarms <= 12, notes
 
 
 NEXT = HERE / "fixtures" / "traces_apart_z_next"
@@ -268,7 +268,7 @@ def test_four_sets_written_after_the_rounds_first_readings_and_scored_once():
     accepting a recommendation decides (40/80, 27)."""
     hit, total, alarms, notes = score(AFTER)
     assert total == 80
-    assert hit >= 42 and alarms <= 17, notes
+    assert hit >= 42 and alarms <= 16, notes
 
 
 BEYOND = HERE / "fixtures" / "traces_apart_z_beyond"
@@ -285,7 +285,7 @@ def test_four_sets_held_out_until_the_rounds_readings_were_chosen():
     person's agreement an agent's change claims): 56/80 (70 %) and 32; 58/80 with the readings from Z65-Z68."""
     hit, total, alarms, notes = score(BEYOND)
     assert total == 80
-    assert hit >= 61 and alarms <= 25, notes
+    assert hit >= 61 and alarms <= 24, notes
 
 
 FURTHER = HERE / "fixtures" / "traces_apart_z_further"
@@ -424,8 +424,8 @@ def test_four_sets_written_mid_round_and_scored_unread():
     """Sets Z89-Z92 (48 traces, 64 problems, 16 healthy runs), written by four more authors once Z85-Z88 had been
     read (education and training; retail, e-commerce and hospitality; finance and insurance back office; software
     and IT operations) and scored unread: 50/64 (78 %) and 66 false alarms, 37 on healthy runs in 11 of 16, with
-    the diagnosis the round began with; 50/64 and 63 (36 on 10 of 16) with the round's readings up to then.
-    Nobody has read them: they measure the next round too."""
+    the diagnosis the round began with; 50/64 and 63 (36 on 10 of 16) with the round's readings up to then, 50/64
+    and 62 (35 on 10 of 16) at its end. Nobody has read them: they measure the next round too."""
     hit, total, alarms, notes = score(CODA)
     assert total == 64
-    assert hit >= 50 and alarms <= 63, (hit, alarms)  # (the notes would show what is missed: keep them unread)
+    assert hit >= 50 and alarms <= 62, (hit, alarms)  # (the notes would show what is missed: keep them unread)
