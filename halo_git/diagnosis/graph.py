@@ -105,9 +105,9 @@ def _contradicted(e: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str
     """Whether the trace speaks against a change logged as the user's that no decision upstream backs: the
     user's own log is the user's word, unless the change loosens (that needs the decision among its uses), says
     a person agreed to it whom nothing within two steps names ("Ingrid agreed on the 09:00 call" over a
-    charterer's note), rests on a proposal
-    ("one engineer suggested ...; two thumbs-up"), or rests only on text that relays or claims someone's
-    approval."""
+    charterer's note), rests on a proposal ("one engineer suggested ...; two thumbs-up"), or rests only on text
+    that relays or claims someone's approval. (Who made a change, "as issued by the Compliance Manager", is the
+    user's word too.)"""
     if reading.says_loosening(e.summary):
         return True
     basis = [by_id[s] for s in sources[e.id] if by_id[s].kind in ("observe", "outcome")]
@@ -258,8 +258,9 @@ _FIGURES_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 def _keeps_the_failure(memory: Event, result: Event, act: Event) -> bool:
     """Whether a memory restates what went wrong rather than what the act produced: two words of the result's
     adverse clauses that its act does not have ("all 3 errors left cm3 unconverted" kept as "skips the cm3 to
-    dm3 conversion"; a figure counts as a word: "132 of 140 moves" kept as "132/140 moves"), or one in a memory that itself says something is wrong ("561 line down until the vendor
-    visit") and does not keep the act as the fix the failure seemed to teach. Words from the other clauses are
+    dm3 conversion"; a figure counts as a word: "132 of 140 moves" kept as "132/140 moves"), or one in a memory
+    that itself says something is wrong ("561 line down until the vendor visit") and does not keep the act as
+    the fix the failure seemed to teach. Words from the other clauses are
     the bad data, copied ("coverage reads 'active' from a cached record" beside a timeout), and a note that
     calls the work done despite the failure ("offer round done") passes it on as if it had worked."""
     bad_parts = [part for part in reading.clauses(result.summary) if reading.is_adverse(part)]
