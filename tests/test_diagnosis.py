@@ -6576,3 +6576,24 @@ def test_s1_going_on_from_what_came_of_the_failure_is_not_going_past_it():
     assert not [f for f in about(t, "HALO-S1", bad) if f[1] == "high"]
     t2, bad2 = trace(False)
     assert [f for f in about(t2, "HALO-S1", bad2) if f[1] == "high"]
+
+
+def test_a4_the_result_of_a_check_the_agent_ran_on_the_recalled_material_reviews_it():
+    """A documented false positive recalled, then "Checked the 03-08 list update for changes to the entry" (a
+    preparation on the recall) and its result "No change to the listed entry; no new matches": the release resting
+    on that result rests on reviewed material. Near miss: the same result about a step that checked nothing."""
+    def trace(step: str) -> tuple[Trace, str]:
+        t = Trace("mar-03")
+        t.observe(summary="Screening hit on Omar Haddad Trading LLC")
+        m = t.remember([], summary="Documented false positive: Omar Haddad Trading LLC is not the listed Omar HADDAD")
+        r = t.recall([m], session="mar-10", summary="Retrieved the documented false positive")
+        prep = t.act([r], session="mar-10", form="preparation", summary=step)
+        res = t.outcome(prep, session="mar-10", summary="No change to the listed entry; no new entries matching")
+        act = t.act([r, res], session="mar-10", form="execution",
+                    summary="Released PMT-55290 on the false-positive decision")
+        t.outcome(act, session="mar-10", summary="payment released")
+        return t, act
+    t, act = trace("Checked the 03-08 list update for changes to the Omar HADDAD entry")
+    assert not [f for f in about(t, "HALO-A4", act) if f[1] != "info"]
+    t2, act2 = trace("Listed the open payments to Omar Haddad Trading LLC")
+    assert [f for f in about(t2, "HALO-A4", act2) if f[1] != "info"]

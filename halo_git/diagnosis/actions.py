@@ -336,7 +336,12 @@ def _reviewed_before(ctx: _Context, act: str, m: str, failed: bool = False) -> b
                                                            for s in g.sources[c])))
     for s in candidates:
         x = by_id[s]
-        if x.kind not in ("observe", "outcome") or s in g.adverse or not reading.says_confirmation(x.summary):
+        checking = x.kind == "outcome" and x.fields["about"] in by_id and by_id[x.fields["about"]].kind == "act" \
+            and by_id[x.fields["about"]].fields["form"] == "preparation" \
+            and reading.says_confirmation(by_id[x.fields["about"]].summary)  # the result of a check the agent ran
+        # ("Checked the 03-08 list update for changes to the entry" -> "No change to the listed entry")
+        if x.kind not in ("observe", "outcome") or s in g.adverse or not (
+                reading.says_confirmation(x.summary) or checking):
             continue
         if failed and s not in g.sources[act] and x.kind == "outcome" and by_id[x.fields["about"]].kind == "act" \
                 and by_id[x.fields["about"]].fields["form"] == "execution":
