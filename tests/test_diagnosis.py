@@ -6597,3 +6597,25 @@ def test_a4_the_result_of_a_check_the_agent_ran_on_the_recalled_material_reviews
     assert not [f for f in about(t, "HALO-A4", act) if f[1] != "info"]
     t2, act2 = trace("Listed the open payments to Omar Haddad Trading LLC")
     assert [f for f in about(t2, "HALO-A4", act2) if f[1] != "info"]
+
+
+def test_a4_arranging_the_check_a_guess_asks_for_is_no_reliance_on_the_guess():
+    """"Loft chimney breast may be unsupported. My guess from photos only; get the structural engineer to look before
+    any work near it", then "Booked the structural engineer for a site visit": the execution arranges the check the
+    note asks for. Near miss: booking the builder to start on the strength of the guess."""
+    from halo_git.diagnosis.reading import check_it_asks_for
+    assert check_it_asks_for("My guess only; get the structural engineer to look before any work") == "structural engineer"
+    assert check_it_asks_for("Chimney breast unsupported") == ""
+
+    def trace(act: str) -> tuple[Trace, str]:
+        t = Trace("kickoff")
+        m = t.remember([t.observe(summary="Jo's loft photos: chimney breast, first-floor breast looks removed")],
+                       summary="Loft chimney breast may be unsupported. My guess from photos only; get the structural "
+                               "engineer to look before any work near it")
+        x = t.act([m], form="execution", summary=act)
+        t.outcome(x, summary="booking confirmed")
+        return t, x
+    t, x = trace("Booked Hale & Co structural engineer for a site visit on 10 Feb, £420")
+    assert not [f for f in about(t, "HALO-A4", x) if f[1] != "info"]
+    t2, x2 = trace("Booked the builders to open up the chimney breast on 10 Feb")
+    assert [f for f in about(t2, "HALO-A4", x2) if f[1] != "info"]

@@ -207,6 +207,9 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         # asking for the tenancy agreement within a month") holds no fact anyone had to check: acting on it keeps
         # the promise or follows the request up (unless it came back in a load of everything kept, where it carries
         # whatever else the thread held)
+    if unreviewed and reading.subject_words(reading.check_it_asks_for(mem.summary)) & reading.subject_words(e.summary):
+        return None  # the act arranges the check the note itself asks for ("My guess from photos only; get the
+        # structural engineer to look before any work near it" -> "Booked the structural engineer for a site visit")
     if unreviewed and a.form == "preparation" and reading.says_comparison(e.summary):
         return None  # the act checks the material against other evidence: it is the review, not reliance
     if unreviewed:
@@ -413,3 +416,4 @@ def _told_achieved(ctx: _Context, act: str) -> bool:
     return any(by_id[u].kind != "recall" and reading.says_achieved(by_id[u].summary)
                and not reading.says_pending(by_id[u].summary) and not reading.is_adverse(by_id[u].summary)
                for u in downstream(ctx.used_by, act, 3, passes_on) if passes_on(u))
+

@@ -1821,6 +1821,16 @@ says_hedged = _finder(
     r"no (?:\S+ ){1,3}yet|unconfirmed|unverified|to be confirmed|tbc|reportedly|my read)\b")
 
 
+_CHECK_ASKED_RE = re.compile(r"\b(?:get|ask|have|need)\s+(?:the |a |an |our )?([\w -]{2,40}?)\s+to\s+(?:look|check|"
+                             r"confirm|inspect|verify|survey|assess|test)\b", re.I)
+
+
+def check_it_asks_for(summary: str) -> str:
+    """Who a note asks to check what it keeps ("my guess from photos only; get the structural engineer to look
+    before any work"): "structural engineer", or "" when it asks for no check."""
+    m = _CHECK_ASKED_RE.search(summary)
+    return m.group(1) if m else ""
+
 says_unsure = _finder(
     """Words by which the writer of an observation says it is not sure ("reckons MG-12 reads 0.3% high", "afaik",
     "prob 3rd C", "450 kg (typical)"): kept as a plain fact, the doubt is dropped. (A figure given as "about" or
