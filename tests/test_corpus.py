@@ -224,7 +224,7 @@ def test_four_sets_held_out_to_the_close_of_the_round():
     sets among others, 58/80 and 25; a stale note's age, 61/80 and 25."""
     hit, total, alarms, notes = score(CLOSE)
     assert total == 80
-    assert hit >= 63 and alarms <= 17, notes
+    assert hit >= 63 and alarms <= 16, notes
 
 
 LATER = HERE / "fixtures" / "traces_apart_z_later"
@@ -396,10 +396,10 @@ def test_four_sets_held_out_to_the_end_of_the_round():
     of the round was in (banking operations and payments; rail, roads and public transport; care and social
     services; home and personal assistants) and scored unread: 59/80 (74 %) and 29 false alarms, 23 on healthy
     runs in 13 of 16, with the diagnosis the round began with; 59/80 and 27 (22 on 13 of 16) at its end. Read in
-    the round after, with Z85-Z88: 60/80 and 24 (19 on 12 of 16)."""
+    the round after, with Z85-Z88: 60/80 and 22 (17 on 12 of 16)."""
     hit, total, alarms, notes = score(END)
     assert total == 80
-    assert hit >= 60 and alarms <= 24, notes
+    assert hit >= 60 and alarms <= 22, notes
 
 
 SEQUEL = HERE / "fixtures" / "traces_apart_z_sequel"
