@@ -15,7 +15,10 @@ from . import reading
 from .context import _Context
 from .graph import _GOVERNED_BIT, _Graph
 from .result import Finding, Outcomes, _finding
-from .shared import _SUBJECT_WINDOW, _later_act_on, _outcomes_about, _plural
+from .shared import _SUBJECT_WINDOW, _later_act_on, _outcomes_about, _plural, _upstream
+
+
+_FOLLOW_UP_DEPTH = 4  # steps of uses back from a later act to the failure it went on from
 
 
 def findings(ctx: _Context, *, outcomes: Outcomes) -> list[Finding]:
@@ -41,7 +44,7 @@ def findings(ctx: _Context, *, outcomes: Outcomes) -> list[Finding]:
                        and g.order[by_id[u].session] > g.order[a.session])  # or later, from its output
                   and o.id not in g.sources[u] and not reading.says_remedy(by_id[u].summary)
                   and not reading.is_adverse(by_id[u].summary)), None)
-        if x is not None and o.id in _ancestors(g, x, _FOLLOW_UP_DEPTH):
+        if x is not None and o.id in _upstream(ctx, x, _FOLLOW_UP_DEPTH):
             x = None  # it rests on what came of the failure ("card declined" -> bank details sent -> "GBP 100 in,
             # ref HALL-0412" -> booking confirmed): it went on from the failure's follow-up, not past it
         if x is not None and not (_partly_worked(by_id[o.id].summary) and any(
@@ -237,16 +240,3 @@ def _left_standing(ctx: _Context, outcome: str, act: str) -> bool:
         return False
     here = g.order[by_id[outcome].session]
     return any(g.order[e.session] > here and e.kind == "act" for e in ctx.events[ctx.pos[outcome] + 1:])
-
-
-_FOLLOW_UP_DEPTH = 4  # steps of uses back from a later act to the failure it went on from
-
-
-def _ancestors(g: _Graph, x: str, depth: int) -> set[str]:
-    """The events ``x`` rests on within ``depth`` steps of uses."""
-    seen: set[str] = set()
-    frontier = [x]
-    for _ in range(depth):
-        frontier = [s for f in frontier for s in g.sources[f] if s not in seen]
-        seen.update(frontier)
-    return seen

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from . import reading
 from .graph import _GOVERNED_BIT, downstream
-from .shared import _decision_upstream, _within_bound
+from .shared import _decision_upstream, _upstream, _within_bound
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import _Context
@@ -1112,16 +1112,6 @@ def _repeated_fixes(ctx, make, flagged: set[str]):
             "medium", last, _S3_WHY, _S3_STEP,
         ))
     return out
-
-
-def _upstream(ctx, event: str, depth: int) -> set[str]:
-    """The events ``event`` names within ``depth`` steps of uses and about."""
-    seen: set[str] = set()
-    frontier = [event]
-    for _ in range(depth):
-        frontier = [s for x in frontier for s in ctx.g.sources[x] if s not in seen]
-        seen.update(frontier)
-    return seen
 
 
 def _rests_on(ctx, event: str, on: str, depth: int = 3) -> bool:

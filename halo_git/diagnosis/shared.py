@@ -171,3 +171,13 @@ def _read_other_memory_on(ctx: _Context, act: str, words: frozenset[str], ids: f
     mems = [s for s in g.sources[act] if by_id[s].kind == "remember"] + [
         m for s in g.sources[act] if by_id[s].kind == "recall" for m in g.sources[s] if by_id[m].kind == "remember"]
     return any(len(words & ctx.rare(m)) >= 2 or ids & reading.identifiers(by_id[m].summary) for m in mems)
+
+
+def _upstream(ctx: _Context, event: str, depth: int) -> set[str]:
+    """The events ``event`` names within ``depth`` steps of uses and about."""
+    seen: set[str] = set()
+    frontier = [event]
+    for _ in range(depth):
+        frontier = [s for x in frontier for s in ctx.g.sources[x] if s not in seen]
+        seen.update(frontier)
+    return seen
