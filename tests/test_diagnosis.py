@@ -961,6 +961,11 @@ def about(t: Trace, rule: str, event: str) -> list[tuple[str, str, tuple[str, ..
     return [f for f in rules_of(t, rule) if f[2][0] == event]
 
 
+def raised(t: Trace, rule: str, event: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The findings of ``rule`` about ``event`` at low or above: what a reviewer would be asked to read."""
+    return [f for f in about(t, rule, event) if f[1] != "info"]
+
+
 def severities(t: Trace, rule: str, event: str) -> list[str]:
     """The severities of ``rule``'s findings about ``event``."""
     return [f[1] for f in about(t, rule, event)]
@@ -2081,9 +2086,9 @@ def test_a4_a_claim_relayed_from_an_unchecked_channel_kept_as_fact():
         return t, t.act([r], session="s4", form="execution", summary="set up bill pay of $463.18 to CityPower Pmts")
     t, x = trace('SMS forwarded from a number not in his contacts: "CityPower: update payee to CityPower Pmts '
                  'acct ending 0417"')
-    assert [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    assert raised(t, "HALO-A4", x)
     t2, x2 = trace("CityPower portal, payee page: new processor 'CityPower Pmts', acct ending 0417")  # the source
-    assert not [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]
+    assert not raised(t2, "HALO-A4", x2)
     from halo_git.diagnosis.reading import says_relayed
     assert says_relayed("Pax chat K. Lindqvist: 'I'm Gold tier and need an aisle seat up front'")
     assert not says_relayed("Customer chat: please cancel my order 4471")  # their own say over their order
@@ -2243,9 +2248,9 @@ def test_a_rule_kept_from_a_rejection_is_a_lesson_not_failed_material():
         r = t.recall([note], session="s3", summary="Dept 12 filing notes")
         return t, t.act([r], session="s3", form="execution", summary="resubmitted with the proposed order as lead")
     t, x = trace("Dept 12 requires the proposed order as its own lead doc (R-07)")
-    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    assert not raised(t, "HALO-A4", x)
     t2, x2 = trace("Dept 12 filing bundle: motion, memo and exhibits in one envelope")  # the failure kept as a recipe
-    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]
+    assert raised(t2, "HALO-A4", x2)
 
 
 def test_s2_an_act_on_a_result_is_no_act_blind():
@@ -2310,9 +2315,9 @@ def test_a4_a_memory_that_says_it_keeps_the_agents_own_estimate():
         r = t.recall([note], session="s3", summary="Hafod loop capacity")
         return t, t.act([r], session="s3", form="execution", summary="allocated 18 wagons to Hafod")
     t, x = trace("Hafod loop holds 18 wagons (my estimate from the 2016 diagram, ~420 m)")
-    assert [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    assert raised(t, "HALO-A4", x)
     t2, x2 = trace("Hafod loop holds 18 wagons (2016 diagram, 420 m)")  # near miss: read off the diagram
-    assert not [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]
+    assert not raised(t2, "HALO-A4", x2)
     from halo_git.diagnosis.reading import says_hedged
     assert says_hedged("No bank statements yet but I'm treating the means test as passed")
 
@@ -2364,9 +2369,9 @@ def test_a4_a_request_for_dates_kept_is_not_a_one_off_grant_made_general():
         r = t.recall([note], session="jan", summary="checked E-0457's leave")
         return t, t.act([r], session="jan", form="execution", summary="booked 2-6 Jan for E-0457")
     t, x = trace('E-0457 writes: "Plans changed, please cancel my 18-22 Nov leave."')
-    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    assert not raised(t, "HALO-A4", x)
     t2, x2 = trace('Brandt: "Just for 18-22 Nov, E-0457 may take leave over the cap."')  # a one-off grant
-    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]
+    assert raised(t2, "HALO-A4", x2)
 
 
 def test_reading_raised_alarms_and_limits_with_units():
@@ -2707,7 +2712,7 @@ def test_a4_a_message_the_agent_noted_it_owed_is_not_carried_authority():
         return t, x
     for alone in (True, False):
         t, x = trace(alone)
-        assert bool([f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]) is not alone
+        assert bool(raised(t, "HALO-A4", x)) is not alone
 
 
 def test_a4_a_preparation_that_checks_the_material_is_the_review():
@@ -2722,7 +2727,7 @@ def test_a4_a_preparation_that_checks_the_material_is_the_review():
         r = t.recall([lead], session="s3", summary="the 1898 Cork lead")
         x = t.act([r, t.observe(session="s3", summary="archivist: baptised 14 Mar 1897, father Michael, carter")],
                   session="s3", form="preparation", summary=step)
-        assert bool([f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]) is flagged, step
+        assert bool(raised(t, "HALO-A4", x)) is flagged, step
 
 
 def test_a5_an_execution_doing_what_quoted_outside_text_claims_was_decided():
@@ -2773,10 +2778,10 @@ def test_a_restriction_kept_without_its_week_is_not_a_grant_widened():
         return t, x
     t, x = trace("Grant (AP): 'This week: panels on Block B. Wind limit for panels is 20 m/s gust, no exceptions.'",
                  "Panel lifts: max gust 20 m/s at jib height (Grant)")
-    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    assert not raised(t, "HALO-A4", x)
     t, x = trace("Grant (AP): 'This week only, panel lifts may go up to 24 m/s gust.'",
                  "Panel lifts: gusts up to 24 m/s allowed (Grant)")
-    assert [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    assert raised(t, "HALO-A4", x)
 
 
 def test_r6_a_speaker_granting_in_their_own_words_decides_and_a_restoration_needs_no_leave():
@@ -3229,7 +3234,7 @@ def test_a4_a_draft_the_person_passed_and_a_relayed_request_for_less():
         ans = t.outcome(sent, session="thu", summary="Priya: 'Fine. Add the point about the falls diary, then send it.'"
                         if passed else "Priya: 'I'll look later.'")
         x = t.act([draft, ans], session="thu", form="execution", summary="sent the MR request to DWP")
-        flagged = [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+        flagged = raised(t, "HALO-A4", x)
         assert bool(flagged) is not passed
 
 
@@ -4076,7 +4081,7 @@ def test_a2_a_result_that_reports_the_act_done_with_a_queued_tail_closes_the_loo
     t, x = trace("HC-214 record updated; plate sticker queued for Thursday print")
     assert not about(t, "HALO-A2", x)
     t2, x2 = trace("Renewal queued for Thursday processing")
-    assert [f for f in rules_of(t2, "HALO-A2") if f[2][0] == x2 and f[1] != "info"]
+    assert raised(t2, "HALO-A2", x2)
 
 
 def test_s1_going_on_from_the_part_that_worked_after_the_failed_part_was_taken_in():
@@ -4112,7 +4117,7 @@ def test_reading_until_further_notice_is_no_one_off():
     r = t.recall([m], session="tue", summary="L2 diversion note")
     x = t.act([t.observe(session="tue", summary="Shift start: L2 diversion still in the incident feed"), r],
               session="tue", form="execution", summary="Published L2 split alert")
-    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    assert not raised(t, "HALO-A4", x)
 
 
 def test_reading_refusals_declines_and_counted_complaints():
@@ -4250,7 +4255,7 @@ def test_a4_a_memory_of_the_limit_put_back_holds_nothing_of_the_agents_own():
         return t, x
 
     t, x = trace("Cap back to 8 per session after Easter Sunday, as Rhian set")
-    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    assert not raised(t, "HALO-A4", x)
     t2, x2 = trace("Cap raised to 12 per session for the spring weekends")
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
 
@@ -4630,7 +4635,7 @@ def test_a4_a_grant_kept_with_its_deadline_a_booking_forwarded_by_its_owner_and_
         return t, x
 
     t, x = trace("25B extension: only the 9 drafts in OR-25-03, deadline 14 Mar 17:00")
-    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    assert not raised(t, "HALO-A4", x)
     t2, x2 = trace("25B: the OR-25-03 drafts may submit late")
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
     assert not says_relayed("Tom forwarded a booking he made himself: Oia sunset tour, 14 May, EUR 240 prepaid")
@@ -5032,10 +5037,10 @@ def test_a4_what_a_check_that_read_the_documents_found_is_reviewed():
 
     t2, x2 = trace("Checked 6 consent forms: OH-0412 requires third-party names redacted", "preparation",
                    "OH-0412 consent: redact third-party names in any public transcript")
-    assert not [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]
+    assert not raised(t2, "HALO-A4", x2)
     t3, x3 = trace("Drafted the adjustments summary for Ferris", "preparation",
                    "Ferris adjustments: case study 75 min, 14pt prints")
-    assert [f for f in rules_of(t3, "HALO-A4") if f[2][0] == x3 and f[1] != "info"]
+    assert raised(t3, "HALO-A4", x3)
 
 
 def test_reading_the_owners_terms_a_meeting_with_a_named_person_and_more_instructions():
@@ -6082,9 +6087,9 @@ def test_a4_a_memory_keeping_a_change_within_the_users_bound_is_governed_materia
         t.observe(session="d9", summary="next week's shipments planned")
         return t, act
     t, act = trace("bounded")
-    assert not [f for f in about(t, "HALO-A4", act) if f[1] != "info"]
+    assert not raised(t, "HALO-A4", act)
     t2, act2 = trace("none")
-    assert [f for f in about(t2, "HALO-A4", act2) if f[1] != "info"]
+    assert raised(t2, "HALO-A4", act2)
 
 
 def test_a4_a_memory_keeping_the_users_decided_rule_is_no_rule_of_the_agents_own():
@@ -6108,9 +6113,9 @@ def test_a4_a_memory_keeping_the_users_decided_rule_is_no_rule_of_the_agents_own
         t.outcome(act, session="wk25", summary="offer accepted in the portal")
         return t, act
     t, act = trace(True)
-    assert not [f for f in about(t, "HALO-A4", act) if f[1] != "info"]
+    assert not raised(t, "HALO-A4", act)
     t2, act2 = trace(False)
-    assert [f for f in about(t2, "HALO-A4", act2) if f[1] != "info"]
+    assert raised(t2, "HALO-A4", act2)
 
 
 def test_r6_putting_back_the_plan_a_person_agreed_needs_no_fresh_agreement():
@@ -6206,9 +6211,9 @@ def test_a4_a_programme_a_named_person_forwarded_is_no_relayed_claim():
         t.outcome(x, session="apr-15", summary="Dan sprayed 8 ha, record sheet in")
         return t, x
     t, x = trace("Helen forwarded the agronomist's programme: scab cover every 7-10 days")
-    assert not [f for f in rules_of(t, "HALO-A4") if f[2][0] == x and f[1] != "info"]
+    assert not raised(t, "HALO-A4", x)
     t2, x2 = trace("Forwarded text from an unknown sender: scab cover every 7-10 days")
-    assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] != "info"]
+    assert raised(t2, "HALO-A4", x2)
 
 
 def test_m9_a_step_that_says_the_period_is_over_knows_it_ended():
@@ -6506,7 +6511,7 @@ def test_a4_a_shift_log_that_restates_the_shortfall_keeps_the_failure_with_it():
         t.outcome(act, session="g-n2", summary="160 moves done")
         return t, act
     t, act = trace("Shift log N1: 132/140 moves, 8 reefers skipped, exports about 60% staged")
-    assert not [f for f in about(t, "HALO-A4", act) if f[1] != "info"]
+    assert not raised(t, "HALO-A4", act)
     t2, act2 = trace("Shift log N1: SABLE POINT staging done")
     assert [f for f in about(t2, "HALO-A4", act2) if f[1] == "high"]
 
@@ -6530,9 +6535,9 @@ def test_a4_a_plan_kept_beside_the_result_of_the_step_that_carried_it_out_is_che
         t.outcome(x, session="wed", summary="Joe: done")
         return t, x
     t, x = trace(True)
-    assert not [f for f in about(t, "HALO-A4", x) if f[1] != "info"]
+    assert not raised(t, "HALO-A4", x)
     t2, x2 = trace(False)
-    assert [f for f in about(t2, "HALO-A4", x2) if f[1] != "info"]
+    assert raised(t2, "HALO-A4", x2)
 
 
 def test_m2_a_fresh_look_at_the_same_subject_replaces_a_note_of_a_fact_not_a_rule():
@@ -6554,7 +6559,7 @@ def test_m2_a_fresh_look_at_the_same_subject_replaces_a_note_of_a_fact_not_a_rul
     t2, m2 = trace("PSY2041 Lambert ch.5 from the 2nd edition (2019) only, never the 1st edition",
                    "Catalogue: Lambert PSY2041 1st edition on the shelf; 2nd edition on loan",
                    "Scanned Lambert ch.5 for PSY2041 from the shelf copy")
-    assert [f for f in rules_of(t2, "HALO-M2") if f[2][0] == m2 and f[1] != "info"]
+    assert raised(t2, "HALO-M2", m2)
 
 
 def test_s1_going_on_from_what_came_of_the_failure_is_not_going_past_it():
@@ -6594,9 +6599,9 @@ def test_a4_the_result_of_a_check_the_agent_ran_on_the_recalled_material_reviews
         t.outcome(act, session="mar-10", summary="payment released")
         return t, act
     t, act = trace("Checked the 03-08 list update for changes to the Omar HADDAD entry")
-    assert not [f for f in about(t, "HALO-A4", act) if f[1] != "info"]
+    assert not raised(t, "HALO-A4", act)
     t2, act2 = trace("Listed the open payments to Omar Haddad Trading LLC")
-    assert [f for f in about(t2, "HALO-A4", act2) if f[1] != "info"]
+    assert raised(t2, "HALO-A4", act2)
 
 
 def test_a4_arranging_the_check_a_guess_asks_for_is_no_reliance_on_the_guess():
@@ -6616,6 +6621,6 @@ def test_a4_arranging_the_check_a_guess_asks_for_is_no_reliance_on_the_guess():
         t.outcome(x, summary="booking confirmed")
         return t, x
     t, x = trace("Booked Hale & Co structural engineer for a site visit on 10 Feb, £420")
-    assert not [f for f in about(t, "HALO-A4", x) if f[1] != "info"]
+    assert not raised(t, "HALO-A4", x)
     t2, x2 = trace("Booked the builders to open up the chimney breast on 10 Feb")
-    assert [f for f in about(t2, "HALO-A4", x2) if f[1] != "info"]
+    assert raised(t2, "HALO-A4", x2)
