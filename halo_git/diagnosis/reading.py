@@ -1831,6 +1831,21 @@ def check_it_asks_for(summary: str) -> str:
     m = _CHECK_ASKED_RE.search(summary)
     return m.group(1) if m else ""
 
+_CAP_MOVE_RE = re.compile(r"\b(?:cap|limit|max\w*|ceiling|allowance|budget)\b[^.;]{0,40}?(\d[\d,.]*)\s*[a-z%/]{0,5}\s*"
+                          r"(?:\u2192|->|to)\s*(\d[\d,.]*)", re.I)
+
+
+def lowers_cap(text: str) -> bool:
+    """Whether the text moves a cap or limit down ("roster soft cap 100 -> 90 h", "spend limit 500 to 300"):
+    the agent held back further, not a loosening."""
+    m = _CAP_MOVE_RE.search(text)
+    if not m:
+        return False
+    try:
+        return float(m.group(2).replace(",", "")) < float(m.group(1).replace(",", ""))
+    except ValueError:
+        return False
+
 says_unsure = _finder(
     """Words by which the writer of an observation says it is not sure ("reckons MG-12 reads 0.3% high", "afaik",
     "prob 3rd C", "450 kg (typical)"): kept as a plain fact, the doubt is dropped. (A figure given as "about" or

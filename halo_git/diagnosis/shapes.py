@@ -318,21 +318,6 @@ _KIND_ONLY_RE = re.compile(r"\bfor (?![\w ,/'\u2019-]*\b(?:this|today|tonight|we
 _PERMANENT_RE = re.compile(r"\b(?:permanent\w*|for good|from now on|standing rule)\b", re.I)
 
 
-_CAP_MOVE_RE = re.compile(r"\b(?:cap|limit|max\w*|ceiling|allowance|budget)\b[^.;]{0,40}?(\d[\d,.]*)\s*[a-z%/]{0,5}\s*"
-                          r"(?:\u2192|->|to)\s*(\d[\d,.]*)", re.I)
-
-
-def _lowered_cap(text: str) -> bool:
-    """Whether the text moves a cap or limit down ("roster soft cap 100 -> 90 h", "spend limit 500 to 300")."""
-    m = _CAP_MOVE_RE.search(text)
-    if not m:
-        return False
-    try:
-        return float(m.group(2).replace(",", "")) < float(m.group(1).replace(",", ""))
-    except ValueError:
-        return False
-
-
 def _limit_moved_for_occasion(e, basis) -> bool:
     """A revision that moves a limit for one occasion ("heat stop 30 -> 32C for Tuesday's backlog", "discount
     cap 15% for Harbridge", resting on "OK 15% for Harbridge, this renewal only"): whichever way it moves, it
@@ -366,7 +351,7 @@ def _loosening(ctx, make):
             e.fields["made_by"] == "user" and e.id not in g.claimed and reading.says_scoped(e.summary)
             and _stated_end(e, []) is not None)  # (the user's own change is the grant: "C. Hart authorised a
         # one-off arrangement for the fair on 7-8 December only")
-        if _lowered_cap(f"{e.fields['target']} {e.summary}") or not (
+        if reading.lowers_cap(f"{e.fields['target']} {e.summary}") or not (
                 reading.says_loosening(e.summary) or _limit_moved_for_occasion(e, basis) or (granted and (
                 e.fields["governance"] == "bounded" or reading.says_planned_end(e.summary) or reading.permits(e.summary)))):
             continue  # a change under a grant the user limited to one occasion loosens for that occasion (one
