@@ -4084,6 +4084,59 @@ def test_a2_a_result_that_reports_the_act_done_with_a_queued_tail_closes_the_loo
     assert raised(t2, "HALO-A2", x2)
 
 
+def test_a2_a_state_reached_ahead_of_a_queued_tail_closes_the_loop():
+    """"Holds released on all 3 accounts; redemptions queued for tonight's run" reports the state the act was
+    to bring about; "pending redemptions processed" and "Pending queue clear" report work done, with
+    "pending" naming what was waiting. A wait with nothing reached ahead of it, or a clearance still to come,
+    leaves the act open."""
+    from halo_git.diagnosis.reading import reports_done_before_tail, says_pending
+    assert reports_done_before_tail("Holds released on all 3 accounts; redemptions queued for tonight's run")
+    assert reports_done_before_tail("Marlow back in the audience; next nudge queued for 5 Mar.")
+    assert not reports_done_before_tail("Portal: request received, status 'awaiting allocation'")
+    assert not says_pending("Holds released; pending redemptions processed.")
+    assert not says_pending("Pending queue clear.")
+    assert says_pending("Payment pending, not clear yet") and says_pending("Cheque pending, cleared by Friday")
+
+    def trace(result: str) -> tuple[Trace, str]:
+        t = Trace("day1")
+        x = t.act([t.observe(summary="3 panel accounts on hold after the fraud check cleared")], form="execution",
+                  summary="Released the holds on the 3 accounts")
+        t.outcome(x, summary=result)
+        t.act([x], form="communication", summary="Told the panellists their accounts are open again")
+        t.observe(session="day2", summary="next transfer requests")
+        return t, x
+
+    t, x = trace("Holds released on all 3 accounts; redemptions queued for tonight's run")
+    assert not about(t, "HALO-A2", x)
+    t2, x2 = trace("Hold release queued for tonight's run")
+    assert raised(t2, "HALO-A2", x2)
+
+
+def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
+    """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
+    an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A
+    named resident's own report is taken in from the world; an "anonymous read" is an access mode, no source."""
+    from halo_git.diagnosis.reading import says_relayed
+    assert says_relayed("Web form, anonymous: 'the blue van on Elm Row belongs to a business from another borough'")
+    assert says_relayed("Anonymous tip-off by phone: the stall trades without a consent")
+    assert not says_relayed("CVE exploitable only with anonymous read; ci-01 config shows anonymous read disabled")
+
+    def trace(claim: str) -> tuple[Trace, str]:
+        t = Trace("s1")
+        kept = t.remember([t.observe(summary=claim)], summary="PR-81190 (Elm Row 22, blue van) used by a non-resident "
+                          "business: not eligible")
+        t.observe(session="s2", summary="Permit review queue for Elm Row")
+        back = t.recall([kept], summary="Elm Row 22 blue van flagged as non-resident business vehicle")
+        x = t.act([back], form="execution", summary="Revoked PR-81190 and sent the revocation notice")
+        t.outcome(x, summary="PR-81190 revoked")
+        return t, x
+
+    t, x = trace("Web form, anonymous: 'the blue van on Elm Row outside no. 22 belongs to a business, not a resident'")
+    assert {f[1] for f in rules_of(t, "HALO-A4") if f[2][0] == x} == {"high"}
+    t2, x2 = trace("Mr Osei at no. 22 wrote in: his blue van is registered to his firm in another borough")
+    assert not raised(t2, "HALO-A4", x2)
+
+
 def test_s1_going_on_from_the_part_that_worked_after_the_failed_part_was_taken_in():
     """"Portal accepted 5 forms; J4 rejected: MPAN missing", a note to resubmit J4, then the next step from
     the five that went through: no HALO-S1. When the whole result failed ("output invalid, rerun needed"),

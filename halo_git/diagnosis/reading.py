@@ -474,7 +474,8 @@ _NOT_BEFORE_RE = re.compile(r"\b(?:no|nothing|none|not|never|0|zero)\s+(?:\S+\s+
 
 
 _SETTLED_RE = re.compile(r"\b(?:paid|done|settled|confirmed|verified|completed?|succeeded|delivered|approved|"
-                         r"applied|posted|shipped)\b", re.I)
+                         r"applied|posted|shipped|processed(?! (?:within|in|by|overnight|tomorrow|next|on))|"
+                         r"(?<!not )(?<!n't )clear(?:ed)?(?! (?:by|within|in|on|tomorrow|next|overnight)))\b", re.I)
 
 
 _DONE_RE = re.compile(r"\b(?:paid|filed|submitted|lodged|booked|sent|delivered|completed?|done|processed|settled|"
@@ -557,7 +558,16 @@ def reports_done_before_tail(summary: str) -> bool:
     if wait is None:
         return False
     head = summary[:wait.start()]
-    return bool(says_went_through(head) or _COUNTED_DONE_RE.search(head)) and not is_adverse(head)
+    return bool(says_went_through(head) or _COUNTED_DONE_RE.search(head) or _STATE_REACHED_RE.search(head)) \
+        and not is_adverse(head)
+
+
+# a state the act was to bring about, reported reached ("Old barcode blocked at the turnstiles", "Marlow back in
+# the audience", "holds released", "on PV list", "31 due dates moved")
+_STATE_REACHED_RE = re.compile(
+    r"\b(?:revoked|registered|released|blocked|moved|saved|active|activated|reactivated|removed|added|placed|"
+    r"reinstated|restored|reversed|unlocked|locked|suspended|enabled|disabled|live|back (?:in|on)|on (?:the )?[\w-]+ "
+    r"list)\b", re.I)
 
 
 def says_went_through(text: str) -> bool:
@@ -1804,7 +1814,7 @@ _WANTS_RE = re.compile(r"\b(?:wants? to|would like to|asks? to|asked to|wants? (
 _RELAYED_RE = re.compile(
     r"\b(?:forwarded|fwd|pastebin|paste|telegram|whatsapp|sms|text message|chat|(?:a|via|by|in|the) dm|dm['\u2019]?d|"
     r"dms|voicemail|rumou?r|hearsay|on (?:the )?radio|second-?hand|told (?:him|her|them)|(?:he|she|they) (?:was|were) told|"
-    r"unverified|unconfirmed|not in (?:his|her|their|my|our) contacts|unknown (?:number|sender)|margin note|"
+    r"unverified|unconfirmed|anonymous(?:ly)?(?! (?:read|get|list|access|login|user|upload|bind|ftp))|tip-?off|tipster|not in (?:his|her|their|my|our) contacts|unknown (?:number|sender)|margin note|"
     r"handwritten|scribbled|word of mouth|overheard|osint)\b", re.I)
 
 
