@@ -4112,6 +4112,30 @@ def test_a2_a_state_reached_ahead_of_a_queued_tail_closes_the_loop():
     assert raised(t2, "HALO-A2", x2)
 
 
+def test_a2_an_entry_in_a_register_the_agent_keeps_is_its_own_result():
+    """An agent that checks its executions skipped one: HALO-A2 medium, unless the execution is an entry in a
+    list or register the agent keeps ("Added Jayden to the trip list"), which has nothing outside it to check.
+    A message pushed to a list of people, or figures entered into someone else's portal, is no such entry."""
+    from halo_git.diagnosis.reading import keeps_own_record
+    assert keeps_own_record("Stamped and logged the Mahler hire set in the library register.")
+    assert keeps_own_record("Removed a volunteer from the station 2 roster")
+    assert not keeps_own_record("Entered Q2 tonnages from the weighbridge log into the compliance portal and submitted.")
+
+    def trace(step: str) -> tuple[Trace, str]:
+        t = Trace("wk1")
+        for n in range(4):
+            done = t.act([t.observe(summary=f"coach {n} seats requested")], form="execution", summary=f"Booked coach {n}")
+            t.outcome(done, summary=f"Coach {n} confirmed by the operator")
+        x = t.act([t.observe(summary="Jayden's consent form came in")], form="execution", summary=step)
+        t.observe(session="wk2", summary="Trip week: final numbers")
+        return t, x
+
+    t, x = trace("Added Jayden to the trip list, form filed in the med folder")
+    assert not raised(t, "HALO-A2", x)
+    t2, x2 = trace("Pushed the trip alert SMS to the parents' list")
+    assert raised(t2, "HALO-A2", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

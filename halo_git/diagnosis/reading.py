@@ -1510,7 +1510,12 @@ keeps_own_record = _finder(
     # or a step on the agent's own file closed by the record ("...; rationale recorded in the screening log",
     # "... and recorded the reason on the pupil file", "... and closed the promise as kept")
     r"(?:[;:]|\band)\s+(?:(?:the )?\w+ )?(?:recorded|logged|noted) (?:the \w+ )?(?:in|on) (?:the|its|our) [\w -]{0,30}"
-    r"(?:log|file|record|register|sheet|notes?)\b\W*$|\band closed (?:the|it|them)\b[^.;]{0,30}\bas \w+\W*$")
+    r"(?:log|file|record|register|sheet|notes?)\b\W*$|\band closed (?:the|it|them)\b[^.;]{0,30}\bas \w+\W*$|"
+    # or an entry made in a register or list the agent keeps ("Added Jayden to the trip list", "Stamped and logged
+    # the hire set in the library register", "Removed a volunteer from the station 2 roster")
+    r"^\W*(?:(?:added|entered|logged|stamped|recorded|noted|updated|corrected)\b[^.;]{0,60}?\b(?:in|on|to|into)|"
+    r"removed\b[^.;]{0,60}?\bfrom) (?:the |its |our )?[\w -]{0,25}?\b(?:register|log|roster|list|folder|tracker|"
+    r"journal|ledger)\b(?![^.;]*\b(?:submit\w*|sent|portal)\b)")
 
 
 def promises_telling(step: str) -> bool:
