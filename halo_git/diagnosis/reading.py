@@ -255,6 +255,8 @@ def intended(outcome: str, act: str) -> bool:
         hits -= _OUT_OF_USE  # "tagged out of service" -> "booking system shows it unavailable"
     if _DEFENCE_RE.search(act):
         hits -= _OUT_OF_USE | {"block"}  # "reported the fake email" -> "the sender address is now blocked"
+    if _SHUT_ACCESS_RE.search(act):
+        hits -= _REFUSED
     if _CALL_OFF_RE.search(act):
         hits -= {"cance"}  # "told Dr Ravi the loan is withdrawn" -> "Dr Ravi cancelled the dispatch"
     return {_stem(w) for w in hits} <= {_stem(w) for w in _TOKEN_RE.findall(act.lower())}
@@ -306,6 +308,13 @@ _OUT_OF_USE_RE = re.compile(
 # (sessions "killed" or "terminated" after access was revoked or suspended are the revocation taking hold)
 _OUT_OF_USE = frozenset(w[:5] for w in ("unavailable", "unusable", "blocked", "blocks", "cancelled", "canceled",
                                         "killed", "terminated"))
+# Access shut or narrowed ("limiting inbound SSH to the bastion subnet", "REVOKE SELECT on ... from sa-growth-ml"):
+# a connection or a query then "refused" or "denied" is the rule working.
+_SHUT_ACCESS_RE = re.compile(
+    r"\b(?:(?:limit|restrict|lock|clos|deny|denie|firewall)\w* (?:\S+ ){0,3}(?:inbound|outbound|ingress|egress|access|"
+    r"ssh|rdp|traffic|ports?|logins?)|revok\w* (?:\S+ ){0,2}(?:access|select|grants?|permissions?|roles?|rights?))\b",
+    re.I)
+_REFUSED = frozenset(("refus", "denie"))
 
 
 # The failure named is going away: "errors fell to zero", "timeouts stopped", "the 5xx cleared".
