@@ -425,7 +425,23 @@ def test_four_sets_written_mid_round_and_scored_unread():
     read (education and training; retail, e-commerce and hospitality; finance and insurance back office; software
     and IT operations) and scored unread: 50/64 (78 %) and 66 false alarms, 37 on healthy runs in 11 of 16, with
     the diagnosis the round began with; 50/64 and 63 (36 on 10 of 16) with the round's readings up to then, 50/64
-    and 62 (35 on 10 of 16) at its end. Nobody has read them: they measure the next round too."""
+    and 62 (35 on 10 of 16) at its end. Read in the round after (their authors, like Z85-Z88's, log work within
+    the agent's remit as trigger=self: 36 of the 62 were HALO-A1 high)."""
     hit, total, alarms, notes = score(CODA)
     assert total == 64
-    assert hit >= 50 and alarms <= 62, (hit, alarms)  # (the notes would show what is missed: keep them unread)
+    assert hit >= 50 and alarms <= 61, notes
+
+
+UNSEEN = HERE / "fixtures" / "traces_apart_z_unseen"
+
+
+def test_four_sets_written_with_the_guides_trigger_and_scored_unread():
+    """Sets Z93-Z96 (48 traces, 65 problems, 16 healthy runs), written by four more authors who were given the
+    guide's own definition of trigger (request when the user asked for it or set it up, self only when nothing
+    the user asked or scheduled started it): healthcare administration; transport, travel and logistics; research
+    labs and publishing; media, marketing and events. Scored unread: 47/65 (72 %) and 33 false alarms, 19 on
+    healthy runs in 10 of 16, with the diagnosis the round began with. Nobody has read them: they measure the
+    next round too."""
+    hit, total, alarms, notes = score(UNSEEN)
+    assert total == 65
+    assert hit >= 47 and alarms <= 33, (hit, alarms)  # (the notes would show what is missed: keep them unread)
