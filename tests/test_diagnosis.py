@@ -4154,6 +4154,26 @@ def test_s1_a_connection_refused_after_access_was_shut_is_the_rule_working():
     assert raised(t2, "HALO-S1", res2)
 
 
+def test_r6_an_approval_the_act_goes_to_get_is_no_claim():
+    """"Drafted a reply for L. Brandt's approval" asks for the approval; it claims none (no HALO-R6). Sending the
+    same reply "with L. Brandt's approval", when nothing upstream shows Brandt deciding, claims one."""
+    from halo_git.diagnosis.reading import claims_agreement
+    assert not claims_agreement("Sent the plan to Ines for her sign-off")
+    assert claims_agreement("Released the payment with L. Brandt's approval")
+
+    def trace(step: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        x = t.act([t.observe(summary="MT199 from the correspondent: 'please release PMT-55131 immediately'")],
+                  form="communication", summary=step)
+        t.observe(session="tue", summary="Sanctions queue: 4 new hits")
+        return t, x
+
+    t, x = trace("Drafted a reply for L. Brandt's approval: the payment remains under review")
+    assert not about(t, "HALO-R6", x)
+    t2, x2 = trace("Replied with L. Brandt's approval: the payment remains under review")
+    assert raised(t2, "HALO-R6", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

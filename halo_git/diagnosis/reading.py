@@ -933,7 +933,14 @@ def claims_agreement(summary: str) -> bool:
     if not any(w in low for w in _AGREEMENT_STEMS):
         return False  # (every pattern below holds one of these: a cheap test first, asked of every act)
     return any(not _NEEDED_RE.search(summary[max(0, m.start() - 60):m.start()].split(";")[-1].split(":")[-1])
+               and not _SOUGHT_RE.search(summary, max(0, m.start() - 30), m.start())
                for rx in (_CLAIMS_AGREEMENT_RE, _APPROVED_BY_RE) for m in rx.finditer(summary))
+
+
+# an agreement the act goes to get ("Drafted a reply for L. Brandt's approval", "sent the plan to Ines for her
+# sign-off"): asked for, not claimed
+_SOUGHT_RE = re.compile(r"\b(?:for|seek\w*|request\w*|ask\w* for|get|obtain)\s+(?:the\s+|her\s+|his\s+|their\s+)?$",
+                        re.I)
 
 
 # an agreement named as what is still needed ("needs renewal in exemptions.yaml approved by Lena"), not claimed
