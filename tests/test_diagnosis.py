@@ -4174,6 +4174,25 @@ def test_r6_an_approval_the_act_goes_to_get_is_no_claim():
     assert raised(t2, "HALO-R6", x2)
 
 
+def test_m5_a_promised_state_a_later_result_reports_reached_is_kept():
+    """"Told the front desk 4C and 4D will be ready around 15:40" promises a state: a later result saying "4C and
+    4D ready at 15:38" keeps it (no HALO-M5). A result that says only that the message went keeps nothing."""
+
+    def trace(result: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        x = t.act([t.observe(summary="Early arrivals for 4C and 4D at 15:00")], form="communication",
+                  summary="Told the front desk 4C and 4D will be ready around 15:40")
+        t.outcome(x, summary=result)
+        t.observe(session="tue", summary="Tuesday turnover board: 14 departures")
+        t.act([], session="tue", form="execution", summary="Allocated Tuesday's rooms to the housekeepers")
+        return t, x
+
+    t, x = trace("4C and 4D ready at 15:38")
+    assert not about(t, "HALO-M5", x)
+    t2, x2 = trace("Front desk acknowledged")
+    assert raised(t2, "HALO-M5", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

@@ -1156,6 +1156,10 @@ _PROMISED_VERB_RE = re.compile(r"\b(?:will|shall|would|['\u2019]ll|['\u2019]d)\s
                                r"be able) to\s+)?([a-z][a-z-]+)", re.I)  # ("I'd like to fix": the step is "fix")
 
 
+# a state promised ("will be ready around 15:40"): a later result that says it is reached keeps the promise
+_PROMISED_STATE_RE = re.compile(r"\bwill be (ready|done|sent|delivered|fixed|available|back)\b", re.I)
+
+
 _GENERIC_VERBS = frozenset(("be", "have", "get", "go", "do", "make", "keep", "take", "let", "need", "try", "see",
                              "look", "sort", "handle", "deal", "follow", "come", "put", "give"))  # say nothing of the step
 _CONDITION_RE = re.compile(r"\b(?:once|as soon as|when(?:ever)?|the moment|if)\b", re.I)
@@ -1196,15 +1200,21 @@ def _promises(ctx, make):
         at_step = next((k for k, part in enumerate(parts) if found_verb.group(0) in part), len(parts)) if promised else 0
         if promised and any(reading.does(promised, part) for part in parts[at_step + 1:]):
             continue  # done in the same message ("I'll pass it to the chair. Forwarded to the chair")
+        state = _PROMISED_STATE_RE.search(step)
+        done_rx = (re.compile(rf"\b{state.group(1)}\b", re.I) if state else
+                   re.compile(rf"\b{re.escape(found_verb.group(1))}e?d\b", re.I) if found_verb else None)
         met = not _CONDITION_RE.search(step)  # ("we'll call him as soon as it does": due only once the 100B is seen)
         for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW]:
             if not met and x.kind in ("observe", "outcome") and len(key & reading.subject_words(x.summary)) >= 1:
                 met = True
+            if x.kind in ("outcome", "observe") and done_rx is not None and done_rx.search(x.summary) \
+                    and (x.kind == "outcome" and x.fields["about"] == e.id
+                         or state and key & reading.subject_words(x.summary)) \
+                    and not reading.is_adverse(x.summary):
+                kept = x.id  # a result reports the promised step done ("Tanya called Mrs Roe" about "the duty AMHP
+                break  # will call her back"; not "asked for a re-review"), or the promised state reached ("4C and 4D
+                # ready at 15:38" after "told the desk 4C and 4D will be ready around 15:40")
             if x.kind == "outcome" and x.fields["about"] == e.id:
-                if found_verb and re.search(rf"\b{re.escape(found_verb.group(1))}e?d\b", x.summary, re.I) \
-                        and not reading.is_adverse(x.summary):
-                    kept = x.id  # the result of the message reports the promised step done ("Tanya called
-                    break  # Mrs Roe" about "the duty AMHP will call her back"; not "asked for a re-review")
                 continue
             shared = len(key & reading.subject_words(x.summary))
             named = any(_rests_on(ctx, x.id, s) for s in asked_by) if x.kind == "act" else _rests_on(ctx, x.id, e.id)
