@@ -4193,6 +4193,31 @@ def test_m5_a_promised_state_a_later_result_reports_reached_is_kept():
     assert raised(t2, "HALO-M5", x2)
 
 
+def test_m9_a_note_with_no_date_of_its_own_keeps_the_period_its_source_stated():
+    """The supervisor allows 120-minute check-ins "for tonight only, back to 60 at the 07:00 handover"; the note
+    keeps "interval 120 min; reminder at +10, call at +20" with no date. Read back the next day and acted on, it
+    is an expired fact (HALO-M9): its "reminder" is a step of the procedure, no date owed. A note that names its
+    own day ("rotation deferred to Mon 09-08") keeps a date to act on, not a period that ends."""
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("tue-night")
+        kept = t.remember([t.observe(summary="Marcus (night supervisor): for tonight only, lone engineers check in "
+                                             "every 120 min instead of 60; back to 60 at the 07:00 handover.",
+                                     at="2025-02-11T21:05:00Z")],
+                          summary=note, at="2025-02-11T21:09:00Z")
+        t.observe(summary="Check-in: Dev, pole 44, OK", at="2025-02-11T23:00:00Z")
+        back = t.recall([kept], session="wed-day", at="2025-02-12T09:00:00Z", summary="Read the check-in rules")
+        t.act([back, t.observe(summary="Check-in: Lucy, Pike Hill, OK", session="wed-day", at="2025-02-12T09:01:00Z")],
+              session="wed-day", form="silence", at="2025-02-12T09:02:00Z",
+              summary="No prompt to Lucy yet, next check-in not due until 11:05")
+        return t, back
+
+    t, back = trace("Check-in interval for line engineers: 120 min. Reminder at +10, call at +20, supervisor at +30.")
+    assert raised(t, "HALO-M9", back)
+    t2, back2 = trace("Check-in interval 120 min tonight; reminder due at 07:00 Wed 12 Feb to put it back to 60.")
+    assert not about(t2, "HALO-M9", back2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

@@ -642,6 +642,11 @@ def _over(e, later) -> bool:
     return end is not None and at <= end < when
 
 
+# a day or date a note names ("deferred to Mon 09-08", "due 22 Oct", "by Friday")
+_DATED_RE = re.compile(r"\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|today|tomorrow|tonight|\d{1,2}[-/.]\d{1,2}|"
+                       r"\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b", re.I)
+
+
 def _expired(ctx, make):
     """Recalls of a memory kept from a fact stated for a period ("on reserve Mar 1-14", "this week's rate")
     made after that period ended, with nothing newer on the subject named where it is used."""
@@ -655,14 +660,16 @@ def _expired(ctx, make):
         the reader's words are gathered only for the few that do."""
         if m not in timeless:
             mem = by_id[m]
-            timeless[m] = (not reading.states_period(mem.summary) and not any(
+            own = reading.states_period(mem.summary) or bool(_DATED_RE.search(mem.summary))
+            timeless[m] = (not own and not any(
                 by_id[s].kind == "observe" and reading.states_period(by_id[s].summary) for s in g.sources[m])
             ) or not reading.parse_time(mem.time) or reading.says_withdrawal(mem.summary) \
-                or reading.says_retraction(mem.summary) or reading.says_owed(mem.summary) \
-                or reading.says_deadline(mem.summary) or reading.says_record(mem.summary) \
-                or reading.says_afterwards(mem.summary)
+                or reading.says_retraction(mem.summary) or (own and (
+                    reading.says_owed(mem.summary) or reading.says_deadline(mem.summary))) \
+                or reading.says_record(mem.summary) or reading.says_afterwards(mem.summary)
             # (a record that the thing was called off states no current fact, and a date by which something is
-            # owed is when to act, not when a fact expires)
+            # owed is when to act, not when a fact expires; a note that states no date of its own ("interval 120
+            # min; reminder at +10, call at +20") keeps the period its source stated: "for tonight only")
         return timeless[m]
 
     def end_of(m: str, read: frozenset[str]):
