@@ -4218,6 +4218,34 @@ def test_m9_a_note_with_no_date_of_its_own_keeps_the_period_its_source_stated():
     assert not about(t2, "HALO-M9", back2)
 
 
+def test_r7_a_loosening_for_one_dated_day_only_and_the_act_that_ends_it():
+    """"Secure email permitted for 13 May only" states a period that ends with 13 May. An execution resting on it
+    the next day relies on it past its end (HALO-R7 high); the act that puts the standard way back ("Resumed
+    portal-only submission; secure email channel closed as instructed") rests on it to end it, and is no reliance."""
+    from datetime import datetime, timezone
+
+    from halo_git.diagnosis.reading import valid_until
+    at = datetime(2025, 3, 13, 8, 33, tzinfo=timezone.utc)
+    assert valid_until("variation allows deliveries from 07:00 on Saturday 15 March 2025 only", at).day == 15
+
+    def trace(next_day: str) -> tuple[Trace, str]:
+        t = Trace("d1")
+        grant = t.revise([t.observe(summary="Compliance Manager: the Northgate portal is down; secure email is "
+                                            "permitted for 13 May only", at="2025-05-13T08:00:00Z")],
+                         target="Northgate submission channel", made_by="user", governance="bounded",
+                         summary="Northgate submission channel: secure email permitted for 13 May only",
+                         at="2025-05-13T08:05:00Z")
+        x = t.act([grant, t.observe(session="d2", summary="Pack C-4490 ready for Northgate", at="2025-05-14T08:00:00Z")],
+                  session="d2", form="execution", summary=next_day, at="2025-05-14T08:10:00Z")
+        t.outcome(x, session="d2", summary="done", at="2025-05-14T08:20:00Z")
+        return t, grant
+
+    t, grant = trace("Sent C-4490 to Northgate by secure email")
+    assert {f[1] for f in rules_of(t, "HALO-R7") if f[2][0] == grant} == {"high"}
+    t2, grant2 = trace("Resumed portal-only submission for Northgate; secure email channel closed as instructed")
+    assert not about(t2, "HALO-R7", grant2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

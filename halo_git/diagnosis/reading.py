@@ -1321,7 +1321,11 @@ _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?i
                          r"(?:normal|usual)(?: \w+)? resum\w*|resum\w* (?:normal|as usual)|"
                          # the end of a standing exception ("Closed the RD-14-09 exception now it's delivered")
                          r"(?:closed|ended|lifted|withdrew|revoked|retired) (?:the |that |this |our |my )?"
-                         r"(?:[\w.-]+ ){0,3}(?:exception|waiver|override|exemption|dispensation)s?)\b", re.I)
+                         r"(?:[\w.-]+ ){0,3}(?:exception|waiver|override|exemption|dispensation)s?|"
+                         # the temporary way shut and the sole standard one resumed ("Resumed portal-only submission;
+                         # secure email channel closed as instructed")
+                         r"resum\w* (?:\S+ ){0,2}[\w-]+-only|(?:channel|window|exception|waiver|allowance|arrangement|"
+                         r"dispensation|override) (?:now |was |is )?closed)\b", re.I)
 
 
 def says_put_back(summary: str) -> bool:
@@ -2008,6 +2012,11 @@ _WINDOW_RES = (  # each gives (month, day, year or None) of the window's last da
     (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b" + _YEAR + r",?\s+(?:from\s+)?" + _CLOCK_RANGE, re.I),
      lambda m: (m.group(2), m.group(1), m.group(3))),
     (re.compile(r"\b" + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b" + _YEAR + r",?\s+(?:from\s+)?" + _CLOCK_RANGE, re.I),
+     lambda m: (m.group(1), m.group(2), m.group(3))),
+    # one day and no other ("from 07:00 on Saturday 15 March 2025 only", "on March 15 only")
+    (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\b" + _YEAR + r"\s+only\b", re.I),
+     lambda m: (m.group(2), m.group(1), m.group(3))),
+    (re.compile(r"\b" + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b" + _YEAR + r"\s+only\b", re.I),
      lambda m: (m.group(1), m.group(2), m.group(3))),
 )
 # a time of day the period ends at, on the day it was said or a day it names ("until 18:00 today", "ends 18:00 Sat")

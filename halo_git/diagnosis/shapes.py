@@ -463,7 +463,10 @@ def _past_its_end(ctx, e, basis, restore: int | None = None) -> list[str]:
         return []
     return [u for u in _downstream(ctx, e.id, 3) if by_id[u].kind == "act" and (restore is None or ctx.pos[u] < restore)
             and by_id[u].fields["form"] in ("execution", "preparation", "silence")
-            and (reading.parse_time(by_id[u].time) or end) > end]
+            and (reading.parse_time(by_id[u].time) or end) > end
+            and not reading.says_restoration(by_id[u].summary) and not reading.says_put_back(by_id[u].summary)]
+    # (the act that puts the limit back rests on the loosening to end it: "Set Hannah's Thursday availability back
+    # to 09:00-17:30", "Resumed portal-only submission; secure email closed as instructed")
 
 
 def _unbounded(ctx, make):
