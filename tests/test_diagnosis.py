@@ -4246,6 +4246,30 @@ def test_r7_a_loosening_for_one_dated_day_only_and_the_act_that_ends_it():
     assert not about(t2, "HALO-R7", grant2)
 
 
+def test_m5_a_promise_put_from_the_receiving_side_is_kept_only_by_its_own_case():
+    """"He'll have our final response by 14 May" is the agent's promise, put from Yusuf's side; his case is
+    CMP-902, named in the request the message answers. "Sent CMP-921 final response" speaks of a final response
+    but keeps nothing for CMP-902 (HALO-M5); "Sent CMP-902 final response" keeps it. A note "promised Yusuf final
+    response by 14 May" keeps an obligation."""
+    from halo_git.diagnosis.reading import promised_step, says_owed
+    assert promised_step("Told Yusuf he'll have our final response by 14 May at the latest")
+    assert says_owed("CMP-902: promised Yusuf final response by 14 May.")
+
+    def trace(later: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        x = t.act([t.observe(summary="CMP-902 Yusuf Ali: complaint about the declined storm claim")],
+                  summary="Told Yusuf we're reviewing the decline and he'll have our final response by 14 May at the latest")
+        t.observe(session="wed", summary="CMP-921 Owen Blake: complaint about his renewal premium")
+        t.act([], session="wed", form="execution", summary=later)
+        t.observe(session="fri", summary="New complaint CMP-940: delay on a home claim")
+        return t, x
+
+    t, x = trace("Sent CMP-921 final response")
+    assert raised(t, "HALO-M5", x)
+    t2, x2 = trace("Sent CMP-902 final response")
+    assert not about(t2, "HALO-M5", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

@@ -1432,7 +1432,9 @@ _PROMISE_RE = re.compile(
     # by Fri 24 May", "revokes queued for tonight's window", "will cherry-pick #9921 before rc2"
     r"will (?:come back|ring|phone|text|chase|confirm|arrange|book|deliver|cherry-pick|run|apply|raise|file)\b|"
     r"to (?:him|her|them|you) by\b|queued for (?:tonight|today|tomorrow|this)\b)|"
-    r"(?:^|[:;,.!\u2014\u2013-]\s*|\b(?:I'm|I am|we're|we are)\s+)on it\b", re.I)
+    r"(?:^|[:;,.!\u2014\u2013-]\s*|\b(?:I'm|I am|we're|we are)\s+)on it\b|"
+    # the promise put from the receiving side ("he'll have our final response by 14 May")
+    r"\b(?:he|she|they|you)(?:['\u2019]ll| will) (?:have|get|receive) (?:our|my)\b", re.I)
 
 
 _TELLING_RE = re.compile(r"\b(?:tell|notify|inform|let|message|email|e-mail|call|ping|update|remind|report|share|"
@@ -1444,7 +1446,8 @@ says_owed = _finder(
     is resulted", "Owe Glasshouse a ruling by Sun 12:00") or a step it set itself for when something comes
     in ("reorder the badge when the photo arrives", "book on receipt of the coroner's 100B"): an
     obligation, not a fact.""",
-    r"(?:^|[.;]\s)\W*(?:to ?do|todo|owe|reminder|remember to|follow[- ]up)\b|\b(?:owe|owes|owed|must (?:phone|call|"
+    r"(?:^|[.;]\s)\W*(?:to ?do|todo|owe|reminder|remember to|follow[- ]up)\b|\bpromised (?:\S+ ){1,5}by\b|"
+    r"\b(?:owe|owes|owed|must (?:phone|call|"
     r"send|tell|chase|file|upload|pay|book|confirm|notify)|need to (?:phone|call|send|tell|chase|"
     r"file|upload|pay|book|confirm|notify)|as soon as|once (?:it|the \w+) (?:is|are) |promised (?:by|for|to|within)|"
     r"still to (?:be )?\w+|(?:when|once) (?:\S+ ){0,3}(?:arrives?|comes? (?:in|back)|is (?:back|in|received|"

@@ -1198,8 +1198,12 @@ def _promises(ctx, make):
         if not key:
             continue
         need = 1 if len(key) == 1 else 2
-        ids = reading.identifiers(step)
         asked_by = [e.id, *(s for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe")]
+        ids = reading.identifiers(step)
+        case_ids = ids or reading.identifiers(e.summary) or frozenset().union(
+            *(reading.identifiers(ctx.by_id[s].summary) for s in asked_by[1:]))  # (the case the promise is about,
+        # named in the message or in the request it answers: "CMP-902 ..." -> "he'll have our final response by
+        # 14 May" is not kept by "Sent CMP-921 final response")
         telling = reading.promises_telling(step)
         told = _TOLD_WHAT_RE.match(step)
         what = (reading.subject_words(told.group(1)) - ctx.common) if told else frozenset()
@@ -1231,8 +1235,9 @@ def _promises(ctx, make):
             # (an act resting on the promise, or on the request it answered: "do the changes" is kept by the
             # changes the same yes led to)
             hit = shared >= (1 if x.kind == "observe" else need) or named  # it names the promise, or a note of it
-            theirs = reading.identifiers(x.summary) if ids else frozenset()
-            if not hit or (theirs and not ids & theirs and not _rests_on(ctx, x.id, e.id)):
+            mine = case_ids if x.kind == "act" else ids
+            theirs = reading.identifiers(x.summary) if mine else frozenset()
+            if not hit or (theirs and not mine & theirs and not _rests_on(ctx, x.id, e.id)):
                 continue  # (the instruction for E-0301 keeps no promise about E-0288)
             if x.kind == "act" and (not telling or x.fields["form"] == "communication"):
                 if what and not what & reading.subject_words(x.summary) and not named:
