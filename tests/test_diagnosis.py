@@ -4270,6 +4270,30 @@ def test_m5_a_promise_put_from_the_receiving_side_is_kept_only_by_its_own_case()
     assert not about(t2, "HALO-M5", x2)
 
 
+def test_s3_a_reviewers_verdict_that_names_the_act_it_judges_is_its_result():
+    """QA's "rejected - referral rights paragraph missing", logged as an observation naming the submission it
+    judges, is that submission's result: the same rejection in three sessions with nothing kept or changed is
+    HALO-S3. A revision of the template after the second names the failure and ends it."""
+
+    def trace(learn: bool) -> tuple[Trace, str]:
+        t = Trace("mon")
+        last = ""
+        for n, day in enumerate(("mon", "wed", "fri")):
+            sub = t.act([t.observe(session=day, summary=f"CMP-9{n}0 complaint")], session=day,
+                        summary=f"Submitted the CMP-9{n}0 draft to Martin for QA")
+            last = t.observe([sub], session=day, summary="Martin: rejected - referral rights paragraph missing again")
+            t.act([last], session=day, form="preparation", summary=f"Added the paragraph to CMP-9{n}0, resubmitted")
+            if learn and day == "wed":
+                t.revise([last], session=day, target="final response template", made_by="user",
+                         summary="Referral rights paragraph added to the final response template, per Martin")
+        return t, last
+
+    t, last = trace(learn=False)
+    assert raised(t, "HALO-S3", last)
+    t2, last2 = trace(learn=True)
+    assert not about(t2, "HALO-S3", last2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

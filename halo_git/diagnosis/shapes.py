@@ -1022,7 +1022,9 @@ _S3_STEP = ("Keep a lesson from the repeated failure (a remember naming it) or c
 def _no_learning(ctx, make):
     g = ctx.g
     fails = [e for e in ctx.events if (e.id in g.adverse or (e.kind == "outcome" and reading.reports_recurrence(
-        e.summary))) and (e.kind == "outcome" or not g.sources[e.id])]  # (or a result saying it came back again)
+        e.summary))) and (e.kind == "outcome" or not g.sources[e.id] or any(
+        ctx.by_id[s].kind == "act" for s in g.sources[e.id]))]  # (or a result saying it came back again; an
+    # observation naming the act it judges is its result: "Martin: rejected - referral rights missing again")
     clusters: list[list] = []
     for e in fails:
         words = ctx.rare(e.id) | reading.error_names(e.summary)
