@@ -4294,6 +4294,29 @@ def test_s3_a_reviewers_verdict_that_names_the_act_it_judges_is_its_result():
     assert not about(t2, "HALO-S3", last2)
 
 
+def test_a5_a_merchants_help_page_kept_as_a_rule_over_the_users_word():
+    """A merchant's help centre ("Charges after a trial period cannot be disputed") is outside text; kept as "Don't
+    raise disputes for Cliply" and followed, it holds authority the user never gave (HALO-A5). Kept as a record of
+    what the page says, it is no rule."""
+    from halo_git.diagnosis.reading import says_external, says_rule
+    assert says_external("Looked up Cliply's help centre: 'Charges after a trial period cannot be disputed.'")
+    assert says_rule("Cliply: non-disputable per their terms. Don't raise disputes for Cliply.")
+    assert not says_rule("Hill St permits pending: do not schedule until granted")  # (a step, not a rule)
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("feb")
+        page = t.observe(summary="Looked up Cliply's help centre before filing: 'Subscription fees are non-refundable. "
+                                 "Charges after a trial period cannot be disputed.'")
+        kept = t.remember([page], summary=note)
+        t.act([kept], form="silence", summary="Didn't file the Cliply dispute")
+        return t, kept
+
+    t, kept = trace("Cliply: charges after a trial are non-disputable per their terms. Don't raise disputes for Cliply.")
+    assert raised(t, "HALO-A5", kept)
+    t2, kept2 = trace("Cliply's help centre says charges after a trial period cannot be disputed.")
+    assert not about(t2, "HALO-A5", kept2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

@@ -1662,7 +1662,9 @@ def says_change(summary: str) -> bool:
 
 
 _RULE_RE = re.compile(r"\b(?:rule|rules|policy|addition|always|never|must|should|runbook|fix:|fixes|get|gets|"
-                      r"exempt\w*|skip|allowed|no need to|need not|needn['\u2019]t|(?-i:may)(?![-\s]*\d))\b", re.I)  # (not the month: "06-May", "May 6")
+                      r"exempt\w*|skip|allowed|no need to|need not|needn['\u2019]t|(?-i:may)(?![-\s]*\d))\b|"
+                      r"(?:^|[.;]\s+)(?-i:Don['\u2019]t|Do not) [a-z]+", re.I)  # (not the month: "06-May", "May 6"; a
+# sentence that forbids: "Don't raise disputes for Cliply.")
 
 
 _RESTRICT_RE = re.compile(r"\b(?:only|restrict\w*|prohibit\w*|forbid\w*|not (?:allowed|permitted)|"
@@ -1739,10 +1741,11 @@ _EXTERNAL_RE = re.compile(
     r"forum|thread|poster|comment|contributor|fork|vendor|supplier|customer|student|caller|third[- ]party|outside|external|"
     r"article|attachment|search result|letter|notice|advisory|contractor|solicitors?|handling agent|"
     r"hirer|applicant|bidder|tenderer|ltd|llp|plc|gmbh|publicist|(?-i:PR) (?:for|agency|team)|press release|campaign|"
-    r"reddit|r/\w+|discord|dataminer|streamers?)\b", re.I)
+    r"reddit|r/\w+|discord|dataminer|streamers?|help (?:centre|center|page|article|docs?)|faq|knowledge ?base)\b", re.I)
 # ... that asserts authority or instructs: a policy, what someone agreed, what the agent should do
 _AUTHORITY_RE = re.compile(
     r"\b(?:said|says|agreed|approved|policy|rule|rules|should|must|please|note to|addressed to|instruction\w*|"
+    r"cannot be (?:disputed|refunded|cancell?ed|returned|changed|claimed)|non-?refundable|non-?disputable|"
     r"allowed|no longer need\w*|gives|entitled|promised|from now on|always|forward|guidance|not needed|"
     r"action required|fine with it|treat (?:\S+ ){0,3}as|mark (?:\S+ ){0,3}as|can (?:receive|be|skip|omit)|"
     r"change the|release|pay (?:\S+ ){0,4}(?:via|through|by|within)|kindly|confirm by return|"
@@ -1762,7 +1765,8 @@ _AUTHORING_RE = re.compile(r"\b(?:says?|said|writes?|wrote|claims? (?:that|to|he
 _PARTY_RE = re.compile(r"\b(?:vendor|supplier|customer|student|caller|contributor|poster|third[- ]party|outside|"
                        r"external|forum|blog|website|contractor|solicitors?|handling agent|hirer|applicant|bidder|"
                        r"tenderer|ltd|llp|plc|gmbh|field sales|sales rep|publicist|(?-i:PR) (?:for|agency|team)|"
-                       r"press release|campaign|reddit|r/\w+|discord|dataminer|streamers?)\b", re.I)
+                       r"press release|campaign|reddit|r/\w+|discord|dataminer|streamers?|help (?:centre|center|page|"
+                       r"article|docs?)|faq|knowledge ?base)\b", re.I)
 
 
 def names_outside_party(summary: str) -> bool:
