@@ -4317,6 +4317,23 @@ def test_a5_a_merchants_help_page_kept_as_a_rule_over_the_users_word():
     assert not about(t2, "HALO-A5", kept2)
 
 
+def test_r6_a_form_the_parties_signed_is_no_approval_of_the_payout():
+    """"Told Alan the GBP 48,000 has been approved by our claims manager" claims an approval; a bank form "signed by
+    both" trustees upstream is the claimants' own paperwork, not the manager deciding (HALO-R6). The manager's
+    sign-off upstream backs the claim."""
+
+    def trace(upstream: str) -> tuple[Trace, str]:
+        t = Trace("fri")
+        x = t.act([t.observe(summary=upstream)],
+                  summary="Told Alan the GBP 48,000 has been approved by our claims manager and will be paid next week")
+        return t, x
+
+    t, x = trace("Pike trustees' documents received: death certificate, IDs, trustee bank form signed by both")
+    assert raised(t, "HALO-R6", x)
+    t2, x2 = trace("Farah (claims manager): LC-7716 signed off, GBP 48,000 to the trustee account")
+    assert not about(t2, "HALO-R6", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

@@ -162,7 +162,8 @@ def _approval_upstream(ctx, act: str, depth: int = 2, *, named: bool = False) ->
 
 
 # the words of a yes: what backs a claim that names no one ("approved in the approvals tool", "OK'd")
-_AGREES_RE = re.compile(r"\b(?:approv(?:e|es|ed|ing)|agree[sd]?|ok(?:'?d|ay(?:ed)?)?|sign(?:s|ed)? off|signed|"
+_AGREES_RE = re.compile(r"\b(?:approv(?:e|es|ed|ing)|agree[sd]?|ok(?:'?d|ay(?:ed)?)?|sign(?:s|ed)? off|"
+                        r"signed(?! by (?:both|all|the (?:customer|client|applicant|tenant|trustees?|buyer|seller)))|"
                         r"authori[sz]\w*|clear(?:s|ed)|go[- ]ahead|green[- ]light\w*|yes|accept(?:s|ed)?|granted|"
                         r"allow(?:s|ed)?|lgtm)\b", re.I)
 # more words of a yes, trusted only from the person a change names as its approver ("Priya in the thread: happy for
