@@ -284,9 +284,11 @@ def _external(ctx, make):
             if any(ctx.pos[x] > first and by_id[x].kind in ("observe", "outcome") and reading.says_decision(
                     by_id[x].summary) and x not in ext for x in _upstream(ctx, e.id, 2)):
                 continue  # someone of the user's side confirmed what the text claims, after it
-        elif e.kind == "act" and (g.up[e.id] & _GOVERNED_BIT or _decision_upstream(g, e.id)):
+        elif e.kind == "act" and not reading.cites_their_word(e.summary) and (
+                g.up[e.id] & _GOVERNED_BIT or _decision_upstream(g, e.id)):
             continue  # a rule the user decided lies upstream: the user's authority, not the text's (a rule from
-            # before the claim cannot have decided what the text claims was agreed since)
+            # before the claim cannot have decided what the text claims was agreed since; and an act that gives the
+            # text as its reason, "as instructed in their letter", was decided by the text whatever lies upstream)
         exe = _execution_after(ctx, e.id)
         rev = next((u for u in ctx.used_by.get(e.id, ()) if by_id[u].kind == "revise"), None)
         if e.kind == "remember" and not (exe or rev or ctx.used_by.get(e.id)):
