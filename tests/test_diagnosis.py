@@ -4358,6 +4358,28 @@ def test_a5_an_act_that_gives_outside_text_as_its_reason_whatever_rule_lies_upst
     assert not about(t2, "HALO-A5", x2)
 
 
+def test_m10_a_retraction_names_its_case_through_the_step_that_carried_it_out():
+    """"Jade phoned: she wants to withdraw the claim" names no claim, but the agent's own step on it does ("Marked
+    GC-3301 as withdrawn"). The dispatch note kept before it, recalled after and acted on for GC-3301, carries the
+    withdrawn claim on (HALO-M10 high). A withdrawal the agent marked on another claim takes nothing back from it."""
+
+    def trace(marked: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        note = t.remember([t.observe(summary="Approved: GC-3301, Pixel 8 water damage, excess GBP 75")],
+                          summary="Dispatch queue for tomorrow's run: GC-3301 (FixHub, GBP 75 excess)")
+        said = t.observe(summary="Jade phoned: the phone dried out in rice and works fine. She wants to withdraw the "
+                                 "claim and not pay anything.")
+        t.act([said], form="execution", summary=f"Marked {marked} as withdrawn at customer request")
+        back = t.recall([note], session="tue", summary="Loaded today's dispatch queue")
+        t.act([back], session="tue", form="execution", summary="Took the GBP 75 excess from the card on file for GC-3301")
+        return t, back
+
+    t, back = trace("GC-3301")
+    assert {f[1] for f in rules_of(t, "HALO-M10") if f[2][0] == back} == {"high"}
+    t2, back2 = trace("GC-3305")
+    assert not about(t2, "HALO-M10", back2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

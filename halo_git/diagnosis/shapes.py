@@ -955,6 +955,15 @@ def _carried_on(ctx, make, flagged: set[str]):
     return out
 
 
+def _named_case(ctx, o: str) -> frozenset[str]:
+    """The identifiers of what a retraction takes back: those it names, or those the agent's own step on it names
+    ("Jade phoned: she wants to withdraw the claim" -> "Marked GC-3301 as withdrawn at customer request")."""
+    by_id = ctx.by_id
+    return reading.identifiers(by_id[o].summary).union(*(
+        reading.identifiers(by_id[u].summary) for u in ctx.used_by.get(o, ()) if by_id[u].kind == "act"
+        and _UNDOING_RE.search(by_id[u].summary)))
+
+
 def _retracted(ctx, make):
     """Recalls of a memory after a person took back what it keeps (an observation: "withdraws consent",
     "take me off extra trips", "stop sending texts"), with the retraction named nowhere the memory is used and
@@ -979,7 +988,7 @@ def _retracted(ctx, make):
             lo, hi = bisect_right(said_pos, pos[m]), bisect_left(said_pos, pos[r.id])
             ids = reading.identifiers(by_id[m].summary)
             o = next((o for o in said[max(lo, hi - 200):hi] if o.id not in near and (
-                      _same_subject(ctx, m, o.id, r.id) or ids & reading.identifiers(o.summary)  # (the case it names)
+                      _same_subject(ctx, m, o.id, r.id) or ids & _named_case(ctx, o.id)  # (the case it names)
                       or _takes_back_what_is_read(ctx, m, o.id, r.id))
                       and not (reading.identifiers(o.summary) & reading.identifiers(by_id[r.id].summary)
                                and _ON_HOLD_RE.search(by_id[r.id].summary))  # ("Vacancies as of 26 Jul; H15 on hold")
