@@ -4380,6 +4380,30 @@ def test_m10_a_retraction_names_its_case_through_the_step_that_carried_it_out():
     assert not about(t2, "HALO-M10", back2)
 
 
+def test_m10_an_organiser_calling_off_and_a_note_of_something_else_it_brought():
+    """"The Year 6 residential is CANCELLED ... please do not make any further payments" takes back the payment plan
+    the agent keeps. A note of the refund it brings leaves the plan as it was: recalled and paid on, HALO-M10 high.
+    A note that says the plan is over updates it."""
+    from halo_git.diagnosis.reading import says_retraction
+    assert says_retraction("School message: the Year 6 residential is CANCELLED; please do not make any further payments")
+
+    def trace(kept_from_it: str) -> tuple[Trace, str]:
+        t = Trace("jan")
+        plan = t.remember([t.observe(summary="School letter: Hollin Edge residential, GBP 285 in three instalments")],
+                          summary="Residential payment plan for Freya: GBP 95 on 15 Jan, 15 Feb and 1 Mar (Hollin Edge)")
+        said = t.observe(session="feb", summary="School message: the Year 6 residential is CANCELLED. Hollin Edge has "
+                                                "closed. Please do not make any further payments.")
+        t.remember([said], session="feb", summary=kept_from_it)
+        back = t.recall([plan], session="feb-15", summary="Payment list: Hollin Edge instalment 2 due today")
+        t.act([back], session="feb-15", form="execution", summary="Paid GBP 95 Hollin Edge instalment 2 for Freya")
+        return t, back
+
+    t, back = trace("Hollin Edge refund of GBP 95 due from school within 15 working days")
+    assert {f[1] for f in rules_of(t, "HALO-M10") if f[2][0] == back} == {"high"}
+    t2, back2 = trace("Hollin Edge residential cancelled: no more instalments; refund of GBP 95 due")
+    assert not about(t2, "HALO-M10", back2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

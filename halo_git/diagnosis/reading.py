@@ -1608,6 +1608,10 @@ says_retraction = _finder(
     r"(?:send|text|call|email|e-mail|contact|messag|mail|schedul|book|assign)\w*|do not (?:contact|text|call|email)|"
     r"no longer (?:consent|wish|want|available|volunteer\w*|authori[sz]\w*|approv\w*)|stop \w+ing\b|"
     r"(?:do not|don't|never) (?:\S+ ){1,6}(?:any ?more|again)\b|consent (?:off|withdrawn|revoked)|"
+    # the organiser calling the thing off ("the Year 6 residential is CANCELLED ... please do not make any
+    # further payments")
+    r"(?:is|are|has been|have been|was|were) (?:now )?cancell?ed\b|(?:do not|don't) (?:make|send|pay) (?:any )?"
+    r"(?:further|more)\b|"
     r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|stop (?:the|all|any)\b|"
     # a party calling off their own booking ("Keel & Co cancel KC-1007 from Thu 10 Oct")
     r"(?-i:[A-Z][\w&.' -]{1,30}) (?:cancels?|cancelled|withdraws?|pulls?|pulled) (?:their |its |the )?(?:order|booking|"

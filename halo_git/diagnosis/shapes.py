@@ -964,6 +964,18 @@ def _named_case(ctx, o: str) -> frozenset[str]:
         and _UNDOING_RE.search(by_id[u].summary)))
 
 
+def _updates(ctx, u: str, m: str) -> bool:
+    """Whether note or change ``u``, kept from a retraction, updates memory ``m``: it names ``m``, or says itself
+    that something is withdrawn, cancelled or over. A note of something else the retraction brought ("refund of
+    GBP 95 due within 15 working days") leaves ``m`` as it was."""
+    s = ctx.by_id[u].summary
+    return m in ctx.g.sources[u] or reading.says_withdrawal(s) or reading.says_retraction(s) or reading.says_ended(s) \
+        or bool(_UNDOING_RE.search(s) or _REPLACES_RE.search(s))
+
+
+_REPLACES_RE = re.compile(r"\b(?:replac\w*|supersed\w*|instead|no longer|updated?)\b", re.I)
+
+
 def _retracted(ctx, make):
     """Recalls of a memory after a person took back what it keeps (an observation: "withdraws consent",
     "take me off extra trips", "stop sending texts"), with the retraction named nowhere the memory is used and
@@ -993,7 +1005,7 @@ def _retracted(ctx, make):
                       and not (reading.identifiers(o.summary) & reading.identifiers(by_id[r.id].summary)
                                and _ON_HOLD_RE.search(by_id[r.id].summary))  # ("Vacancies as of 26 Jul; H15 on hold")
                       and not any(pos[o.id] < pos[u] < pos[r.id] and by_id[u].kind in ("remember", "revise")
-                                  for u in ctx.used_by.get(o.id, ()))), None)
+                                  and _updates(ctx, u, m) for u in ctx.used_by.get(o.id, ()))), None)
             if o is None:
                 continue
             out.append(make(
