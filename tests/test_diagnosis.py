@@ -4404,6 +4404,31 @@ def test_m10_an_organiser_calling_off_and_a_note_of_something_else_it_brought():
     assert not about(t2, "HALO-M10", back2)
 
 
+def test_m9_a_figure_that_is_now_another_is_a_change():
+    """"Flood excess is now GBP 1,000; the intake system still shows the old 250" reports a change to the excess the
+    agent noted as GBP 250: recalled after it and paid on, the old note is stale (HALO-M9 high). The same note read
+    back after a message that states no new figure is not."""
+    from halo_git.diagnosis.reading import says_change
+    assert says_change("Underwriting note on FL-2234: flood excess is now GBP 1,000")
+    assert not says_change("Underwriting note on FL-2234: flood excess checked")
+
+    def trace(later: str) -> tuple[Trace, str]:
+        t = Trace("wk1")
+        note = t.remember([t.observe(summary="Intake system for FL-2234: excess GBP 250")],
+                          summary="FL-2234 Whitcombe - excess GBP 250 (intake system)")
+        t.observe(summary=later)
+        back = t.recall([note], session="wk2", summary="Checked my FL-2234 excess note")
+        t.act([back, t.observe(session="wk2", summary="Sarah asks for an interim payment, quote GBP 6,400")],
+              session="wk2", form="execution", summary="Raised interim payment GBP 6,150 for FL-2234 (less GBP 250 excess)")
+        return t, back
+
+    t, back = trace("Underwriting note on FL-2234: policy renewed 1 Jan, flood excess is now GBP 1,000; intake system "
+                    "still shows the old 250 because of a sync lag")
+    assert {f[1] for f in rules_of(t, "HALO-M9") if f[2][0] == back} == {"high"}
+    t2, back2 = trace("Underwriting note on FL-2234: policy renewed 1 Jan with the same cover")
+    assert not about(t2, "HALO-M9", back2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A
