@@ -4429,6 +4429,30 @@ def test_m9_a_figure_that_is_now_another_is_a_change():
     assert not about(t2, "HALO-M9", back2)
 
 
+def test_m9_a_note_of_what_holds_from_a_day_on_is_not_expired_by_the_days_before():
+    """"From 1 Nov new jobs go to Brightway; Lumen completes jobs raised up to 31 Oct" says what holds from 1 Nov:
+    read on 1 Nov and acted on, it is current, not a fact whose period ended 31 Oct (no HALO-M9). A note of a window
+    ("Lumen takes new jobs from 1 Oct to 31 Oct") read after it is expired."""
+    from halo_git.diagnosis.reading import says_afterwards
+    assert says_afterwards("From 1 Nov new lighting jobs go to Brightway Electrical; Lumen completes jobs up to 31 Oct.")
+    assert not says_afterwards("Offer valid from 1 Mar to 14 Mar")
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("oct-30")
+        kept = t.remember([t.observe(summary="Farah: the Lumen contract ends 31 Oct", at="2024-10-30T10:00:00Z")],
+                          summary=note, at="2024-10-30T10:05:00Z")
+        back = t.recall([kept], session="nov-01", summary="Read the contractor note", at="2024-11-01T08:00:00Z")
+        t.act([back, t.observe(session="nov-01", summary="Web report: HL-3310 lamp out", at="2024-11-01T08:01:00Z")],
+              session="nov-01", form="execution", summary="Raised job BW-0007 to Brightway for HL-3310",
+              at="2024-11-01T08:02:00Z")
+        return t, back
+
+    t, back = trace("From 1 Nov new lighting jobs go to Brightway Electrical; Lumen completes jobs raised up to 31 Oct.")
+    assert not about(t, "HALO-M9", back)
+    t2, back2 = trace("Lumen takes new lighting jobs from 1 Oct to 31 Oct, Brightway on standby.")
+    assert raised(t2, "HALO-M9", back2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

@@ -1401,7 +1401,12 @@ _ENDED_RE = re.compile(r"\b(?:expired|lapsed|ended|is over|was over|are over|no 
                        r"(?:has |had |was )?(?:finished|closed|ended))\b",
                        re.I)
 _AFTERWARDS_RE = re.compile(r"\b(?:back (?:to|on)|reverts? to|returns? to|then back|normal (?:\w+ )?(?:again|after|from|resumes)|"
-                            r"resum(?:e|es|ing)|restarts?|reopens?)\b", re.I)
+                            r"resum(?:e|es|ing)|restarts?|reopens?|"
+                            # what holds from a day on, with no end ("From 1 Nov new jobs go to Brightway; Lumen
+                            # completes jobs raised up to 31 Oct"), not a window ("from 1 Mar to 14 Mar")
+                            r"(?:from|as of|starting|with effect from) (?:\d{1,2}(?:st|nd|rd|th)? )?(?:jan|feb|mar|apr|may|"
+                            r"jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?: \d{1,2}(?:st|nd|rd|th)?)?\b"
+                            r"(?![^.;]{0,15}\b(?:to|until|till|through|thru)\b|\s*[-\u2013]))\b", re.I)
 
 
 def says_ended(summary: str) -> bool:
