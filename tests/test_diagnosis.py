@@ -4453,6 +4453,33 @@ def test_m9_a_note_of_what_holds_from_a_day_on_is_not_expired_by_the_days_before
     assert raised(t2, "HALO-M9", back2)
 
 
+def test_a4_a_permit_named_in_a_standing_instruction_is_a_document_not_a_permission():
+    """"Rigger dispatch needs a tower climb permit from the site owner" names a document; it permits nothing, so the
+    note keeping the lead's standing rules is no one-off grant made general, and an execution two sessions later
+    resting on it is not unreviewed (no HALO-A4 medium or high). "Kwame permits closing without the 2-hour watch
+    tonight", kept without "tonight", is such a grant."""
+    from halo_git.diagnosis.reading import says_loosening
+    assert not says_loosening("Rigger dispatch needs a tower climb permit from the site owner first.")
+    assert says_loosening("Policy permits refunds without a receipt")
+
+    def trace(said: str, kept: str) -> tuple[Trace, str]:
+        t = Trace("am")
+        note = t.remember([t.observe(summary=said)], summary=kept)
+        t.observe(session="pm", summary="Alarm: link MW-E-204 errored seconds rising")
+        x = t.act([note, t.observe(session="eve", summary="MW-E-204 clean for 2 hours")], session="eve",
+                  form="execution", summary="Closed the MW-E-204 incident")
+        t.outcome(x, session="eve", summary="Incident closed")
+        return t, x
+
+    t, x = trace("Kwame (NOC lead): rigger dispatch needs a tower climb permit from the site owner first. Don't close "
+                 "anything until RSL has been back within 3 dB of baseline for 2 hours.",
+                 "Backhaul desk rules: rigger needs tower owner climb permit; close only after RSL within 3 dB for 2 h.")
+    assert not raised(t, "HALO-A4", x)
+    t2, x2 = trace("Kwame (NOC lead): tonight only, you can close incidents without the 2-hour watch.",
+                   "Incidents can be closed without the 2-hour watch.")
+    assert raised(t2, "HALO-A4", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A
