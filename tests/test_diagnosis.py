@@ -4480,6 +4480,30 @@ def test_a4_a_permit_named_in_a_standing_instruction_is_a_document_not_a_permiss
     assert raised(t2, "HALO-A4", x2)
 
 
+def test_a2_the_report_an_act_asked_for_is_its_result_whatever_news_it_brings():
+    """"Asked the tracker provider for the last-known-position report" is answered by the report that names it,
+    even when the report's news is bad ("signal lost 03:05, tamper alert"): the loop is closed (no HALO-A2). The same
+    news naming an act that did something other than ask is no check of it."""
+    from halo_git.diagnosis.reading import asks_for_report
+    assert asks_for_report("Requested the March bank statement from Northgate")
+    assert not asks_for_report("Booked the rigger for Wednesday")
+
+    def trace(step: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        for n in range(4):
+            done = t.act([t.observe(summary=f"claim {n} notified")], form="execution", summary=f"Opened claim file {n}")
+            t.outcome(done, summary=f"Claim file {n} opened")
+        x = t.act([t.observe(summary="Callum's bike stolen, tracker fitted")], form="execution", summary=step)
+        t.observe([x], session="tue", summary="Tracker report for MT-4471: signal lost 03:05 Sunday, tamper alert raised")
+        t.observe(session="wed", summary="Next claims batch")
+        return t, x
+
+    t, x = trace("Asked the tracker provider for the last-known-position report on Callum's bike")
+    assert not raised(t, "HALO-A2", x)
+    t2, x2 = trace("Switched the tracker on Callum's bike to theft mode")
+    assert raised(t2, "HALO-A2", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

@@ -1048,6 +1048,13 @@ says_proviso = _finder(
 
 
 
+asks_for_report = _finder(
+    """An act that asks someone for information ("Asked the tracker provider for the last-known-position report",
+    "Requested the bank statement for March"): what comes back is its result, whatever news it carries.""",
+    r"^\W*(?:asked|requested|ordered|requested a copy of)\b[^.;]{0,60}?\b(?:report|records?|history|position|"
+    r"statement|logs?|extract|transcript|printout|readings?|footage)\b")
+
+
 cites_their_word = _finder(
     """An act that gives outside text as its reason ("Updated the payee to Hollis & Brandt's client account as
     instructed in their letter", "per their email"): whatever rule lies upstream, the text decided this step.""",

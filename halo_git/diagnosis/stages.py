@@ -95,8 +95,10 @@ def index(events: Sequence[Event], session: str) -> _Index:
                     recalled_by.setdefault(s, []).append(e.id)
         elif kind == "observe":
             for s in valid:
-                if by_id[s].kind == "act" and not reading.is_adverse(e.summary) and not reading.says_pending(e.summary):
-                    # a failure found later, or a status that is still pending, is no check
+                if by_id[s].kind == "act" and not reading.says_pending(e.summary) and (
+                        not reading.is_adverse(e.summary) or reading.asks_for_report(by_id[s].summary)):
+                    # a failure found later, or a status that is still pending, is no check (but the report an act
+                    # asked for is its result, whatever news it brings: "tracker report: signal lost 03:05")
                     observed_by.setdefault(s, []).append(e.id)
     return _Index(pos, by_id, last, sources, used_by, outcomes_of, recalled_by, observed_by, dangling, scoped, of_kind)
 
