@@ -429,7 +429,21 @@ def test_four_sets_written_mid_round_and_scored_unread():
     the agent's remit as trigger=self: 36 of the 62 were HALO-A1 high)."""
     hit, total, alarms, notes = score(CODA)
     assert total == 64
-    assert hit >= 50 and alarms <= 61, notes
+    assert hit >= 50 and alarms <= 60, notes
+
+
+GUIDE = HERE / "fixtures" / "traces_apart_z_guide"
+
+
+def test_four_sets_written_with_the_guides_trigger_and_read():
+    """Sets Z97-Z100 (48 traces, 64 problems, 16 healthy runs), written by four more authors given the guide's own
+    definition of trigger (energy, utilities and telecoms field work; construction, property and facilities;
+    insurance claims and customer support; household and personal finance) and scored unread: 38/64 (59 %) and 28
+    false alarms, 18 on healthy runs in 11 of 16, with the diagnosis the round began with. Read since: 46/64 and
+    23 (13 on 10 of 16)."""
+    hit, total, alarms, notes = score(GUIDE)
+    assert total == 64
+    assert hit >= 46 and alarms <= 23, notes
 
 
 UNSEEN = HERE / "fixtures" / "traces_apart_z_unseen"
