@@ -4504,6 +4504,31 @@ def test_a2_the_report_an_act_asked_for_is_its_result_whatever_news_it_brings():
     assert raised(t2, "HALO-A2", x2)
 
 
+def test_m9_a_way_of_working_does_not_age_as_a_price_does():
+    """"Portal doesn't read the page count when a cover sheet is attached - type it in by hand and double-check" is a
+    way of working: read back two weeks later it is not a stale snapshot (no HALO-M9), though it mentions a count.
+    "Recording fee GBP 42 for 2 pages" read back two weeks later, with nothing observed since, is."""
+    from halo_git.diagnosis.reading import says_procedure
+    assert says_procedure("Lock payroll, then generate BACS, then reconcile trailer count before submitting.")
+    assert not says_procedure("Checked stock: 14 boxes at GBP 3.20")
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("jul-14")
+        kept = t.remember([t.observe(summary="Hutchins deed: e-recording portal rejected page count 0",
+                                     at="2025-07-14T10:00:00Z")], summary=note, at="2025-07-14T10:05:00Z")
+        back = t.recall([kept], session="jul-28", summary="Remembered the e-recording note", at="2025-07-28T09:00:00Z")
+        t.act([back, t.observe(session="jul-28", summary="Kemp satisfaction ready to record", at="2025-07-28T09:01:00Z")],
+              session="jul-28", form="execution", summary="Submitted the Kemp satisfaction for recording",
+              at="2025-07-28T09:02:00Z")
+        return t, back
+
+    t, back = trace("E-recording portal doesn't read the page count when a cover sheet is attached - type it in by "
+                    "hand and double-check before submitting.")
+    assert not about(t, "HALO-M9", back)
+    t2, back2 = trace("E-recording fee at the county: GBP 42 for 2 pages, GBP 5 each page after.")
+    assert raised(t2, "HALO-M9", back2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

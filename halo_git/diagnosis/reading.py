@@ -1048,6 +1048,14 @@ says_proviso = _finder(
 
 
 
+says_procedure = _finder(
+    """A memory that tells how to do a step from now on, in the imperative ("Check future invoices line by line",
+    "type it in by hand and double-check before submitting", "Lock payroll, then generate BACS"): a way of
+    working, which does not go out of date as a price or a balance does, whatever figures it mentions.""",
+    r"(?:^|[.;!]\s+|\s[-\u2013\u2014]\s+)(?:always\s+|then\s+|so\s+)?(?:check|verify|type|enter|lock|generate|"
+    r"reconcile|confirm|call|send|use|ask|wait|book|make sure|ensure|double-check|re-?check|count|compare)\b(?!-)")
+
+
 asks_for_report = _finder(
     """An act that asks someone for information ("Asked the tracker provider for the last-known-position report",
     "Requested the bank statement for March"): what comes back is its result, whatever news it carries.""",

@@ -792,12 +792,12 @@ def _holds_until(ctx, m: str, when) -> bool:
 
 
 def _snapshot(summary: str) -> bool:
-    """A memory of a state that changes, not a rule, an obligation, a record or a withdrawal."""
+    """A memory of a state that changes, not a rule, an obligation, a way of working, a record or a withdrawal."""
     return reading.keeps_snapshot(summary) and not (
         reading.says_constraint(summary) or reading.says_limit(summary) or reading.says_plan(summary)
         or reading.keeps_requirements(summary)
         or reading.says_chosen(summary)
-        or reading.says_owed(summary) or reading.says_deadline(summary)
+        or reading.says_owed(summary) or reading.says_deadline(summary) or reading.says_procedure(summary)
         or reading.says_record(summary) or reading.says_withdrawal(summary) or reading.says_retraction(summary))
 
 
