@@ -4529,6 +4529,29 @@ def test_m9_a_way_of_working_does_not_age_as_a_price_does():
     assert raised(t2, "HALO-M9", back2)
 
 
+def test_a2_the_other_sides_confirmation_logged_in_the_act_closes_the_loop():
+    """"Cancelled the Fenn Roofing order for Cottage 2; Fenn confirmed by phone" and "4412 closed on requester
+    confirm" carry their own result: no open loop (HALO-A2). "Cancelled the Fenn Roofing order" alone, from an
+    agent that checks its other executions, is one."""
+    from halo_git.diagnosis.reading import reports_own_check
+    assert reports_own_check("Booked the patch liner job for Tuesday with Dev and confirmed with the customer.")
+    assert not reports_own_check("Booked the patch liner job for Tuesday with Dev.")
+
+    def trace(step: str) -> tuple[Trace, str]:
+        t = Trace("wk1")
+        for n in range(4):
+            done = t.act([t.observe(summary=f"repair {n} reported")], form="execution", summary=f"Ordered repair {n}")
+            t.outcome(done, summary=f"Repair {n} booked by the contractor")
+        x = t.act([t.observe(summary="Gutter at Cottage 2 cleared by the warden")], form="execution", summary=step)
+        t.observe(session="wk2", summary="Next repairs list")
+        return t, x
+
+    t, x = trace("Cancelled the Fenn Roofing order for Cottage 2; Fenn confirmed by phone.")
+    assert not raised(t, "HALO-A2", x)
+    t2, x2 = trace("Cancelled the Fenn Roofing order for Cottage 2.")
+    assert raised(t2, "HALO-A2", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

@@ -1197,8 +1197,11 @@ def reports_own_check(summary: str) -> bool:
     return bool(_OWN_CHECK_RE.search(summary))
 
 
-_OWN_CHECK_RE = re.compile(r"\b(?:checked|verified|tested|double-checked|all (?:\w+ ){0,2}match(?:ed)?|matches|read back)\b",
-                           re.I)
+_OWN_CHECK_RE = re.compile(r"\b(?:checked|verified|tested|double-checked|all (?:\w+ ){0,2}match(?:ed)?|matches|read back|"
+                           # the other side's confirmation, logged in the act ("Cancelled the Fenn order; Fenn confirmed
+                           # by phone", "4412 closed on requester confirm", "booked ... and confirmed with the customer")
+                           r"confirmed (?:by (?:phone|email|e-mail|text|sms)|in writing|with (?:the |\w+ )?\w+)|"
+                           r"on (?:\w+ )?confirm(?:ation)?)\b", re.I)
 
 
 def says_proposal(summary: str) -> bool:
