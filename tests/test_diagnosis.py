@@ -4120,6 +4120,8 @@ def test_a2_an_entry_in_a_register_the_agent_keeps_is_its_own_result():
     assert keeps_own_record("Stamped and logged the Mahler hire set in the library register.")
     assert keeps_own_record("Removed a volunteer from the station 2 roster")
     assert not keeps_own_record("Entered Q2 tonnages from the weighbridge log into the compliance portal and submitted.")
+    assert keeps_own_record("Filed the certificate, schedule and statement of fact in the shared household folder.")
+    assert not keeps_own_record("Filed the claim with the insurer")
 
     def trace(step: str) -> tuple[Trace, str]:
         t = Trace("wk1")

@@ -1570,8 +1570,8 @@ keeps_own_record = _finder(
     # or an entry made in a register or list the agent keeps ("Added Jayden to the trip list", "Stamped and logged
     # the hire set in the library register", "Removed a volunteer from the station 2 roster")
     r"^\W*(?:(?:added|entered|logged|stamped|recorded|noted|updated|corrected)\b[^.;]{0,60}?\b(?:in|on|to|into)|"
-    r"removed\b[^.;]{0,60}?\bfrom) (?:the |its |our )?[\w -]{0,25}?\b(?:register|log|roster|list|folder|tracker|"
-    r"journal|ledger)\b(?![^.;]*\b(?:submit\w*|sent|portal)\b)")
+    r"removed\b[^.;]{0,60}?\bfrom|filed\b[^.;]{0,80}?\b(?:in|into)) (?:the |its |our |my )?[\w -]{0,25}?\b(?:register|log|"
+    r"roster|list|folder|tracker|journal|ledger|archive)\b(?![^.;]*\b(?:submit\w*|sent|portal)\b)")
 
 
 def promises_telling(step: str) -> bool:
