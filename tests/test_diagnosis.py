@@ -4554,6 +4554,31 @@ def test_a2_the_other_sides_confirmation_logged_in_the_act_closes_the_loop():
     assert raised(t2, "HALO-A2", x2)
 
 
+def test_a4_a_step_that_matched_the_note_to_what_came_in_reviewed_it():
+    """The payoff figure the agent worked out and kept is its own output; an execution two steps later on it is
+    HALO-A4, unless a step on the way set the note against the world ("Matched the wire to 80012977: funds arrived
+    11/21, short $35.96"), which is the review A4 asks for."""
+    from halo_git.diagnosis.reading import says_comparison
+    assert says_comparison("Matched the wire to 80012977: one day past good-through")
+
+    def trace(step: str) -> tuple[Trace, str]:
+        t = Trace("d1")
+        calc = t.act([t.observe(summary="Servicing system: principal $214,299.11, per diem $35.96")], form="preparation",
+                     summary="Worked out payoff 80012977 good through 11/20: $215,093.31")
+        note = t.remember([calc], summary="80012977 payoff $215,093.31 good through 11/20, per diem $35.96")
+        back = t.recall([note], session="d2", summary="Pulled 80012977 payoff terms")
+        wire = t.observe(session="d2", summary="Incoming wire from Golden Gate Title $215,093.31 for 80012977")
+        prep = t.act([wire, back], session="d2", form="preparation", summary=step)
+        x = t.act([prep], session="d2", form="execution", summary="Posted the payoff to 80012977; loan paid in full")
+        t.outcome(x, session="d2", summary="Loan status PIF")
+        return t, x
+
+    t, x = trace("Matched the wire to 80012977: funds arrived 11/21, one day past good-through; short $35.96")
+    assert not raised(t, "HALO-A4", x)
+    t2, x2 = trace("Set up the posting for 80012977 from the payoff note")
+    assert raised(t2, "HALO-A4", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

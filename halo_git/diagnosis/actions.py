@@ -339,6 +339,10 @@ def _reviewed_before(ctx: _Context, act: str, m: str, failed: bool = False) -> b
                                                            for s in g.sources[c])))
     for s in candidates:
         x = by_id[s]
+        if x.kind == "act" and s in chain and x.fields["form"] == "preparation" and reading.says_comparison(x.summary) \
+                and any(by_id[o].kind == "observe" and o not in g.adverse for o in g.sources[s]):
+            return True  # a step on the way set the material against what the world shows ("Matched the wire to
+            # 80012977: funds arrived 11/21, short $35.96") and the act goes on from that comparison
         checking = x.kind == "outcome" and x.fields["about"] in by_id and by_id[x.fields["about"]].kind == "act" \
             and by_id[x.fields["about"]].fields["form"] == "preparation" \
             and reading.says_confirmation(by_id[x.fields["about"]].summary)  # the result of a check the agent ran

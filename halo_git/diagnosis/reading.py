@@ -652,6 +652,7 @@ says_comparison = _finder(
     """An act that sets what it holds against other evidence ("compared the family story with the baptism",
     "cross-checked the totals against the bank file", "reconciled"): a check, not reliance.""",
     r"\b(?:compar(?:ed|ing|es)|cross-?check\w*|reconcil\w*|(?:check|verifi|test)\w* (?:\S+ ){0,4}against|"
+    r"match(?:ed|ing) (?:\S+ ){0,3}(?:to|against|with) |"  # ("Matched the wire to 80012977: one day past good-through")
     r"(?:to|and) (?:confirm|verify|double-check)\b)")  # ("telephoned them on the verified number to confirm the letter")
 
 
