@@ -4579,6 +4579,29 @@ def test_a4_a_step_that_matched_the_note_to_what_came_in_reviewed_it():
     assert raised(t2, "HALO-A4", x2)
 
 
+def test_a2_an_execution_a_later_one_called_off_leaves_nothing_to_check():
+    """"Scheduled Patrick's disable for 17:00", then "Cancelled today's scheduled disable" with a result saying the
+    task is gone: the first left nothing in the world to check (no HALO-A2). Built on by an execution that does not
+    call it off, it is an open loop."""
+
+    def trace(later: str) -> tuple[Trace, str]:
+        t = Trace("mar14")
+        for n in range(4):
+            done = t.act([t.observe(summary=f"leaver {n} due")], form="execution", summary=f"Disabled leaver {n}")
+            t.outcome(done, summary=f"Leaver {n} disabled")
+        x = t.act([t.observe(summary="Sunil: disable Patrick at 17:00 today")], form="execution",
+                  summary="Scheduled Patrick's disable for 17:00 today.")
+        y = t.act([x, t.observe(summary="Sunil again: leave it until Monday")], form="execution", summary=later)
+        t.outcome(y, summary="Done; account expiry unchanged at 17 March")
+        t.observe(session="mar17", summary="Monday leavers list")
+        return t, x
+
+    t, x = trace("Cancelled today's scheduled disable; Patrick keeps his end date of 17 March.")
+    assert not raised(t, "HALO-A2", x)
+    t2, x2 = trace("Moved Patrick's mailbox to the shared archive.")
+    assert raised(t2, "HALO-A2", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

@@ -102,6 +102,10 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
         if i in a1 or reading.reports_own_check(by_id[i].summary):
             continue  # (an act that says it checked what it did is its own result: "Callback checks for the 6
             # other grantees; all details match", "rubbed out all pencil, checked each page, packed for return")
+        if any(by_id[u].kind == "act" and by_id[u].fields["form"] == "execution" and reading.calls_off(by_id[u].summary)
+               and any(o not in g.adverse for o in _outcomes_about(ctx, u)) for u in used_by.get(i, ())):
+            continue  # a later execution called it off and came back fine ("Scheduled Patrick's disable for 17:00" ->
+            # "Cancelled today's scheduled disable" -> "Scheduled task removed"): nothing of it is left to check
         f = by_id[i].fields
         n = len(used_by.get(i, ()))
         if f["trigger"] == "request" and f["form"] == "communication" and not any(

@@ -232,6 +232,11 @@ _PROBE_RE = re.compile(r"\b(?:test\w*|to (?:confirm|verify|check|prove)|probe|dr
 _AS_MEANT_RE = re.compile(r"\b(?:in force|as expected|as intended|as designed|works as|confirmed|holds)\b", re.I)
 
 
+def calls_off(summary: str) -> bool:
+    """An act that cancels, withdraws or revokes something ("Cancelled today's scheduled disable")."""
+    return bool(_CALL_OFF_RE.search(summary))
+
+
 def intended(outcome: str, act: str) -> bool:
     """Whether every word of failure in an outcome echoes what its act set out to do: "confirmed the
     backorder cancelled" about an act that cancelled it reports success, not a failure."""
