@@ -600,9 +600,11 @@ class _Graph:
                 # since few memories keep one and reading the memory's own period costs more)
                 own_rule = not keeps_rule and (reading.says_rule(e.summary) or reading.says_leave(e.summary)) \
                     and reading.permits(e.summary) and not reading.cites_document(e.summary) and not any(
-                    by_id[s].kind in ("observe", "outcome", "revise") and reading.says_decision(by_id[s].summary)
+                    by_id[s].kind in ("observe", "outcome", "revise") and (reading.says_decision(by_id[s].summary) or (
+                        by_id[s].kind == "observe" and reading.person_made_change(by_id[s].summary)))
                     for s in srcs)  # "never sends a GRN; their invoices can go out on the PO match alone": a
-                # permission the agent drew for itself from what it saw, which nobody decided
+                # permission the agent drew for itself from what it saw, which nobody decided (not one a person made:
+                # "Lucia added 3 users to the exemptions sheet until 30 September")
                 if widened or own_rule:
                     unchecked_kept[i] = ()
                 reviewed[i] = not bad and not own_rule and not raw and not widened and not _hedged(e, srcs, by_id) \

@@ -1175,6 +1175,13 @@ def change_made_by(summary: str) -> str:
     return who if who not in _NOT_ACTORS else ""
 
 
+def person_made_change(summary: str) -> bool:
+    """The summary opens with a person making a change ("Lucia added 3 users to the exemptions sheet until 30
+    September", "Kenji changed the threshold"): that person's decision, not the agent's."""
+    m = _MADE_BY_RE.match(summary)
+    return bool(m) and m.group(1).lower() not in _NOT_ACTORS
+
+
 # a change told in the passive with who made it ("configured by the curator", "as issued by the Compliance Manager",
 # "per conservator's revised targets", "..., ends 28 Feb COB (Tom)")
 _BY_WHOM_RE = re.compile(
