@@ -4388,6 +4388,8 @@ def test_m10_an_organiser_calling_off_and_a_note_of_something_else_it_brought():
     A note that says the plan is over updates it."""
     from halo_git.diagnosis.reading import says_retraction
     assert says_retraction("School message: the Year 6 residential is CANCELLED; please do not make any further payments")
+    assert says_retraction("Gary: stop the temporary letters, the bureau is back")
+    assert not says_retraction("Gary: send temporary letters; stop the letters as soon as the bureau's back")
 
     def trace(kept_from_it: str) -> tuple[Trace, str]:
         t = Trace("jan")

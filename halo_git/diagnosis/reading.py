@@ -1653,7 +1653,9 @@ says_retraction = _finder(
     # further payments")
     r"(?:is|are|has been|have been|was|were) (?:now )?cancell?ed\b|(?:do not|don't) (?:make|send|pay) (?:any )?"
     r"(?:further|more)\b|"
-    r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|stop (?:the|all|any)\b|"
+    r"(?:switched|turned) (?:[\w-]+ ){0,3}consent off|(?:I'm|I am|we're|we are|please) cancel\w*|"
+    # (a stop for later, on a condition, takes nothing back yet: "Stop the letters as soon as the bureau's back")
+    r"stop (?:the|all|any)\b(?![^.;]{0,40}\b(?:as soon as|once|when|after|if)\b)|"
     # a party calling off their own booking ("Keel & Co cancel KC-1007 from Thu 10 Oct")
     r"(?-i:[A-Z][\w&.' -]{1,30}) (?:cancels?|cancelled|withdraws?|pulls?|pulled) (?:their |its |the )?(?:order|booking|"
     r"campaign|reservation|contract|spots?|slot|appointment|[A-Z]{1,5}-?\d+)|"
