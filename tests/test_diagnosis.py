@@ -4629,6 +4629,25 @@ def test_a4_an_exemption_a_person_made_kept_as_a_note_is_no_permission_of_the_ag
     assert raised(t2, "HALO-A4", x2)
 
 
+def test_r6_an_approval_of_another_case_backs_no_claim():
+    """"Recorded DHP-4433 as authorised by team leader (Priya)" claims an approval; Priya's "approved DHP-4419"
+    upstream is about another case (HALO-R6 high). Her "approved DHP-4433" backs it."""
+
+    def trace(reply: str) -> tuple[Trace, str]:
+        t = Trace("tue")
+        ask = t.act([t.observe(summary="DHP-4433 and DHP-4419 recommendations ready")],
+                    summary="Sent Priya the over-ceiling recommendations for sign-off")
+        said = t.observe([ask], summary=reply)
+        x = t.act([said], form="execution", summary="Entered DHP-4433 award GBP 1,248, authorised by team leader (Priya)")
+        t.outcome(x, summary="Award accepted")
+        return t, x
+
+    t, x = trace("Priya replied in Teams: approved DHP-4419 at GBP 1,442")
+    assert raised(t, "HALO-R6", x)
+    t2, x2 = trace("Priya replied in Teams: approved DHP-4433 at GBP 1,248")
+    assert not about(t2, "HALO-R6", x2)
+
+
 def test_a4_an_anonymous_claim_kept_as_fact_is_unreviewed():
     """A web form sent anonymously ("the blue van ... belongs to a business, not a resident") is a claim from
     an unknown source: kept as fact and acted on, it drives the revocation unreviewed (HALO-A4 high). A

@@ -136,6 +136,11 @@ def _acts_on(ctx, recall: str) -> list[str]:
                   key=lambda u: by_id[u].fields["form"] != "execution")
 
 
+def _kind_of(identifier: str) -> str:
+    """The letters an identifier opens with ("dhp-4433" -> "dhp"): which register it numbers."""
+    return re.match(r"[a-z]*", identifier).group()
+
+
 def _approval_upstream(ctx, act: str, depth: int = 2, *, named: bool = False) -> bool:
     """Whether an observation or outcome within ``depth`` steps of uses/about above ``act`` shows the person
     the act says agreed deciding (``reading.says_approval``, spoken by that person: "Jonas: order 4 only" backs
@@ -144,10 +149,15 @@ def _approval_upstream(ctx, act: str, depth: int = 2, *, named: bool = False) ->
     (as author or subject) that decides or says yes counts, whatever else it asks."""
     by_id = ctx.by_id
     who = _approver(by_id[act].summary)
+    cases = reading.identifiers(by_id[act].summary)
     for x in _upstream(ctx, act, depth):
         said = by_id[x].summary
         if by_id[x].kind not in ("observe", "outcome"):
             continue
+        theirs = reading.identifiers(said) if cases else frozenset()
+        if theirs and not cases & theirs and {_kind_of(i) for i in cases} & {_kind_of(i) for i in theirs}:
+            continue  # an approval of another case of the same kind ("approved DHP-4419") backs no claim about
+            # DHP-4433
         if named and reading.named_approver(by_id[act].summary) & reading.person_names(" ".join(said.split()[:3])) and (
                 reading.says_decision(said) or _AGREES_RE.search(said) or _AGREES_TOO_RE.search(said)):
             return True  # (the person it names, opening the message as its author or subject, deciding or saying yes,
