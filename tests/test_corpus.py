@@ -109,7 +109,7 @@ def test_twelve_sets_written_apart_in_the_newest_round():
     figures on the Report page: 40/82, 46/76 and 50/81 by batch); they now guard the readings they led to."""
     hit, total, alarms, notes = score(NEWEST)
     assert total == 239
-    assert hit >= 191 and alarms <= 5, notes  # 193/239 and 5 now (10 before this round's calibration; 19 and 28 earlier)
+    assert hit >= 194 and alarms <= 5, notes  # 194/239 and 5 now (193 before the round of Z93-Z104) (10 before this round's calibration; 19 and 28 earlier)
 
 
 UNREAD = HERE / "fixtures" / "traces_apart_z_unread"
@@ -134,7 +134,8 @@ def test_four_sets_written_after_the_round_and_never_read():
     the round before: 54/86 and 37). Nothing was fitted to them; they hold the line."""
     hit, total, alarms, notes = score(FRESH)
     assert total == 86
-    assert hit >= 69 and alarms <= 5, notes  # 70/86 and 5 now (71 and 8 before this round; 56 and 35 at first measure)
+    assert hit >= 69 and alarms <= 5, notes  # 69/86 and 5 now: a problem an untrue HALO-A2 had hit by chance
+    # (70 before the round of Z93-Z104; 71 and 8 earlier; 56 and 35 at first measure)
 
 
 LAST = HERE / "fixtures" / "traces_apart_z_last"
@@ -146,7 +147,7 @@ def test_four_sets_written_last_and_never_read():
     with: 40/82 and 29; the round before: 37/82 and 37). Nothing was read or fitted to them."""
     hit, total, alarms, notes = score(LAST)
     assert total == 82
-    assert hit >= 62 and alarms <= 11, notes  # 62/82 and 11 now (41 and 29 at first measure; 53 and 14 a round later)
+    assert hit >= 62 and alarms <= 9, notes  # 62/82 and 9 now (11 before the round of Z93-Z104) (41 and 29 at first measure; 53 and 14 a round later)
     # 62 and 13 once a reviewed note two months old reads as stale
 
 
@@ -209,7 +210,7 @@ def test_eight_sets_scored_before_they_were_read():
     and 40, the next round's to 121/161 and 28, and a stale note's age to 124/161 and 30."""
     hit, total, alarms, notes = score(WIDE)
     assert total == 161
-    assert hit >= 124 and alarms <= 21, notes
+    assert hit >= 124 and alarms <= 20, notes
 
 
 CLOSE = HERE / "fixtures" / "traces_apart_z_close"
@@ -224,7 +225,7 @@ def test_four_sets_held_out_to_the_close_of_the_round():
     sets among others, 58/80 and 25; a stale note's age, 61/80 and 25."""
     hit, total, alarms, notes = score(CLOSE)
     assert total == 80
-    assert hit >= 63 and alarms <= 16, notes
+    assert hit >= 63 and alarms <= 13, notes
 
 
 LATER = HERE / "fixtures" / "traces_apart_z_later"
@@ -239,7 +240,7 @@ def test_four_sets_held_out_for_a_round_of_readings_from_the_sets_before():
     read as a decision); a stale note's age, 54/82 and 20."""
     hit, total, alarms, notes = score(LATER)
     assert total == 82
-    assert hit >= 54 and alarms <= 12, notes
+    assert hit >= 55 and alarms <= 11, notes
 
 
 NEXT = HERE / "fixtures" / "traces_apart_z_next"
@@ -253,7 +254,7 @@ def test_four_sets_held_out_while_the_age_of_a_note_was_read():
     months old is stale; a result that says it happened again recurs)."""
     hit, total, alarms, notes = score(NEXT)
     assert total == 80
-    assert hit >= 51 and alarms <= 11, notes
+    assert hit >= 51 and alarms <= 10, notes
 
 
 AFTER = HERE / "fixtures" / "traces_apart_z_after"
@@ -268,7 +269,7 @@ def test_four_sets_written_after_the_rounds_first_readings_and_scored_once():
     accepting a recommendation decides (40/80, 27)."""
     hit, total, alarms, notes = score(AFTER)
     assert total == 80
-    assert hit >= 42 and alarms <= 16, notes
+    assert hit >= 42 and alarms <= 15, notes
 
 
 BEYOND = HERE / "fixtures" / "traces_apart_z_beyond"
@@ -285,7 +286,7 @@ def test_four_sets_held_out_until_the_rounds_readings_were_chosen():
     person's agreement an agent's change claims): 56/80 (70 %) and 32; 58/80 with the readings from Z65-Z68."""
     hit, total, alarms, notes = score(BEYOND)
     assert total == 80
-    assert hit >= 61 and alarms <= 24, notes
+    assert hit >= 61 and alarms <= 23, notes
 
 
 FURTHER = HERE / "fixtures" / "traces_apart_z_further"
@@ -302,7 +303,7 @@ def test_four_sets_held_out_until_every_reading_of_the_round_was_in():
     note is high): 61/80 (76 %) and 16 (10 on 7 runs)."""
     hit, total, alarms, notes = score(FURTHER)
     assert total == 80
-    assert hit >= 61 and alarms <= 11, notes
+    assert hit >= 62 and alarms <= 10, notes
 
 
 def test_seed_analyses_modelled_apart():
@@ -355,7 +356,7 @@ def test_four_sets_held_out_to_the_round_start_and_after_its_first_readings():
     material): 57/81 and 17 (9 on 6 runs)."""
     hit, total, alarms, notes = score(ONWARD)
     assert total == 81
-    assert hit >= 57 and alarms <= 15, notes
+    assert hit >= 57 and alarms <= 13, notes
 
 
 AHEAD = HERE / "fixtures" / "traces_apart_z_ahead"
@@ -370,7 +371,7 @@ def test_four_sets_held_out_until_the_first_readings_of_the_round_were_in():
     user's decided rule; the plan a person agreed, put back): 54/80 and 22 (17 on 9 runs)."""
     hit, total, alarms, notes = score(AHEAD)
     assert total == 80
-    assert hit >= 55 and alarms <= 19, notes
+    assert hit >= 55 and alarms <= 17, notes
 
 
 LAST_ROUND = HERE / "fixtures" / "traces_apart_z_last_round"
@@ -385,7 +386,7 @@ def test_four_sets_held_out_until_the_readings_from_the_first_held_out_sets_were
     naming what it takes back): 66/81 and 25."""
     hit, total, alarms, notes = score(LAST_ROUND)
     assert total == 81
-    assert hit >= 66 and alarms <= 23, notes
+    assert hit >= 66 and alarms <= 21, notes
 
 
 END = HERE / "fixtures" / "traces_apart_z_end"
@@ -399,7 +400,7 @@ def test_four_sets_held_out_to_the_end_of_the_round():
     the round after, with Z85-Z88: 60/80 and 22 (17 on 12 of 16)."""
     hit, total, alarms, notes = score(END)
     assert total == 80
-    assert hit >= 60 and alarms <= 22, notes
+    assert hit >= 60 and alarms <= 21, notes
 
 
 SEQUEL = HERE / "fixtures" / "traces_apart_z_sequel"
@@ -440,10 +441,24 @@ def test_four_sets_written_with_the_guides_trigger_and_read():
     definition of trigger (energy, utilities and telecoms field work; construction, property and facilities;
     insurance claims and customer support; household and personal finance) and scored unread: 38/64 (59 %) and 28
     false alarms, 18 on healthy runs in 11 of 16, with the diagnosis the round began with. Read since: 46/64 and
-    23 (13 on 10 of 16)."""
+    21 (12 on 9 of 16)."""
     hit, total, alarms, notes = score(GUIDE)
     assert total == 64
-    assert hit >= 46 and alarms <= 23, notes
+    assert hit >= 46 and alarms <= 21, notes
+
+
+GUIDE_TWO = HERE / "fixtures" / "traces_apart_z_guide_two"
+
+
+def test_four_more_sets_written_with_the_guides_trigger_scored_unread_mid_round_then_read():
+    """Sets Z101-Z104 (48 traces, 65 problems, 16 healthy runs), written by four more authors with the guide's
+    trigger once Z97-Z100 had been read (public-sector casework; hospitality and events; IT helpdesk and SaaS
+    administration; charities and volunteering) and scored unread: 42/65 (65 %) and 31 false alarms (19 on 9 of 16)
+    with the diagnosis the round began with, 42/65 and 30 with the round's readings up to then. Read since: 43/65 and
+    25 (13 on 8 of 16)."""
+    hit, total, alarms, notes = score(GUIDE_TWO)
+    assert total == 65
+    assert hit >= 43 and alarms <= 25, notes
 
 
 UNSEEN = HERE / "fixtures" / "traces_apart_z_unseen"
