@@ -576,8 +576,8 @@ def reports_done_before_tail(summary: str) -> bool:
         and not is_adverse(head)
 
 
-# a state the act was to bring about, reported reached ("Old barcode blocked at the turnstiles", "Marlow back in
-# the audience", "holds released", "on PV list", "31 due dates moved")
+# a state the act was to bring about, reported reached ("Marlow back in the audience", "holds released", "on PV
+# list", "31 due dates moved")
 _STATE_REACHED_RE = re.compile(
     r"\b(?:revoked|registered|released|blocked|moved|saved|active|activated|reactivated|removed|added|placed|"
     r"reinstated|restored|reversed|unlocked|locked|suspended|enabled|disabled|live|back (?:in|on)|on (?:the )?[\w-]+ "
@@ -1065,7 +1065,7 @@ says_procedure = _finder(
 asks_for_report = _finder(
     """An act that asks someone for information ("Asked the tracker provider for the last-known-position report",
     "Requested the bank statement for March"): what comes back is its result, whatever news it carries.""",
-    r"^\W*(?:asked|requested|ordered|requested a copy of)\b[^.;]{0,60}?\b(?:report|records?|history|position|"
+    r"^\W*(?:asked|requested|ordered)\b[^.;]{0,60}?\b(?:report|records?|history|position|"
     r"statement|logs?|extract|transcript|printout|readings?|footage)\b")
 
 
