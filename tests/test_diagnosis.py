@@ -961,6 +961,14 @@ def about(t: Trace, rule: str, event: str) -> list[tuple[str, str, tuple[str, ..
     return [f for f in rules_of(t, rule) if f[2][0] == event]
 
 
+def checks_its_executions(t: Trace, seen: str, did: str, came_back: str, times: int = 4) -> None:
+    """Log ``times`` executions, each on an observation and each with a result (``{n}`` in the texts numbers them):
+    an agent that checks its executions, against which one left unchecked is HALO-A2 medium."""
+    for n in range(times):
+        done = t.act([t.observe(summary=seen.format(n=n))], form="execution", summary=did.format(n=n))
+        t.outcome(done, summary=came_back.format(n=n))
+
+
 def raised(t: Trace, rule: str, event: str) -> list[tuple[str, str, tuple[str, ...]]]:
     """The findings of ``rule`` about ``event`` at low or above: what a reviewer would be asked to read."""
     return [f for f in about(t, rule, event) if f[1] != "info"]
@@ -4125,9 +4133,7 @@ def test_a2_an_entry_in_a_register_the_agent_keeps_is_its_own_result():
 
     def trace(step: str) -> tuple[Trace, str]:
         t = Trace("wk1")
-        for n in range(4):
-            done = t.act([t.observe(summary=f"coach {n} seats requested")], form="execution", summary=f"Booked coach {n}")
-            t.outcome(done, summary=f"Coach {n} confirmed by the operator")
+        checks_its_executions(t, "coach {n} seats requested", "Booked coach {n}", "Coach {n} confirmed by the operator")
         x = t.act([t.observe(summary="Jayden's consent form came in")], form="execution", summary=step)
         t.observe(session="wk2", summary="Trip week: final numbers")
         return t, x
@@ -4494,9 +4500,7 @@ def test_a2_the_report_an_act_asked_for_is_its_result_whatever_news_it_brings():
 
     def trace(step: str) -> tuple[Trace, str]:
         t = Trace("mon")
-        for n in range(4):
-            done = t.act([t.observe(summary=f"claim {n} notified")], form="execution", summary=f"Opened claim file {n}")
-            t.outcome(done, summary=f"Claim file {n} opened")
+        checks_its_executions(t, "claim {n} notified", "Opened claim file {n}", "Claim file {n} opened")
         x = t.act([t.observe(summary="Callum's bike stolen, tracker fitted")], form="execution", summary=step)
         t.observe([x], session="tue", summary="Tracker report for MT-4471: signal lost 03:05 Sunday, tamper alert raised")
         t.observe(session="wed", summary="Next claims batch")
@@ -4543,9 +4547,7 @@ def test_a2_the_other_sides_confirmation_logged_in_the_act_closes_the_loop():
 
     def trace(step: str) -> tuple[Trace, str]:
         t = Trace("wk1")
-        for n in range(4):
-            done = t.act([t.observe(summary=f"repair {n} reported")], form="execution", summary=f"Ordered repair {n}")
-            t.outcome(done, summary=f"Repair {n} booked by the contractor")
+        checks_its_executions(t, "repair {n} reported", "Ordered repair {n}", "Repair {n} booked by the contractor")
         x = t.act([t.observe(summary="Gutter at Cottage 2 cleared by the warden")], form="execution", summary=step)
         t.observe(session="wk2", summary="Next repairs list")
         return t, x
@@ -4588,9 +4590,7 @@ def test_a2_an_execution_a_later_one_called_off_leaves_nothing_to_check():
 
     def trace(later: str) -> tuple[Trace, str]:
         t = Trace("mar14")
-        for n in range(4):
-            done = t.act([t.observe(summary=f"leaver {n} due")], form="execution", summary=f"Disabled leaver {n}")
-            t.outcome(done, summary=f"Leaver {n} disabled")
+        checks_its_executions(t, "leaver {n} due", "Disabled leaver {n}", "Leaver {n} disabled")
         x = t.act([t.observe(summary="Sunil: disable Patrick at 17:00 today")], form="execution",
                   summary="Scheduled Patrick's disable for 17:00 today.")
         y = t.act([x, t.observe(summary="Sunil again: leave it until Monday")], form="execution", summary=later)
