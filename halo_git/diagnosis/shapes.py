@@ -150,12 +150,13 @@ def _approval_upstream(ctx, act: str, depth: int = 2, *, named: bool = False) ->
     by_id = ctx.by_id
     who = _approver(by_id[act].summary)
     cases = reading.identifiers(by_id[act].summary)
+    registers = {_kind_of(i) for i in cases}
     for x in _upstream(ctx, act, depth):
         said = by_id[x].summary
         if by_id[x].kind not in ("observe", "outcome"):
             continue
         theirs = reading.identifiers(said) if cases else frozenset()
-        if theirs and not cases & theirs and {_kind_of(i) for i in cases} & {_kind_of(i) for i in theirs}:
+        if theirs and not cases & theirs and registers & {_kind_of(i) for i in theirs}:
             continue  # an approval of another case of the same kind ("approved DHP-4419") backs no claim about
             # DHP-4433
         if named and reading.named_approver(by_id[act].summary) & reading.person_names(" ".join(said.split()[:3])) and (
