@@ -1217,18 +1217,25 @@ def test_a4_a_child_session_is_part_of_its_parent_turn():
     assert ("HALO-A4", "medium") in {f[:2] for f in found(trace("side").diagnose())}  # a real session in between
 
 
-def test_m2_a_memory_read_only_in_its_own_session_that_a_later_session_needed():
-    """Naming a memory in the same session's uses (diligent logging) does not make it read back where it
-    was kept for: a later session acting on its subject without it is still medium."""
-    t = Trace("thu")
-    o = t.observe(summary="quarterly evaluation of the billing bot: 31 of 40 pass, wrong account picked")
-    m = t.remember([o], summary="kept the billing bot evaluation report under outputs/0605")
-    a = t.act([o, m], form="execution", summary="started the engine on the billing evaluation traces")
-    t.outcome(a)
-    t.observe(session="fri", summary="user asked why the billing bot picks the wrong account")
-    later = t.act([t.events[-1].id], session="fri", form="execution",
-                  summary="ran the billing evaluation analysis again on new traces")
-    assert ("HALO-M2", "medium", (m, later)) in found(t.diagnose())
+def test_m2_a_memory_named_only_in_its_own_session_that_a_later_session_goes_without():
+    """A memory named only in the uses of its own session's acts (diligent logging: "kept the report", then the
+    run that used it) was never read back: a later session acting on its subject without it is medium, as for the
+    plain log that never names it. Recalled in its own session, it was read back and did its work once: the later
+    act is listed (info), not raised, as whether what it kept still applied there is not in the events."""
+    def trace(named: str) -> tuple[Trace, str, str]:
+        t = Trace("thu")
+        o = t.observe(summary="quarterly evaluation of the billing bot: 31 of 40 pass, wrong account picked")
+        m = t.remember([o], summary="kept the billing bot evaluation report under outputs/0605")
+        uses = [o, m] if named == "in uses" else [o, t.recall([m], summary="read the report back")] \
+            if named == "recalled" else [o]
+        t.outcome(t.act(uses, form="execution", summary="started the engine on the billing evaluation traces"))
+        q = t.observe(session="fri", summary="user asked why the billing bot picks the wrong account")
+        later = t.act([q], session="fri", form="execution", summary="ran the billing evaluation analysis again on new traces")
+        return t, m, later
+    for named, severity in (("nowhere", "medium"), ("in uses", "medium"), ("recalled", "info")):
+        t, m, later = trace(named)
+        assert [f[1] for f in found(t.diagnose()) if f[0] == "HALO-M2"] == [severity], named
+        assert ("HALO-M2", severity, (m, later)) in found(t.diagnose()), named
     # near miss: the later session reads it back -- the next step the finding gives silences it
     t2 = Trace("thu")
     o2 = t2.observe(summary="quarterly evaluation of the billing bot: 31 of 40 pass, wrong account picked")
@@ -1257,7 +1264,7 @@ def test_m2_a_memory_read_only_in_its_own_session_that_a_later_session_needed():
                summary="told the claimant we think we have his bag")
         x4 = t4.act([t4.observe(session="s2", summary="claimant paid the courier fee")], session="s2",
                     form="execution", summary="booked the courier for FI-3381, delivery 5-9 Jul")
-        assert (("HALO-M2", "medium", (m4, x4)) in found(t4.diagnose())) is needed, kept
+        assert (("HALO-M2", "info", (m4, x4)) in found(t4.diagnose())) is needed, kept
 
 
 def test_a4_a_result_of_another_act_does_not_make_up_for_a_failure_kept_beside_it():
@@ -6135,7 +6142,7 @@ def test_m2_a_rulebook_applied_in_its_session_is_not_owed_a_later_read_back():
     """Rules kept and applied in the session that kept them ("Auto-post limit 25k per accrual line (close policy
     v7)") are the agent's practice afterwards: a later step on their subject that does not re-read them draws no
     HALO-M2. A specific instruction kept and read only in its session ("PSY2041 wk4: Lambert ch.5 from the 2019
-    edition only"), then gone without when the later step on its subject comes, still does."""
+    edition only"), then gone without when the later step on its subject comes, is still listed (info)."""
     def trace(note: str, later: str) -> tuple[Trace, str]:
         t = Trace("day1")
         m = t.remember([t.observe(summary="controller's mail with the standing instructions")], summary=note)
@@ -6151,7 +6158,7 @@ def test_m2_a_rulebook_applied_in_its_session_is_not_owed_a_later_read_back():
     assert not about(t, "HALO-M2", m)
     t2, m2 = trace("PSY2041 wk4: Lambert ch.5 from 2nd ed. (2019) only, not 2014 1st ed. (Okafor)",
                    "Scan jobs for PSY2041 wk1-6; wk4 Lambert ch.5 from the shelf copy")
-    assert severities(t2, "HALO-M2", m2) == ["medium"]
+    assert severities(t2, "HALO-M2", m2) == ["info"]
 
 
 def test_reading_an_obligation_set_in_a_later_sentence_of_the_note():
@@ -6765,7 +6772,8 @@ def test_m10_a_message_that_names_what_it_takes_back_withdraws_it():
 def test_m2_putting_the_matter_to_the_person_who_decides_is_no_act_without_the_rule():
     """A rule note read back in its own session ("LSM 980: 4 h/week per user in term"), then a later session that
     forwards a request for an exception to the person who sets the cap: the agent asks for the rule's answer, it
-    does not act on the subject without the rule. Near miss: a later booking of 10 h a week without it."""
+    does not act on the subject without the rule. Near miss: a later booking of 10 h a week without it
+    (listed at info, as the note was read back in its own session)."""
     def trace(later: str) -> tuple[Trace, str]:
         t = Trace("s1")
         m = t.remember([t.observe(summary="Facility rules page: LSM 980 cap 4 h/week per user in term")],
@@ -6779,7 +6787,9 @@ def test_m2_putting_the_matter_to_the_person_who_decides_is_no_act_without_the_r
     t, m = trace("Forwarded Wei's request for 10 h/week on the LSM 980 to Dr. Marsh, asking whether she approves")
     assert not rules_of(t, "HALO-M2")
     t2, m2 = trace("Booked Wei on the LSM 980 for 10 h/week through November")
-    assert [f for f in rules_of(t2, "HALO-M2") if f[2][0] == m2 and f[1] == "medium"]
+    assert [f for f in rules_of(t2, "HALO-M2") if f[2][0] == m2 and f[1] == "info"]  # read back in its session
+
+
 
 
 def test_a4_a_programme_a_named_person_forwarded_is_no_relayed_claim():
@@ -7148,7 +7158,9 @@ def test_m2_a_fresh_look_at_the_same_subject_replaces_a_note_of_a_fact_not_a_rul
     t2, m2 = trace("PSY2041 Lambert ch.5 from the 2nd edition (2019) only, never the 1st edition",
                    "Catalogue: Lambert PSY2041 1st edition on the shelf; 2nd edition on loan",
                    "Scanned Lambert ch.5 for PSY2041 from the shelf copy")
-    assert raised(t2, "HALO-M2", m2)
+    assert [f for f in rules_of(t2, "HALO-M2") if f[2][0] == m2]  # listed (info: read back in its session)
+
+
 
 
 def test_s1_going_on_from_what_came_of_the_failure_is_not_going_past_it():

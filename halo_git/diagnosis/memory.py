@@ -99,9 +99,12 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
             f"Have the agent recall {i} before acting on its subject (as {same} did), or stop retaining this kind "
             "of material." if same else "Recall it where it is relevant, or stop retaining this kind of material.",
         ))
-    # A memory read only in the session that kept it served as working context: when a later session
-    # acts on its subject without it, it did not reach the step it was kept for either. Naming it in
-    # the same session's uses (diligent logging) must not hide that.
+    # A memory named only in the session that kept it, when a later session acts on its subject without it.
+    # Named only in the uses of that session's acts (diligent logging: "kept the report", then the run that
+    # used it), it was never read back: medium, as for a note no event names. Recalled in that session, it was
+    # read back and did its work once: info, as a reviewer raises it only when the later step went against what
+    # it kept, which these events do not show (of 25 such notes in the labelled sets, one was a problem of this
+    # kind and eleven were healthy runs).
     order = g.order
     for m in write.memories:
         readers = (*m.recalled_by, *m.used_by)
@@ -110,7 +113,7 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
         if not (reading.says_terms(by_id[m.id].summary) or any(s in g.adverse for s in g.sources[m.id])) \
                 or reading.names_rulebook(by_id[m.id].summary):
             continue  # a record that served its session ("bag on shelf C4") owes nothing to later steps; terms
-            # or a known problem ("wrong account picked") are what a later step on the subject needs, except a
+            # or a known problem ("wrong account picked") are what a later step on the subject may need, except a
             # rulebook ("Auto-post limit 25k per accrual line (close policy v7)"): applied in its session, it is
             # the agent's practice afterwards
         same = _later_act_on(ctx, m.id, max(readers, key=pos.__getitem__), other_session=True)
@@ -127,9 +130,11 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
             continue
         add(_finding(
             "HALO-M2", [m.id, same],
-            f"Read back only in the session that kept it ({', '.join(readers[:3])}); {same}, in a later session, "
-            "deals with the same subject without it.",
-            "medium", by_id[m.id],
+            f"{'Read back' if m.recalled_by else 'Named'} only in the session that kept it ({', '.join(readers[:3])}); "
+            f"{same}, in a later session, deals with the same subject without it.",
+            "info" if m.recalled_by else "medium", by_id[m.id],
+            f"The memory was read back in its own session; {same} later took up what it is about without reading "
+            "it, which matters only if what it kept still applied there." if m.recalled_by else
             f"The memory was kept past its session, but {same} acted on what it is about without reading it, so "
             "what the agent learned did not reach the later step.",
             f"Have the agent recall {m.id} before acting on its subject again (as {same} did), or stop retaining "

@@ -90,13 +90,14 @@ RULES: dict[str, Rule] = {
             "HALO-M2", "memory-never-read-back", "high / medium / info",
             "a remember that no later event names (neither a recall nor a direct use), although the trace goes on; "
             "medium when a later session acts on its subject without it (two uncommon words or an identifier in "
-            "common), which also holds for a memory read back only in the session that kept it, and when two "
-            "later sessions and ten events or more went by without reading it back (info instead when the agent "
-            "read back two thirds or more of the four or more memories it kept: one note nobody needed again is "
-            "no write-only store); high when the "
-            "memory keeps a restriction (\"on-site only\", \"must\", \"never\", \"no recovery action until\") and "
-            "an execution went without it (in a later session, or in the same one right after it was kept), or "
-            "a deadline (\"upload the estimate by 15 Aug\") that had passed when the later act went without it",
+            "common), and when two later sessions and ten events or more went by without reading it back (info "
+            "instead when the agent read back two thirds or more of the four or more memories it kept: one note "
+            "nobody needed again is no write-only store); high when the memory keeps a restriction (\"on-site "
+            "only\", \"must\", \"never\", \"no recovery action until\") and an execution went without it (in a later "
+            "session, or in the same one right after it was kept), or a deadline (\"upload the estimate by 15 "
+            "Aug\") that had passed when the later act went without it. Info for a memory read back only in the "
+            "session that kept it whose subject a later session acts on without it: it did its work once, and "
+            "whether it still applied there is not in the events",
             "Recall the memory when it is relevant, or stop retaining this kind of material.",
         ),
         Rule(
