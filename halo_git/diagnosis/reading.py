@@ -1054,12 +1054,16 @@ says_proviso = _finder(
 
 
 
+# what to do, in the imperative: the verbs a way of working (HALO-M9) and a lesson's "what to do about it"
+# (HALO-A4) open with
+_DO_VERBS = (r"(?:check|verify|confirm|re-?check|double-check|make sure|ensure|type|enter|lock|generate|reconcile|count|"
+             r"compare|call|send|submit|file|book|run|schedule|order|start|use|ask|wait|allow|plan|put|keep)")
+
 says_procedure = _finder(
     """A memory that tells how to do a step from now on, in the imperative ("Check future invoices line by line",
     "type it in by hand and double-check before submitting", "Lock payroll, then generate BACS"): a way of
     working, which does not go out of date as a price or a balance does, whatever figures it mentions.""",
-    r"(?:^|[.;!]\s+|\s[-\u2013\u2014]\s+)(?:always\s+|then\s+|so\s+)?(?:check|verify|type|enter|lock|generate|"
-    r"reconcile|confirm|call|send|use|ask|wait|book|make sure|ensure|double-check|re-?check|count|compare)\b(?!-)")
+    r"(?:^|[.;!]\s+|\s[-\u2013\u2014]\s+)(?:always\s+|then\s+|so\s+)?" + _DO_VERBS + r"\b(?!-)")
 
 
 asks_for_report = _finder(
@@ -1782,8 +1786,7 @@ def says_lesson(summary: str) -> bool:
 
 
 # a clause after a dash, colon or semicolon that opens with what to do
-_THEN_DO_RE = re.compile(r"\S\s*(?:\s[-\u2013\u2014]|[:;])\s+(?:so\s+|always\s+|then\s+)?(?:submit|send|file|book|"
-                         r"run|schedule|check|verify|confirm|call|ask|use|order|start|wait|allow|plan|put|keep)\b", re.I)
+_THEN_DO_RE = re.compile(r"\S\s*(?:\s[-\u2013\u2014]|[:;])\s+(?:so\s+|always\s+|then\s+)?" + _DO_VERBS + r"\b", re.I)
 
 
 # -- text written by someone outside -----------------------------------------------------------
