@@ -6171,6 +6171,30 @@ def test_reading_an_obligation_set_in_a_later_sentence_of_the_note():
     assert not says_owed("Account 7731: the landlord's follow-up letter arrived with the tenancy agreement")
 
 
+def test_reading_a_failure_word_naming_a_rate_is_a_measure_until_it_rises():
+    """"error rate and p99 unchanged" after a deploy names a measure that held steady, not a failure; the same rate
+    given bare ("error rate 0.5%") or reported rising ("error rate spiked to 4%", "elevated crash rate") is one
+    (HALO-S1)."""
+    from halo_git.diagnosis.reading import is_adverse
+    assert not is_adverse("payments-api deployed; error rate and p99 unchanged; govulncheck clean")
+    assert not is_adverse("deployed to 10% of hosts; error rate 0.1% as before")
+    assert not is_adverse("failure rate within normal range after the switch-over")
+    assert is_adverse("error rate 0.4%, up from 0.1% before the deploy")
+    assert is_adverse("elevated crash rate on 4.2 since the rollout")
+    assert is_adverse("payments-api deployed; error rate spiked to 4%")
+
+    def trace(result: str) -> Trace:
+        t = Trace("dec04")
+        x = t.act([t.observe(summary="Nadia approved the freeze exception for #412")], form="execution",
+                  summary="merged #412 and deployed payments-api")
+        t.outcome(x, summary=result)
+        t.act([t.observe(session="dec11", summary="weekly release note due")], session="dec11",
+              summary="weekly note in #releases: 5 vuln bumps merged, no open reachable findings")
+        return t
+    assert not rules_of(trace("payments-api deployed; error rate and p99 unchanged"), "HALO-S1")
+    assert rules_of(trace("payments-api deployed; error rate spiked to 4%"), "HALO-S1")
+
+
 def test_reading_the_month_may_is_no_permission():
     """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
     May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""

@@ -186,6 +186,24 @@ def _fixed_after(toks: list[str], found: list, low: str, j: int) -> bool:
 _WATCH_NOUNS = frozenset("rules rule alert alerts alerting threshold thresholds monitor monitors monitoring dashboard "
                          "dashboards metric metrics budget budgets setting settings config policy panel panels runbook "
                          "runbooks handler handlers handling".split())
+# A failure word naming a rate that its sentence says held steady ("error rate and p99 unchanged", "failure rate
+# within normal range") names a measure, not a failure; a rate given bare ("error rate 0.5%", "still 4%") or said
+# to rise ("error rate spiked", "elevated crash rate", "0.4%, up from 0.1%") reports one.
+_RATE_NOUNS = frozenset(("rate", "rates", "ratio"))
+_STEADY_RE = re.compile(r"\b(?:unchanged|steady|stable|flat|normal|nominal|as before|baseline|no change)\b")
+_RISE_RE = re.compile(r"\b(?:up|spik\w*|rose|risen|rising|increas\w*|high|higher|elevated|above|(?<!-)over|doubl\w*|tripl\w*|"
+                      r"jump\w*|climb\w*|surg\w*|worse\w*|breach\w*|exceed\w*|still)\b")
+_RATE_CLAUSE_RE = re.compile(r"[;:!?]|\.(?!\d)")  # the sentence ("0.4%, up from 0.1%"; a decimal point ends none)
+
+
+def _rate_steady(low: str, start: int, end: int) -> bool:
+    """Whether the rate named at ``low[start:end]`` is said, in its sentence, to have held steady (and not to rise)."""
+    left = max((m.end() for m in _RATE_CLAUSE_RE.finditer(low, 0, start)), default=0)
+    right = _RATE_CLAUSE_RE.search(low, end)
+    right = right.start() if right else len(low)
+    return bool(_STEADY_RE.search(low, left, right)) and not _RISE_RE.search(low, left, right)
+
+
 # counted things that read as a metric when a figure follows ("complaints 0.05%"), a failure when counted
 # ("3 complaints")
 _METRIC_WORDS = frozenset(("complaints", "timeouts"))
@@ -470,6 +488,8 @@ def is_adverse(summary: str) -> bool:
                 and not _FIXED_BEFORE & set(toks[max(0, i - 3):i]) \
                 and not _fixed_after(toks, found, low, i + n) \
                 and not (i + n < len(toks) and toks[i + n] in _WATCH_NOUNS) \
+                and not (i + n < len(toks) and toks[i + n] in _RATE_NOUNS
+                         and _rate_steady(low, found[i].start(), found[i + n].end())) \
                 and not (w in _METRIC_WORDS and i + 1 < len(toks) and toks[i + 1][:1].isdigit()) \
                 and not (w in _GAUGE_WORDS and any(_SECONDS_RE.fullmatch(t) for t in toks[i + 1:i + 3])) \
                 and not _judged_fine(low, found[i + n - 1].end()) \
