@@ -6195,6 +6195,26 @@ def test_reading_a_failure_word_naming_a_rate_is_a_measure_until_it_rises():
     assert rules_of(trace("payments-api deployed; error rate spiked to 4%"), "HALO-S1")
 
 
+def test_reading_a_numbered_pr_is_no_http_status():
+    """"#515 status green" names pull request 515, not a status code: a result that says it went green is
+    no failure (HALO-S1). Near miss: "515 status from the gateway" with no number sign, and the 5xx codes a result
+    gives as such ("503 from artifact storage")."""
+    from halo_git.diagnosis.reading import is_adverse
+    assert not is_adverse("#515 status green") and not is_adverse("PR #404 error fixed")
+    assert is_adverse("503 from artifact storage") and is_adverse("got 429 from the API")
+
+    def trace(result: str) -> Trace:
+        t = Trace("nov05")
+        x = t.act([t.observe(summary="Rhea: exclude ledger/generated/** from patch coverage")], form="execution",
+                  summary="recomputed #515 with the exclusion: 88%, check now passing, comment edited")
+        t.outcome(x, summary=result)
+        t.outcome(t.act([t.observe(summary="#520 pushed: 18 files changed")], form="execution",
+                        summary="recomputed #520: 77%, passes, comment edited"), summary="status green on #520")
+        return t
+    assert not rules_of(trace("#515 status green"), "HALO-S1")
+    assert rules_of(trace("502 from artifact storage, #515 not updated"), "HALO-S1")
+
+
 def test_reading_the_month_may_is_no_permission():
     """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
     May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""

@@ -128,10 +128,10 @@ _CLASS_RE = re.compile(
 _REGRESSION_RE = re.compile(
     r"\b(?:p\d\d|latency|lag|response times?|load times?|build times?|queries|builds|errors?)\b[^.;]{0,40}"
     r"\b(?:up from|rose from|jumped from|doubled|tripled)\b|\btak(?:e|es|ing) \d+\S*(?: \w+)? instead of \d+", re.I)
-_HTTP_RE = re.compile(
+_HTTP_RE = re.compile(  # (not a numbered PR or issue: "#515 status green")
     r"(?:\b(?:HTTP|status|code|returns?|returned|returning|answered|answers|got|gave|with|a|an|API|error)\s+[45]\d\d\b)"
-    r"|(?:\b[45]\d\d\s+for\s+(?:each|every|all|the)\b)"
-    r"|(?:\b[45]\d\d\s+(?:from|error|response|status|Conflict|Not|Service|Too|Gateway|Bad|Unauthori[sz]ed|Forbidden|"
+    r"|(?:(?<!#)\b[45]\d\d\s+for\s+(?:each|every|all|the)\b)"
+    r"|(?:(?<!#)\b[45]\d\d\s+(?:from|error|response|status|Conflict|Not|Service|Too|Gateway|Bad|Unauthori[sz]ed|Forbidden|"
     r"Internal|timeout|again)\b)", re.I)
 # money or mail sent back ("the bank returned the H-7795 payment", "parcel returned to sender")
 _RETURNED_RE = re.compile(r"\breturned (?:the )?(?:\S+ ){0,2}(?:payment|transfer|funds|money|parcel|shipment|letter|"
