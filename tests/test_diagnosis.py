@@ -6016,6 +6016,54 @@ def test_m5_a_promised_step_is_kept_only_by_an_act_that_does_it():
     assert not about(t3, "HALO-M5", x)
 
 
+def test_m5_a_promise_to_update_someone_is_kept_by_telling_them_about_it():
+    """"Replied to Grant: ... asked his account manager about an exception and will update him by Wednesday" is kept
+    by "Told Grant the exception is approved": a later message to the person the promise was made to, on its subject.
+    Near miss: a later message to Grant about something else (only his name in common) keeps nothing."""
+    from halo_git.diagnosis.reading import recipient
+    assert recipient("Replied to Grant: explained the commitment") == "grant" == recipient("Told Grant it is approved")
+    assert recipient("Rang Mr Evans to let him know") == "evans" and recipient("told the customer we will") == ""
+
+    def trace(later: str) -> tuple[Trace, str]:
+        t = Trace("mon")
+        for n in range(7):  # Grant writes often: his name is no subject of its own in this trace
+            t.observe(summary=f"Ticket B-33{n:02} from Grant: routine billing question {n}")
+        ask = t.observe(summary="Ticket B-3301 from Grant: drop from 50 seats to 30 straight away")
+        told = t.act([ask], summary="Replied to Grant: explained the annual commitment, said I've asked his account "
+                                     "manager about an exception and will update him by Wednesday.")
+        yes = t.observe(session="wed", summary="Sofia: exception approved, 30 seats from 1 August")
+        t.act([yes], session="wed", summary=later)
+        t.observe(session="thu", summary="August invoice run scheduled")
+        return t, told
+    t, told = trace("Told Grant the exception is approved: 30 seats from 1 August")
+    assert not about(t, "HALO-M5", told)
+    t2, told2 = trace("Told Grant his June invoice PDF is on the portal")
+    assert about(t2, "HALO-M5", told2)
+
+
+def test_m5_a_promised_change_of_its_own_rule_is_kept_by_the_revision_that_makes_it():
+    """"I'll allow Friday calls from 07:30 up to and including Fri 4 April, then put the 09:00 block back": once the
+    user says yes, the revision that opens Fridays from 07:30 is the promised step, in whatever words. Near miss: no
+    revision of that rule follows, only a booking on the subject."""
+    def trace(revised: bool) -> tuple[Trace, str]:
+        t = Trace("wed")
+        ask = t.observe(summary="Priya asks to allow early Friday calls until the Kestrel project wraps on 4 April")
+        promise = t.act([ask], summary="Checked back with Priya: 'I'll allow Friday calls from 07:30 up to and "
+                                       "including Fri 4 April, then put the 09:00 block back automatically. OK?'")
+        yes = t.observe(summary="Priya: 'Yes exactly that.'")
+        if revised:
+            t.revise([yes], target="Priya's Friday earliest-meeting time", made_by="agent", governance="approved",
+                     summary="Friday early-call block changed from 09:00 to 07:30 for Priya, ending Fri 4 April")
+        else:
+            t.act([yes], form="execution", summary="Accepted the Kestrel Friday call for 09:30")
+        t.observe(session="sat", summary="New Kestrel invite for Fri 11 Apr")
+        return t, promise
+    t, promise = trace(True)
+    assert not about(t, "HALO-M5", promise)
+    t2, promise2 = trace(False)
+    assert about(t2, "HALO-M5", promise2)
+
+
 def test_m5_a_promise_to_pass_something_on_is_kept_only_by_a_message_that_carries_it():
     """"I will flag the swelling and the 2.3 kg gain to the rehab nurse in this week's report": the weekly report
     filed without them does not keep it (HALO-M5); one that names the swelling does."""

@@ -1616,6 +1616,20 @@ def promises_telling(step: str) -> bool:
     return bool(_TELLING_RE.search(step[:60]))
 
 
+# whom a message went to, named at its start ("Replied to Grant: ...", "Told Grant the exception is approved",
+# "Confirmed to Grant: 35 seats", "Rang Mr Evans"); a capitalised name, not "the customer"
+_RECIPIENT_RE = re.compile(r"^\W*(?i:replied|wrote|answered|responded|sent|confirmed|explained|messaged|emailed|"
+                           r"e-mailed|texted|called|phoned|rang|told|updated|informed|notified|reminded|let)"
+                           r"\s+(?i:back\s+)?(?i:to\s+)?(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)?([A-Z][\w'-]+)")
+
+
+@_kept()
+def recipient(summary: str) -> str:
+    """The person a message went to, as its summary opens ("Told Grant ..." -> "grant"), or ""."""
+    m = _RECIPIENT_RE.match(summary)
+    return m.group(1).casefold() if m else ""
+
+
 @_kept()
 def promised_step(summary: str) -> str:
     """The part of a summary after a promise of a later step ("I will remind them on Friday"), or ""."""

@@ -1242,6 +1242,7 @@ def _promises(ctx, make):
         # named in the message or in the request it answers: "CMP-902 ..." -> "he'll have our final response by
         # 14 May" is not kept by "Sent CMP-921 final response")
         telling = reading.promises_telling(step)
+        to = reading.recipient(e.summary)
         told = _TOLD_WHAT_RE.match(step)
         what = (reading.subject_words(told.group(1)) - ctx.common) if told else frozenset()
         kept = asked = None
@@ -1268,21 +1269,29 @@ def _promises(ctx, make):
             if x.kind == "outcome" and x.fields["about"] == e.id:
                 continue
             shared = len(key & reading.subject_words(x.summary))
-            named = any(_rests_on(ctx, x.id, s) for s in asked_by) if x.kind == "act" else _rests_on(ctx, x.id, e.id)
+            step_kind = x.kind == "act" or (x.kind == "revise" and not telling)  # a change of its own rules the
+            # agent promised ("I'll allow Friday calls from 07:30 up to 4 April") is a step too
+            named = any(_rests_on(ctx, x.id, s) for s in asked_by) if step_kind else _rests_on(ctx, x.id, e.id)
             # (an act resting on the promise, or on the request it answered: "do the changes" is kept by the
             # changes the same yes led to)
             hit = shared >= (1 if x.kind == "observe" else need) or named  # it names the promise, or a note of it
-            mine = case_ids if x.kind == "act" else ids
+            mine = case_ids if step_kind else ids
             theirs = reading.identifiers(x.summary) if mine else frozenset()
+            if telling and to and x.kind == "act" and x.fields["form"] == "communication" \
+                    and reading.recipient(x.summary) == to and (ctx.rare(e.id) & ctx.rare(x.id)) - {to} \
+                    and not (theirs and not mine & theirs):
+                kept = x.id  # the person the promise was made to was told, on its subject ("will update him by
+                break  # Wednesday" to Grant, then "Told Grant the exception is approved")
             if not hit or (theirs and not mine & theirs and not _rests_on(ctx, x.id, e.id)):
                 continue  # (the instruction for E-0301 keeps no promise about E-0288)
-            if x.kind == "act" and (not telling or x.fields["form"] == "communication"):
+            if step_kind and (not telling or x.fields["form"] == "communication"):
                 if what and not what & reading.subject_words(x.summary) and not named:
                     continue  # the message went, without what was promised in it (the swelling left out of the report)
-                if promised and not telling and not what and not reading.does(promised, x.summary) and not (named and (
-                        x.fields["form"] == "communication" or _rests_on(ctx, x.id, e.id))):
+                if x.kind == "act" and promised and not telling and not what and not reading.does(promised, x.summary) \
+                        and not (named and (x.fields["form"] == "communication" or _rests_on(ctx, x.id, e.id))):
                     continue  # another step on the same subject ("built rc2 from release/7.42" after "will
-                    # cherry-pick #9921 into release/7.42"): the promised one is still to do
+                    # cherry-pick #9921 into release/7.42"): the promised one is still to do (a revision of the
+                    # subject's rule is the promised change of it, in whatever words)
                 kept = x.id
                 break
             if x.kind == "observe" and reading.is_adverse(x.summary):
