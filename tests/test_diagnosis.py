@@ -6064,6 +6064,31 @@ def test_m5_a_promised_change_of_its_own_rule_is_kept_by_the_revision_that_makes
     assert about(t2, "HALO-M5", promise2)
 
 
+def test_m5_a_promised_step_done_on_the_case_the_message_names_keeps_it():
+    """"Flagged #95 to Nadia: ready if she wants another exception, otherwise I'll merge on the 11th", then "merged
+    #95 (patch, green)": the promised step, done on the case the message names. A numbered pull request is an
+    identifier; "the 11th" is a date, not one. Near miss: merging #96 keeps nothing."""
+    from halo_git.diagnosis.reading import identifiers
+    assert identifiers("flagged #95 to Nadia, otherwise I'll merge on the 11th") == {"#95"}
+    assert identifiers("4th floor, 2nd batch of S03") == {"s03"}
+
+    def trace(merged: str) -> tuple[Trace, str]:
+        t = Trace("dec08")
+        ok = t.outcome(t.act([t.observe(summary="govulncheck: x/crypto reachable in gateway-svc")], form="execution",
+                             summary="opened gateway-svc #95: x/crypto patch bump"), summary="#95 CI green")
+        promise = t.act([ok], summary="flagged #95 to Nadia: ready if she wants another exception, otherwise "
+                                      "I'll merge on the 11th.")
+        t.observe(summary="Nadia: it can wait for the 11th.")
+        t.act([t.observe(session="dec11", summary="freeze ended Dec 10; normal rules back")], session="dec11",
+              form="execution", summary=merged)
+        t.observe(session="dec12", summary="weekly release note due")
+        return t, promise
+    t, promise = trace("merged #95 (patch, green).")
+    assert not about(t, "HALO-M5", promise)
+    t2, promise2 = trace("merged #96 (patch, green).")
+    assert about(t2, "HALO-M5", promise2)
+
+
 def test_m5_a_promise_to_pass_something_on_is_kept_only_by_a_message_that_carries_it():
     """"I will flag the swelling and the 2.3 kg gain to the rehab nurse in this week's report": the weekly report
     filed without them does not keep it (HALO-M5); one that names the swelling does."""

@@ -2262,7 +2262,7 @@ tell notify inform update updates know remind reminder message ping post email e
 """.split())
 
 
-_IDENT_RE = re.compile(r"\b(?=[A-Za-z.-]*\d)(?=[\d.-]*[A-Za-z])[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*\b")
+_IDENT_RE = re.compile(r"(?<![\w#])#\d+\b|\b(?!\d+(?:st|nd|rd|th)\b)(?=[A-Za-z.-]*\d)(?=[\d.-]*[A-Za-z])[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*\b")
 
 
 @_kept()

@@ -1243,6 +1243,7 @@ def _promises(ctx, make):
         # 14 May" is not kept by "Sent CMP-921 final response")
         telling = reading.promises_telling(step)
         to = reading.recipient(e.summary)
+        own_ids = reading.identifiers(e.summary)  # the case the message itself names
         told = _TOLD_WHAT_RE.match(step)
         what = (reading.subject_words(told.group(1)) - ctx.common) if told else frozenset()
         kept = asked = None
@@ -1277,6 +1278,9 @@ def _promises(ctx, make):
             hit = shared >= (1 if x.kind == "observe" else need) or named  # it names the promise, or a note of it
             mine = case_ids if step_kind else ids
             theirs = reading.identifiers(x.summary) if mine else frozenset()
+            if x.kind == "act" and promised and own_ids & theirs and reading.does(promised, x.summary):
+                kept = x.id  # the promised step done on the case the promise names ("flagged #95 ... otherwise
+                break  # I'll merge on the 11th", then "merged #95"), in whatever other words
             if telling and to and x.kind == "act" and x.fields["form"] == "communication" \
                     and reading.recipient(x.summary) == to and (ctx.rare(e.id) & ctx.rare(x.id)) - {to} \
                     and not (theirs and not mine & theirs):
