@@ -6288,6 +6288,30 @@ def test_reading_a_numbered_pr_is_no_http_status():
     assert rules_of(trace("502 from artifact storage, #515 not updated"), "HALO-S1")
 
 
+def test_m9_a_note_of_what_holds_after_a_period_does_not_end_with_it():
+    """"Fine to go over budget this week. After this, just place the weekly order without checking as long as it's
+    under budget", kept as "OK'd placing weekly orders without checking if under budget": the note keeps what holds
+    after the week, so reading it the week after relies on no lapsed term. Near miss: a note of the week's own term
+    ("over budget OK for this order") read the week after still does (HALO-M9)."""
+    from halo_git.diagnosis.reading import keeps_afterwards
+    said = ("Dana: add the bits for Mia's birthday cake - fine to go over budget this week. After this, just place "
+            "the weekly order without checking as long as it's under budget.")
+    assert keeps_afterwards("Dana OK'd placing weekly orders without checking if under budget.", said)
+    assert not keeps_afterwards("Birthday cake week: Dana OK'd going over budget", said)
+
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("sat-01")
+        m = t.remember([t.observe(summary=said, at="2025-03-01T09:00:00Z")], summary=note, at="2025-03-01T09:01:00Z")
+        r = t.recall([m], session="sat-08", summary="Loaded the budget note", at="2025-03-08T09:00:00Z")
+        t.act([r], session="sat-08", form="execution", summary="Placed the weekly order at GBP 118.90",
+              at="2025-03-08T09:05:00Z")
+        return t, r
+    t, r = trace("Dana OK'd placing weekly orders without checking if under budget.")
+    assert not rules_of(t, "HALO-M9")
+    t2, r2 = trace("Birthday cake week: Dana OK'd going over budget this week")
+    assert rules_of(t2, "HALO-M9")
+
+
 def test_reading_the_month_may_is_no_permission():
     """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
     May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""

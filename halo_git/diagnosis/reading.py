@@ -1459,7 +1459,7 @@ _ENDED_RE = re.compile(r"\b(?:expired|lapsed|ended|is over|was over|are over|no 
                        r"(?:has |had |was )?(?:finished|closed|ended))\b",
                        re.I)
 _AFTERWARDS_RE = re.compile(r"\b(?:back (?:to|on)|reverts? to|returns? to|then back|normal (?:\w+ )?(?:again|after|from|resumes)|"
-                            r"resum(?:e|es|ing)|restarts?|reopens?|"
+                            r"resum(?:e|es|ing)|restarts?|reopens?|after (?:this|that)|thereafter|afterwards|from then on|"
                             # what holds from a day on, with no end ("From 1 Nov new jobs go to Brightway; Lumen
                             # completes jobs raised up to 31 Oct"), not a window ("from 1 Mar to 14 Mar")
                             r"(?:from|as of|starting|with effect from) (?:\d{1,2}(?:st|nd|rd|th)? )?(?:jan|feb|mar|apr|may|"
@@ -1476,6 +1476,18 @@ def says_afterwards(summary: str) -> bool:
     """A fact for a period that also says what holds once it ends ("no hints 2-6 Jun; back to normal feedback
     9 Jun"): read after the period, it tells what comes next, not an outdated term."""
     return bool(_AFTERWARDS_RE.search(summary))
+
+
+def keeps_afterwards(note: str, source: str) -> bool:
+    """Whether a note keeps what its source says holds after a period, rather than the period's own term: it
+    shares more subject words with the source's words from "after this" ("... fine to go over budget this week.
+    After this, just place the weekly order without checking as long as it's under budget") on than with those
+    before (a note "interval 120 min" of "120 min tonight only; back to 60 at 07:00" keeps the period's term)."""
+    m = _AFTERWARDS_RE.search(source)
+    if m is None:
+        return False
+    words = subject_words(note)
+    return len(words & subject_words(source[m.start():])) > len(words & subject_words(source[:m.start()]))
 
 
 def says_expiring(summary: str) -> bool:

@@ -704,7 +704,9 @@ def _expired(ctx, make):
             for s in g.sources[m]:
                 src = by_id[s]
                 t = reading.parse_time(src.time)
-                if src.kind == "observe" and t and words:
+                if src.kind == "observe" and t and words and not reading.keeps_afterwards(mem.summary, src.summary):
+                    # (a note of what the source says holds after its period, "After this, just place the weekly
+                    # order without checking", does not end with it)
                     found.append((reading.valid_until(src.summary, t, words), t, ctx.rare(m) & ctx.rare(s)))
             found = [(e, w) for e, t, w in found if e is not None and e >= t]  # a past period is a record, not a term
             ends[key] = min(found, key=lambda f: f[0]) if found else (None, frozenset())
