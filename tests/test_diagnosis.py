@@ -6312,6 +6312,29 @@ def test_m9_a_note_of_what_holds_after_a_period_does_not_end_with_it():
     assert rules_of(t2, "HALO-M9")
 
 
+def test_r7_a_range_of_values_is_no_occasion():
+    """"Age hard max 105, soft verify warning for 101-105" is a standing rule Helen approved: "for 101-105" is a range
+    of values, not the occasion a grant is limited to ("for 7712", "for order 7712"), so the weekly runs that rest on
+    it later rely on no lapsed one-off (HALO-R7)."""
+    from halo_git.diagnosis.reading import says_scoped
+    assert not says_scoped("soft verify warning for 101-105") and not says_scoped("warning for 101\u2013105")
+    assert says_scoped("limit raised for 7712 only") and says_scoped("raised for order 7712")
+
+    def trace(change: str) -> tuple[Trace, str]:
+        t = Trace("w24")
+        yes = t.observe(summary="Helen: agreed - hard limit 105, soft warning above 100")
+        r = t.revise([yes], target="age plausibility rule: hard max 105, soft warning above 100", summary=change)
+        t.outcome(t.act([r], session="w25", form="execution", summary="Ran validation of this week's submissions"),
+                  session="w25", summary="1,198 records; 2 ages over 100 routed as warnings")
+        t.outcome(t.act([r], session="w26", form="execution", summary="Ran validation of this week's submissions"),
+                  session="w26", summary="1,204 records; 1 age over 100 routed as a warning")
+        return t, r
+    t, r = trace("Raised the age hard max to 105 as Helen approved, soft verify warning for 101-105")
+    assert not rules_of(t, "HALO-R7")
+    t2, r2 = trace("Raised the age hard max to 105 for order 7712")
+    assert rules_of(t2, "HALO-R7")
+
+
 def test_reading_the_month_may_is_no_permission():
     """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
     May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""

@@ -1338,7 +1338,8 @@ _SCOPED_RE = re.compile(
     r"\bfor (?:the |this |that |\w+['\u2019]s )?[\w-]{0,20} ?(?:window|backlog|backfill|surge|rally|incident|cutover|"
     r"changeover|shutdown|closure|works)\b|\b(?:in|inside|within|during) (?:the |this |that |each |\w+['\u2019]s )?"
     r"[\w-]{0,20} ?window\b|\bwindow only\b|\bfor (?:order |job |change |ticket |batch |lot )?(?!(?:19|20)\d\d\b)\d{3,}"
-    r"\b(?![\d,.])|\bfor (?:CHG|INC|CR|RFC|MW|WO)-?\d+\b|"  # ("for 7712", "for CHG-4410"; not "for E-0457", a person)
+    r"\b(?![\d,.]|[-\u2013]\d)|\bfor (?:CHG|INC|CR|RFC|MW|WO)-?\d+\b|"  # ("for 7712", "for CHG-4410"; not "for E-0457",
+    # a person, nor "for 101-105", a range of values)
     r"\b(?:\d{1,2}(?:st|nd|rd|th)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?|"
     r"(?:mon|tue|wed|thu|fri|sat|sun)\w*) only\b|"
     r"\bput (?:it )?back\b(?! (?:when|once|if)\b)|"  # (not a thing restored on a condition: "only put it back when
