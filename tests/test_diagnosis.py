@@ -6335,6 +6335,27 @@ def test_r7_a_range_of_values_is_no_occasion():
     assert rules_of(t2, "HALO-R7")
 
 
+def test_a4_a_note_that_keeps_what_a_failed_step_was_to_bring_as_still_missing_is_no_failed_material():
+    """"Pub list v1: 97 confirmed; citations not yet pulled (Scopus quota)", kept beside the 429 of "Requested citation
+    counts ...": the note keeps the failure as work outstanding, so the retry and what follows rest on no failed
+    material. Near miss: a note that keeps the same result as if the citations were in (HALO-A4)."""
+    def trace(note: str) -> Trace:
+        t = Trace("mon")
+        ok = t.outcome(t.act([t.observe(summary="Prof. Lindqvist: renewal outputs due Fri")], form="preparation",
+                             summary="Checked funding acknowledgements"), summary="97 papers acknowledge the grant")
+        ask = t.act([ok], form="preparation", summary="Requested citation counts and FWCI from the Scopus API")
+        bad = t.outcome(ask, summary="Failed: HTTP 429, weekly quota for our institutional key exhausted")
+        m = t.remember([ok, bad], summary=note)
+        r = t.recall([m], session="wed", summary="Read pub list v1 note")
+        x = t.act([r], session="wed", form="preparation", summary="Re-ran the Scopus pull for the 97 papers")
+        t.outcome(x, session="wed", summary="Citations retrieved for all 97")
+        return t
+    assert not [f for f in rules_of(trace("Pub list v1: 97 confirmed; citations not yet pulled (Scopus quota)"),
+                                    "HALO-A4") if f[1] != "info"]
+    assert [f for f in rules_of(trace("Pub list v1: 97 confirmed with citation counts from Scopus"), "HALO-A4")
+            if f[1] != "info"]
+
+
 def test_reading_the_month_may_is_no_permission():
     """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
     May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""

@@ -260,7 +260,8 @@ def _keeps_the_failure(memory: Event, result: Event, act: Event) -> bool:
     adverse clauses that its act does not have ("all 3 errors left cm3 unconverted" kept as "skips the cm3 to
     dm3 conversion"; a figure counts as a word: "132 of 140 moves" kept as "132/140 moves"), or one in a memory
     that itself says something is wrong ("561 line down until the vendor visit") and does not keep the act as
-    the fix the failure seemed to teach. Words from the other clauses are
+    the fix the failure seemed to teach, or a memory that keeps what the act was to bring as still missing
+    ("citations not yet pulled"). Words from the other clauses are
     the bad data, copied ("coverage reads 'active' from a cached record" beside a timeout), and a note that
     calls the work done despite the failure ("offer round done") passes it on as if it had worked."""
     bad_parts = [part for part in reading.clauses(result.summary) if reading.is_adverse(part)]
@@ -268,6 +269,10 @@ def _keeps_the_failure(memory: Event, result: Event, act: Event) -> bool:
     shared = len(told & reading.subject_words(memory.summary))
     figures = {f for part in bad_parts for f in _FIGURES_RE.findall(part)} - set(_FIGURES_RE.findall(act.summary))
     shared += len(figures & set(_FIGURES_RE.findall(memory.summary)))  # ("132 of 140 moves" kept as "132/140")
+    if reading.says_outstanding(memory.summary) and reading.subject_words(memory.summary) & reading.subject_words(
+            act.summary) and not reading.says_done(memory.summary):
+        return True  # what the act was to bring is kept as still missing ("citations not yet pulled (Scopus
+        # quota)" beside "Requested citation counts ..." and its 429)
     return (shared >= 2 or shared == 1 and reading.is_adverse(memory.summary) and act.id not in memory.uses) \
         and not reading.says_done(memory.summary)
 

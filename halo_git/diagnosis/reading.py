@@ -569,6 +569,12 @@ _REDO_LATER_RE = re.compile(r"\b(?:still to (?:be )?\w+|pending:\s*re-?\w+|to re
 _CORRECTED_RE = re.compile(r"\b(?:was wrong|were wrong|is wrong|corrected|correction)\b", re.I)
 
 
+def says_outstanding(summary: str) -> bool:
+    """A note that says some of the work is still to come ("citations not yet pulled", "18 pending manual
+    check"), a progress report included: it keeps what is missing as missing."""
+    return _PENDING_RE.search(summary) is not None
+
+
 @_kept()
 def says_pending(summary: str) -> bool:
     """An act or result that says the result is still to come ("202 accepted, settlement pending"),
