@@ -6356,6 +6356,30 @@ def test_a4_a_note_that_keeps_what_a_failed_step_was_to_bring_as_still_missing_i
             if f[1] != "info"]
 
 
+def test_m9_a_short_notes_one_uncommon_word_named_by_a_change_is_its_subject():
+    """"Ella and Sam: Brook Lane Dental, Dr Patel, 14 Brook Lane", in a trace that names Brook Lane, Ella and Sam
+    everywhere, then "Dr Patel has left the practice ... appointments move to the Market Street branch": the change
+    names one of the note's two uncommon words, and the reminder that reads the note back afterwards sends the family
+    to the old address (HALO-M9). Near miss: a change naming a word of a long note's many (a word in passing)."""
+    def trace(note: str) -> tuple[Trace, str]:
+        t = Trace("mon-03")
+        for n in range(8):  # the trace's own vocabulary: Brook Lane, Ella, Sam
+            t.observe(summary=f"Brook Lane portal: Ella and Sam reminder {n} sent")
+        m = t.remember([t.observe(summary="Rachel: both kids are at Brook Lane Dental with Dr Patel")], summary=note)
+        t.observe(session="mon-10", summary="Brook Lane email: Dr Patel has left the practice. From today Ella and Sam "
+                                            "are patients of Dr Hughes at our Market Street branch; appointments move "
+                                            "there at the same times")
+        r = t.recall([m], session="mon-10", summary="Looked up the kids' practice details for tomorrow's reminder")
+        t.act([r], session="mon-10", summary="Reminder to Rachel: Sam's check-up tomorrow 15:45 with Dr Patel at Brook "
+                                             "Lane Dental, 14 Brook Lane")
+        return t, r
+    t, r = trace("Ella and Sam: Brook Lane Dental, Dr Patel, 14 Brook Lane.")
+    assert about(t, "HALO-M9", r)
+    t2, r2 = trace("Ella and Sam: Brook Lane Dental; fluoride varnish yearly; sugar-free rewards; orthodontic review "
+                   "at twelve; Dr Patel; night guard; floss picks; chart in the hall drawer.")
+    assert not about(t2, "HALO-M9", r2)
+
+
 def test_reading_the_month_may_is_no_permission():
     """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
     May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""
