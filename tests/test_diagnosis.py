@@ -6380,6 +6380,25 @@ def test_m9_a_short_notes_one_uncommon_word_named_by_a_change_is_its_subject():
     assert not about(t2, "HALO-M9", r2)
 
 
+def test_reading_a_figure_of_several_digits_that_is_now_another_is_a_change():
+    """"Group inventory for those dates is now 30 per night" reports a change as "is now GBP 1,000" does: the figure
+    may have several digits (HALO-M9 then reads a 40-room note back as stale)."""
+    from halo_git.diagnosis.reading import says_change
+    assert says_change("Group inventory for those dates is now 30 per night.")
+    assert says_change("flood excess is now GBP 1,000") and says_change("replaces the old 250 cap")
+    assert not says_change("inventory is 30 per night") and not says_change("it is now clear")
+
+    t = Trace("mon")
+    m = t.remember([t.observe(summary="PMS check: 40 rooms per night in group inventory for 7-11 April")],
+                   summary="Group inventory 7-11 April: 40 rooms per night available.")
+    t.observe(session="wed", summary="Deirdre: 10 group rooms released to the online agents. Group inventory for "
+                                     "those dates is now 30 per night.")
+    r = t.recall([m], session="fri", summary="Pulled my inventory note for the summit: 40 group rooms per night.")
+    t.act([r, t.observe(session="fri", summary="Omar accepts 12 rooms for 9-11 April")], session="fri",
+          summary="Confirmed to Omar in writing that his 12 rooms are secured (40 in group inventory, 25 with Alder)")
+    assert about(t, "HALO-M9", r)
+
+
 def test_reading_the_month_may_is_no_permission():
     """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
     May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""

@@ -1687,8 +1687,9 @@ _CHANGE_RE = re.compile(
     # a person gone or replaced, a place shut or reopened, a figure cut, a rule from a date on
     r"left (?:on )?\d|new (?:\w+ ){0,2}(?:manager|lead|contact|owner|address|number|venue|location|rate|price|supplier|"
     r"provider)|closed (?:from |on )?\d|move to|reopen\w*|cut (?:to|from) \$?\d|onwards?|not taking new|"
-    # a figure that is now another ("flood excess is now GBP 1,000", "still shows the old 250")
-    r"(?:is|are) now (?:[$\u00a3\u20ac]|gbp |eur |usd )?\d|the old (?:[$\u00a3\u20ac]|gbp |eur |usd )?\d)(?!\w)",
+    # a figure that is now another ("flood excess is now GBP 1,000", "inventory is now 30 per night", "replaces the
+    # old 250")
+    r"(?:is|are) now (?:[$\u00a3\u20ac]|gbp |eur |usd )?\d[\d.,]*|the old (?:[$\u00a3\u20ac]|gbp |eur |usd )?\d[\d.,]*)(?!\w)",
     re.I)
 
 
