@@ -6399,6 +6399,30 @@ def test_reading_a_figure_of_several_digits_that_is_now_another_is_a_change():
     assert about(t, "HALO-M9", r)
 
 
+def test_m6_leads_with_the_recall_that_picks_the_old_note_alone():
+    """After "Conventions v2: FY = calendar year ... Supersedes the FY-from-April note", a load of every note carries
+    both versions, and then "Quarter labelling: FY from 1 Apr" recalls the old one alone and the charts are built
+    from it: the finding is about that recall, with the loads listed beside it (HALO-M6). Near miss: with loads
+    only, the first load leads."""
+    def trace(selective: bool) -> tuple[Trace, str, str]:
+        t = Trace("jan")
+        old = t.remember([t.observe(summary="Gareth: FY starts 1 Apr; YTD from 1 Apr")],
+                         summary="Conventions: FY starts 1 Apr; YTD from 1 Apr.")
+        new = t.remember([t.observe(session="feb", summary="Gareth: calendar-year reporting from 2025"), old],
+                         session="feb", summary="Conventions v2: FY = calendar year from Jan 2025, YTD from 1 Jan. "
+                                                "Supersedes the FY-from-April note.")
+        load = t.recall([old, new], session="mar", summary="Loaded full memory before run: 2 convention notes")
+        t.act([load], session="mar", form="preparation", summary="Built 9 charts, YTD Jan-Feb")
+        pick = t.recall([old], session="apr", summary="Quarter labelling: FY from 1 Apr") if selective else \
+            t.recall([old, new], session="apr", summary="Loaded full memory before run: 2 convention notes")
+        t.act([pick], session="apr", form="preparation", summary="Built 4 quarterly charts labelled Q4 FY24/25")
+        return t, load, pick
+    t, load, pick = trace(True)
+    assert [f[2][0] for f in rules_of(t, "HALO-M6")] == [pick]
+    t2, load2, _ = trace(False)
+    assert [f[2][0] for f in rules_of(t2, "HALO-M6")] == [load2]
+
+
 def test_reading_the_month_may_is_no_permission():
     """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
     May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""

@@ -209,6 +209,9 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
             stale = [r for r in stale if _reads_part(ctx, r, new)]  # (quiet hours, not the fee the new note changed)
         if not stale:
             continue
+        stale.sort(key=lambda r: (new in g.sources[r], pos[r]))  # led by a recall that picks the old one alone
+        # (a load of everything that carries both is the lesser case: "Quarter labelling: FY from 1 Apr" after
+        # the calendar-year note, not the full load before it)
         acted = any(r in ctx.reach for r in stale)
         lost = not ctx.recalled_by.get(new)  # the newer version is never looked up at all
         carried = any(_shapes._execution_after(ctx, r) for r in stale)  # it reached an execution
