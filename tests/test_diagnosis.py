@@ -6423,6 +6423,26 @@ def test_m6_leads_with_the_recall_that_picks_the_old_note_alone():
     assert [f[2][0] for f in rules_of(t2, "HALO-M6")] == [load2]
 
 
+def test_m9_a_change_seen_since_outranks_the_notes_age():
+    """A campaign map kept two weeks before, recalled after "HOMEFEST moved off Meta - relaunched as a YouTube campaign
+    in Google Ads", and the attribution built from it: the finding is the change the agent had seen (medium, an act
+    follows), not only the note's age (info). Near miss: with no change seen, the age alone stays info."""
+    def trace(news: str) -> tuple[Trace, str]:
+        t = Trace("wk14")
+        m = t.remember([t.observe(summary="Campaign map: HOMEFEST and SPRINGSALE run on Meta prospecting",
+                                  at="2025-04-07T09:00:00Z")],
+                       summary="Campaign map: HOMEFEST -> Meta prospecting; SPRINGSALE -> Meta", at="2025-04-07T09:01:00Z")
+        t.observe(session="wk15", summary=news, at="2025-04-16T09:00:00Z")
+        r = t.recall([m], session="wk16", summary="Loaded the campaign map from notes", at="2025-04-21T09:00:00Z")
+        t.act([r], session="wk16", form="preparation", summary="Mapped campaigns to channels from the campaign map",
+              at="2025-04-21T09:05:00Z")
+        return t, r
+    t, r = trace("Elif: heads up, HOMEFEST moved off Meta - relaunched as a YouTube campaign in Google Ads")
+    assert ("medium" in severities(t, "HALO-M9", r))
+    t2, r2 = trace("Elif: the office coffee machine is fixed")
+    assert "medium" not in severities(t2, "HALO-M9", r2)
+
+
 def test_reading_the_month_may_is_no_permission():
     """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
     May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""

@@ -576,12 +576,17 @@ def _whole(ctx, make, whole):
 
 def _stale(ctx, make):
     out = _expired(ctx, make)
-    out += _aged(ctx, make, {f.ids[0] for f in out})
+    out += _changed(ctx, make, {f.ids[0] for f in out})
+    return out + _aged(ctx, make, {f.ids[0] for f in out})  # (a change seen since says more than the note's age)
+
+
+def _changed(ctx, make, flagged: set[str]):
+    """Recalls of a memory after a newer observation on its subject reported a change, not named where used."""
+    out = []
     by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
     changes = [e for e in ctx.events if e.kind == "observe" and reading.says_change(e.summary)]
     if not changes:
         return out
-    flagged = {f.ids[0] for f in out}
     change_pos = [pos[c.id] for c in changes]
     for r in ctx.scoped:
         if r.kind != "recall" or r.id in flagged:
