@@ -6443,6 +6443,32 @@ def test_m9_a_change_seen_since_outranks_the_notes_age():
     assert "medium" not in severities(t2, "HALO-M9", r2)
 
 
+def test_r7_a_result_that_shows_the_loosened_limit_after_its_period_sees_it_still_in_force():
+    """"store_sales.loyalty_id max null rate from 2% to 40% ... for the cutover weekend", then, days after the weekend,
+    a run's result "loyalty_id nulls 31.4% (threshold 40%)": the result shows the loosened limit still applied (a
+    dotted column name speaks of its last part too). Near miss: the result shows the limit back at 2% (HALO-R7)."""
+    from halo_git.diagnosis.reading import subject_words
+    assert "loyalty_id" in subject_words("store_sales.loyalty_id max null rate")
+
+    def trace(result: str) -> tuple[Trace, str]:
+        t = Trace("fri-07")
+        ask = t.observe(summary="Priya: POS vendor cutover this weekend. Please relax the store_sales.loyalty_id null "
+                                "threshold to 40% until the cutover is signed off Monday 10 Mar, then put it back to 2%.",
+                        at="2025-03-07T09:00:00Z")
+        r = t.revise([ask], target="store_sales.loyalty_id max null rate", at="2025-03-07T09:05:00Z",
+                     summary="Changed store_sales.loyalty_id max null rate from 2% to 40%, as Priya requested for the "
+                             "cutover weekend.")
+        for day in ("2025-03-11", "2025-03-12"):
+            x = t.act([t.observe(session=day, summary="Scheduled 06:00 run started", at=f"{day}T06:00:00Z")],
+                      session=day, form="execution", summary="Executed all 14 suites", at=f"{day}T06:05:00Z")
+            t.outcome(x, session=day, summary=result, at=f"{day}T06:10:00Z")
+        return t, r
+    t, r = trace("212/212 passed. loyalty_id nulls 31.4% (threshold 40%).")
+    assert about(t, "HALO-R7", r)
+    t2, r2 = trace("212/212 passed. loyalty_id nulls 0.6% (threshold 2%).")
+    assert not about(t2, "HALO-R7", r2)
+
+
 def test_reading_the_month_may_is_no_permission():
     """'may' grants leave ("staff may use the van"); the month does not ("signed form on file, 06-May", "booked
     May 6"), so a dated record is no rulebook that only a new rule could outdate (HALO-M9)."""

@@ -2299,8 +2299,9 @@ def subject_words(summary: str) -> frozenset[str]:
     out = set()
     found = _WORD_RE.findall(summary)
     for w in list(found):
-        if "-" in w or "/" in w:
-            found.extend(p for p in re.split(r"[-/]", w) if len(p) >= 3 and not p.isdigit())  # (S-20977 is one word)
+        if "-" in w or "/" in w or "." in w:
+            found.extend(p for p in re.split(r"[-/.]", w) if len(p) >= 3 and not p.isdigit())  # (S-20977 is one word;
+            # a dotted name also speaks of its parts: store_sales.loyalty_id of loyalty_id)
     for w in found:
         w = w.lower().strip(".-/")
         if len(w) < 3 or w in STOPWORDS:

@@ -59,7 +59,8 @@ RULE_SPECS = (
      "standing by its own wording, or still relied on two or more sessions later by an execution (or in a later "
      "session for another occasion than the one it names: SO-7790 under a grant for SO-7781, or after the period "
      "it states: \"Saturday only\", \"until Fri 18:00\", even when it is put back later), or seen "
-     "still in force (an observation on its subject saying so again, or made after its period); high when the agent made it or an execution (or a silence: an alert let through) rests "
+     "still in force (an observation on its subject saying so again, or made after its period, or a result "
+     "after its period that gives the loosened figure: \"nulls 31.4% (threshold 40%)\"); high when the agent made it or an execution (or a silence: an alert let through) rests "
      "on it later. Also (medium) a user's "
      "loosening logged with governance=none that nothing later restores",
      "Restore the limit when the occasion ends (log the revise that puts it back), or have the user make the "
@@ -346,6 +347,10 @@ def _limit_moved_for_occasion(e, basis) -> bool:
                 and (any(_MOVED_RE.search(x) for x in said) or re.search(r"\d", e.summary) is not None))
 
 
+_MOVED_TO_RE = re.compile(r"\bto (\d[\d.,]*\s?%?)")
+_LIMIT_FIGURE_RE = re.compile(r"\d[\d.,]*\s?%?")
+
+
 def _loosening(ctx, make):
     out = []
     by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
@@ -420,7 +425,10 @@ def _loosening(ctx, make):
             late += [x.id for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW] if x.kind == "act"
                      and x.fields["form"] in ("execution", "silence") and x.id not in late
                      and names & reading.identifiers(x.summary) and (reading.parse_time(x.time) or ended) > ended]
-        seen_still = [x.id for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW] if x.kind == "observe"
+        moved_to = set(_MOVED_TO_RE.findall(e.summary))  # the loosened figure ("from 2% to 40%": 40%)
+        seen_still = [x.id for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW] if (x.kind == "observe" or (
+                      x.kind == "outcome" and moved_to & set(_LIMIT_FIGURE_RE.findall(x.summary))))  # (a run's result
+                      # giving the loosened figure as its limit: "nulls 31.4% (threshold 40%)")
                       and order[x.session] > here and not reading.says_ended(x.summary)  # ("the peak routing
                       # period ended yesterday" sees its end, not the grant in force)
                       and (len(words & ctx.rare(x.id)) >= 2
