@@ -60,8 +60,8 @@ RULE_SPECS = (
      "session for another occasion than the one it names: SO-7790 under a grant for SO-7781, or after the period "
      "it states: \"Saturday only\", \"until Fri 18:00\", even when it is put back later), or seen "
      "still in force (an observation on its subject saying so again, or made after its period, or a result "
-     "after its period that gives the loosened figure: \"nulls 31.4% (threshold 40%)\"); high when the agent made it or an execution (or a silence: an alert let through) rests "
-     "on it later. Also (medium) a user's "
+     "after its period that gives the loosened figure: \"nulls 31.4% (threshold 40%)\"); high when the agent "
+     "made it or an execution (or a silence: an alert let through) rests on it later. Also (medium) a user's "
      "loosening logged with governance=none that nothing later restores",
      "Restore the limit when the occasion ends (log the revise that puts it back), or have the user make the "
      "loosening standing on purpose."),
