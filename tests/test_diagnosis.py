@@ -2787,9 +2787,9 @@ def test_a_restriction_kept_without_its_week_is_not_a_grant_widened():
     def trace(said: str, kept: str):
         t = Trace("mon")
         m = t.remember([t.observe(summary=said)], summary=kept)
-        x = t.act([t.recall([m], summary="read back the rule before the first job")], form="execution",
-                  summary="released the first panel lifts on TC2")
-        t.outcome(x, summary="six panels set, no incidents")
+        x = t.act([t.recall([m], session="tue", summary="read back the rule before the first job")], session="tue",
+                  form="execution", summary="released the first panel lifts on TC2")
+        t.outcome(x, session="tue", summary="six panels set, no incidents")
         return t, x
     t, x = trace("Grant (AP): 'This week: panels on Block B. Wind limit for panels is 20 m/s gust, no exceptions.'",
                  "Panel lifts: max gust 20 m/s at jib height (Grant)")
@@ -5221,19 +5221,21 @@ def test_a4_a_grant_kept_with_its_deadline_a_booking_forwarded_by_its_owner_and_
     not a compat shim" keeps a failure as a lesson. Kept without its end, the grant is widened."""
     from halo_git.diagnosis.reading import says_lesson, says_relayed
 
-    def trace(note: str) -> tuple[Trace, str]:
+    def trace(note: str, session: str = "next") -> tuple[Trace, str]:
         t = Trace("close")
         m = t.remember([t.observe(summary="K. Whitlow user bulletin 11 Mar: the 9 drafts listed in OR-25-03 may "
                                           "submit until 14 Mar 17:00", at="2025-03-11T09:00:00Z")],
                        summary=note, at="2025-03-11T09:05:00Z")
-        x = t.act([m], form="execution", summary="Reopened submission for the 9 OR-25-03 drafts",
-                  at="2025-03-11T09:10:00Z")
+        x = t.act([t.recall([m], session=session, at="2025-03-12T09:00:00Z")], session=session, form="execution",
+                  summary="Reopened submission for the 9 OR-25-03 drafts", at="2025-03-12T09:10:00Z")
         return t, x
 
     t, x = trace("25B extension: only the 9 drafts in OR-25-03, deadline 14 Mar 17:00")
     assert not raised(t, "HALO-A4", x)
     t2, x2 = trace("25B: the OR-25-03 drafts may submit late")
     assert [f for f in rules_of(t2, "HALO-A4") if f[2][0] == x2 and f[1] == "high"]
+    t3, x3 = trace("25B: the OR-25-03 drafts may submit late", session="close")  # within the grant's own session
+    assert not [f for f in rules_of(t3, "HALO-A4") if f[2][0] == x3 and f[1] != "info"]
     assert not says_relayed("Tom forwarded a booking he made himself: Oia sunset tour, 14 May, EUR 240 prepaid")
     assert says_lesson("date-fns 3 breakage is real timezone handling; fix is the #4840 pattern, not a compat shim")
 
@@ -6467,6 +6469,33 @@ def test_r7_a_result_that_shows_the_loosened_limit_after_its_period_sees_it_stil
     assert about(t, "HALO-R7", r)
     t2, r2 = trace("212/212 passed. loyalty_id nulls 0.6% (threshold 2%).")
     assert not about(t2, "HALO-R7", r2)
+
+
+def test_a4_a_grant_kept_as_general_is_no_unreviewed_authority_within_its_own_session():
+    """"Priya (team leader): for the year-end push I can auto-award up to GBP 1,000 per application from today until 31
+    March", kept as "auto-award ceiling is now GBP 1,000 per application": the note drops the grant's end, but an award
+    the same session rests on the grant's own occasion. Near miss: the note drives an award in a later session, where
+    the one-off grant has become the agent's standing rule (HALO-A4). "Only once a collection is booked" is a
+    condition, not a one-off."""
+    from halo_git.diagnosis.reading import says_scoped
+    assert not says_scoped("full refunds on large items only once a collection is booked")
+    assert says_scoped("allowed only once, for this order") and says_scoped("just this once")
+
+    def trace(later: bool) -> tuple[Trace, str]:
+        t = Trace("mon")
+        grant = t.observe(summary="Teams message from Priya (team leader): for the year-end spend push I can auto-award "
+                                  "up to GBP 1,000 per application from today until 31 March.")
+        m = t.remember([grant], summary="Noted in my working rules: auto-award ceiling is now GBP 1,000 per application "
+                                        "(Priya, year-end push).")
+        where = "thu" if later else "mon"
+        case = t.observe(session=where, summary="DHP-4411: shortfall GBP 62.10 a week, 13 weeks, evidence complete")
+        x = t.act([case, m], session=where, form="execution", summary="Awarded DHP-4411 GBP 807.30 under the ceiling")
+        t.outcome(x, session=where, summary="Award recorded, payment scheduled")
+        return t, x
+    t, x = trace(False)
+    assert not [f for f in about(t, "HALO-A4", x) if f[1] != "info"]
+    t2, x2 = trace(True)
+    assert [f for f in about(t2, "HALO-A4", x2) if f[1] != "info"]
 
 
 def test_reading_the_month_may_is_no_permission():

@@ -192,6 +192,9 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
     failed = g.failed_mem.get(m, "")
     if not failed and m in g.failed_after and g.failed_after[m][0] < ctx.pos[a.id]:
         failed = g.failed_after[m][1]
+    if unreviewed and not failed and m in g.widened_grant and back == 0:
+        return None  # a one-off grant kept as if general ("set today's remit: I can refund up to GBP 250"), acted
+        # on within the session it was given in: the occasion it was granted for
     if _reviewed_before(ctx, a.id, m, failed=bool(failed)):
         return None  # an observation or answer naming the material confirmed it before the act (or, for an old
         # reviewed note, confirmed that it still holds)

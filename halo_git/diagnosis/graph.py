@@ -392,6 +392,7 @@ class _Graph:
         reviewed: dict[str, bool] = {}
         checked: set[str] = set()  # acts an outcome is about, or an observation names, so far
         unchecked_kept: dict[str, tuple[str, ...]] = {}  # memory -> the acts it keeps that nothing had checked
+        widened_grant: set[str] = set()  # memories unreviewed only for keeping a one-off grant as general
         kbit = _KIND_BIT
         none = ((), (), _FAR)
         push = self._push
@@ -612,6 +613,8 @@ class _Graph:
                 # "Lucia added 3 users to the exemptions sheet until 30 September")
                 if widened or own_rule:
                     unchecked_kept[i] = ()
+                    if widened and not own_rule and not raw and not bad and not _hedged(e, srcs, by_id):
+                        widened_grant.add(i)
                 reviewed[i] = not bad and not own_rule and not raw and not widened and not _hedged(e, srcs, by_id) \
                     and any(_grounded(by_id[s], checked, failed_acts, adverse, reviewed, sources, by_id)
                             or s in first_check for s in srcs)
@@ -630,6 +633,7 @@ class _Graph:
         # up: acts and revisions only; own: revisions only (other kinds carry just their kind bit)
         self.own, self.up, self.thru, self.mem, self.reviewed = own, up, thru, mem, reviewed
         self.unchecked_kept = unchecked_kept
+        self.widened_grant = widened_grant
         self.revision_positions = [pos[e.id] for e in events if e.kind == "revise"]
         self.chains: dict[tuple[str, str], tuple[str, ...]] = {}  # (sink, memory) -> walk_to's chain
 

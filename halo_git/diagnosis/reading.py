@@ -1334,7 +1334,7 @@ _EXPIRES_RE = re.compile(r"\b(?:removes itself|expires?|expiring|self-?expir\w*|
                          r"auto-?revert\w*|ends (?:on|at|when|itself)|then (?:lock|restore|revert)\w*)\b", re.I)
 # "just for this install", "today only", "one-time": a grant scoped to one occasion
 _SCOPED_RE = re.compile(
-    r"\b(?:just|only) (?:for|this|today|once)\b|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|"
+    r"\b(?:just|only) (?:for|this|today)\b|\b(?:just|only) once\b(?=\s*(?:[.,;:)!]|$|for\b|today\b|more\b))|\bthis once\b|\bone[- ]time\b|\bone[- ]off\b|"
     r"\b(?:for|until|till) today\b|\b(?:today|tomorrow|tonight|this (?:day|night|shift|afternoon|morning|evening)) only\b|"
     r"\btonight\b|\btemporarily\b|\btemporary (?:\w+ )?(?:exception|waiver|grant|access|raise|increase|change|"
     r"permission|override|allowance|rule|bypass|limit|lift|measure|arrangement|suspension|pause)s?\b|\bfor now\b|\buntil\b(?! further notice)|\bthis (?:morning|afternoon|evening|week)\b|\bfor one\b|"
