@@ -461,6 +461,20 @@ def test_four_more_sets_written_with_the_guides_trigger_scored_unread_mid_round_
     assert hit >= 43 and alarms <= 25, notes
 
 
+AGENTS = HERE / "fixtures" / "traces_apart_z_agents"
+
+
+def test_four_sets_of_agent_systems_like_the_development_corpus_scored_unread_then_read():
+    """Sets Z105-Z108 (48 traces, 64 problems, 16 healthy runs), written by four more authors with the guide's
+    trigger, on the kinds of agent system the development corpus holds (coding agents and developer tooling;
+    personal assistants; customer support and sales operations; research, data and analytics assistants). Scored
+    unread: 50/64 (78 %) and 27 false alarms, 13 on 7 of 16 healthy runs, both with the diagnosis the round began
+    with and after its first readings. Read since: 54/64 (84 %) and 8, none on a healthy run."""
+    hit, total, alarms, notes = score(AGENTS)
+    assert total == 64
+    assert hit >= 54 and alarms <= 8, notes
+
+
 UNSEEN = HERE / "fixtures" / "traces_apart_z_unseen"
 
 
