@@ -6091,6 +6091,36 @@ def test_m5_a_promised_step_done_on_the_case_the_message_names_keeps_it():
     assert about(t2, "HALO-M5", promise2)
 
 
+def test_m5_a_step_after_the_promised_time_does_not_keep_the_promise():
+    """"Replied to Bremen that the condition reports and credit line will be with them by 12 May", then "Sent Bremen
+    the correct credit line and the condition reports" on 15 May, after their catalogue went to press: sent late, the
+    promise was dropped (HALO-M5, high: its time ended). Near miss: sent on 9 May. "Tonight's curfew log ... before
+    10:00 tomorrow" is due at ten tomorrow, not tonight."""
+    def trace(sent: str) -> tuple[Trace, str]:
+        t = Trace("apr-14")
+        ask = t.observe(summary="Bremen asks for the condition reports and credit line for the catalogue",
+                        at="2025-04-14T09:00:00Z")
+        p = t.act([ask], summary="Replied to Bremen that the condition reports and credit line will be with them by "
+                                 "12 May.", at="2025-04-14T09:05:00Z")
+        t.act([t.observe(session="send", summary="Condition reports signed off", at=f"{sent}T08:00:00Z")],
+              session="send", summary="Sent Bremen the credit line and the condition reports",
+              at=f"{sent}T09:00:00Z")
+        t.observe(session="later", summary="Weekly loans review", at="2025-05-20T09:00:00Z")
+        return t, p
+    t, p = trace("2025-05-15")
+    assert severities(t, "HALO-M5", p) == ["high"]
+    t2, p2 = trace("2025-05-09")
+    assert not about(t2, "HALO-M5", p2)
+    t3 = Trace("fri")
+    p3 = t3.act([t3.observe(summary="Music off 22:59:40", at="2025-07-11T23:00:00Z")],
+                summary="Told Dee I'll get tonight's curfew log to the licensing officer before 10:00 tomorrow.",
+                at="2025-07-11T23:05:00Z")
+    t3.act([p3], session="sat", summary="Emailed Friday's curfew log to the licensing officer",
+           at="2025-07-12T08:40:00Z")
+    t3.observe(session="sun", summary="Sunday load-in", at="2025-07-13T09:00:00Z")
+    assert not about(t3, "HALO-M5", p3)
+
+
 def test_m5_a_promise_to_pass_something_on_is_kept_only_by_a_message_that_carries_it():
     """"I will flag the swelling and the 2.3 kg gain to the rehab nurse in this week's report": the weekly report
     filed without them does not keep it (HALO-M5); one that names the swelling does."""

@@ -1223,6 +1223,11 @@ _PROMISED_VERB_RE = re.compile(r"\b(?:will|shall|would|['\u2019]ll|['\u2019]d)\s
 _PROMISED_STATE_RE = re.compile(r"\bwill be (ready|done|sent|delivered|fixed|available|back)\b", re.I)
 
 
+_MONTHS = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july "
+                    "august september october november december".split())
+_OF_THE_DAY_RE = re.compile(r"\b(?:today|tonight|tomorrow|yesterday)['\u2019]s\b", re.I)
+
+
 _GENERIC_VERBS = frozenset(("be", "have", "get", "go", "do", "make", "keep", "take", "let", "need", "try", "see",
                              "look", "sort", "handle", "deal", "follow", "come", "put", "give"))  # say nothing of the step
 _CONDITION_RE = re.compile(r"\b(?:once|as soon as|when(?:ever)?|the moment|if)\b", re.I)
@@ -1245,8 +1250,9 @@ def _promises(ctx, make):
         step = reading.promised_step(e.summary)
         if not step:
             continue
-        key = reading.subject_words(step) - ctx.common
-        if not key:  # "I will update them by Friday": the promise is about what the act itself speaks of
+        key = reading.subject_words(step) - ctx.common - _MONTHS
+        if not key:  # "I will update them by Friday", "... with them by 12 May": the promise is about what the act
+            # itself speaks of (a month in the step says when, not what)
             key = ctx.rare(e.id)
         if not key:
             continue
@@ -1273,7 +1279,14 @@ def _promises(ctx, make):
         done_rx = (re.compile(rf"\b{state.group(1)}\b", re.I) if state else
                    re.compile(rf"\b{re.escape(found_verb.group(1))}e?d\b", re.I) if found_verb else None)
         met = not _CONDITION_RE.search(step)  # ("we'll call him as soon as it does": due only once the 100B is seen)
+        at = reading.parse_time(e.time)
+        due = reading.valid_until(_OF_THE_DAY_RE.sub("", step), at) if at else None  # "by Thursday", "this week"
+        # (not "tonight's curfew log", a thing of the night, in "... before 10:00 tomorrow")
+        if due is not None and due < at:
+            due = None
         for x in ctx.events[pos[e.id] + 1:pos[e.id] + 1 + _WINDOW]:
+            if due is not None and x.kind in ("act", "revise") and (reading.parse_time(x.time) or due) > due:
+                break  # what comes after the time promised does not keep it ("with them by 12 May", sent on the 15th)
             if not met and x.kind in ("observe", "outcome") and len(key & reading.subject_words(x.summary)) >= 1:
                 met = True
             if x.kind in ("outcome", "observe") and done_rx is not None and done_rx.search(x.summary) \
@@ -1319,9 +1332,8 @@ def _promises(ctx, make):
                 break
         if kept or (not asked and order[ctx.events[-1].session] == order[e.session]) or not met:
             continue
-        at, end = reading.parse_time(e.time), reading.parse_time(ctx.events[-1].time)
-        due = reading.valid_until(step, at) if at else None  # "by Thursday", "this week"
-        overdue = due is not None and due >= at and end is not None and end > due
+        end = reading.parse_time(ctx.events[-1].time)
+        overdue = due is not None and end is not None and end > due
         out.append(make(
             "HALO-M5", [e.id, *([asked] if asked else [])],
             f"Promises a later step (“{step[:80]}”) that no later act carries out"
