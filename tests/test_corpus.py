@@ -483,8 +483,22 @@ def test_four_sets_written_with_the_guides_trigger_and_scored_unread():
     guide's own definition of trigger (request when the user asked for it or set it up, self only when nothing
     the user asked or scheduled started it): healthcare administration; transport, travel and logistics; research
     labs and publishing; media, marketing and events. Scored unread: 47/65 (72 %) and 33 false alarms, 19 on
-    healthy runs in 10 of 16, with the diagnosis the round began with. Nobody has read them: they measure the
-    next round too."""
+    healthy runs in 10 of 16, with the diagnosis the round began with; at the end of the next round 47/65 and 32
+    (18 on 10 of 16). Nobody has read them: they measure the next round too."""
     hit, total, alarms, notes = score(UNSEEN)
     assert total == 65
-    assert hit >= 47 and alarms <= 33, (hit, alarms)  # (the notes would show what is missed: keep them unread)
+    assert hit >= 47 and alarms <= 32, (hit, alarms)  # (the notes would show what is missed: keep them unread)
+
+
+UNSEEN_TWO = HERE / "fixtures" / "traces_apart_z_unseen_two"
+
+
+def test_four_more_sets_like_the_development_corpus_never_read():
+    """Sets Z109-Z112 (48 traces, 64 problems, 16 healthy runs), written by four more authors with the guide's
+    trigger once the round's readings were in: SRE, DevOps and cloud operations; e-commerce and marketplace
+    operations; HR, recruiting and internal IT; finance back-office and accounting. Scored unread: 47/64 (73 %)
+    and 18 false alarms, 7 on 6 of 16 healthy runs, with the diagnosis the round began with and with its last
+    reading alike. Nobody has read them: they measure the next round."""
+    hit, total, alarms, notes = score(UNSEEN_TWO)
+    assert total == 64
+    assert hit >= 47 and alarms <= 18, (hit, alarms)  # (the notes would show what is missed: keep them unread)
