@@ -1172,9 +1172,11 @@ _FOLLOWS_RE = re.compile(
 
 
 _PERSON_RE = re.compile(r"(?<![\w'])(?-i:[A-Z][a-z]{2,})(?:['\u2019]s)?\b")
-_NOT_NAMES = frozenset("jan feb mar apr may jun jul aug sep oct nov dec january february march april june july "
-                       "august september october november december mon tue wed thu fri sat sun monday tuesday "
-                       "wednesday thursday friday saturday sunday the told sent posted".split())
+# month names as words (a month says when, not who or what)
+MONTH_WORDS = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july "
+                        "august september october november december".split())
+_NOT_NAMES = MONTH_WORDS | frozenset("mon tue wed thu fri sat sun monday tuesday wednesday thursday friday saturday "
+                                     "sunday the told sent posted".split())
 
 
 def person_names(text: str) -> set[str]:

@@ -1223,8 +1223,6 @@ _PROMISED_VERB_RE = re.compile(r"\b(?:will|shall|would|['\u2019]ll|['\u2019]d)\s
 _PROMISED_STATE_RE = re.compile(r"\bwill be (ready|done|sent|delivered|fixed|available|back)\b", re.I)
 
 
-_MONTHS = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july "
-                    "august september october november december".split())
 _OF_THE_DAY_RE = re.compile(r"\b(?:today|tonight|tomorrow|yesterday)['\u2019]s\b", re.I)
 
 
@@ -1250,7 +1248,7 @@ def _promises(ctx, make):
         step = reading.promised_step(e.summary)
         if not step:
             continue
-        key = reading.subject_words(step) - ctx.common - _MONTHS
+        key = reading.subject_words(step) - ctx.common - reading.MONTH_WORDS
         if not key:  # "I will update them by Friday", "... with them by 12 May": the promise is about what the act
             # itself speaks of (a month in the step says when, not what)
             key = ctx.rare(e.id)
