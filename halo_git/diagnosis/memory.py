@@ -7,6 +7,8 @@ families (the package's ``_findings``).
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from . import reading
 from . import shapes as _shapes
 from .context import _Context
@@ -185,17 +187,23 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
     # A newer memory that says it replaces ("now", "instead of", "is closed") what an earlier one on the same
     # subject keeps (two uncommon words in common) supersedes it even when it does not name it.
     kept_so_far: list[str] = []
+    kept_with: dict[str, list[int]] = {}  # uncommon word -> positions in kept_so_far of the memories saying it
     for e in ctx.events:
         if e.kind != "remember":
             continue
         names_one = any(by_id[s].kind in ("remember", "recall") for s in g.sources[e.id])  # it said which
+        words = ctx.rare(e.id)
         if not names_one and (reading.says_replacement(e.summary) or reading.says_withdrawal(e.summary)):
-            words, ids = ctx.rare(e.id), reading.identifiers(e.summary)
-            for old in kept_so_far[-500:]:
+            ids, recent = reading.identifiers(e.summary), len(kept_so_far) - 500  # (the last 500 memories)
+            for k in sorted({k for w in words if w in kept_with
+                             for k in kept_with[w][bisect_left(kept_with[w], recent):]}):
+                old = kept_so_far[k]
                 theirs = reading.identifiers(by_id[old].summary)
                 if old not in superseded and len(words & ctx.rare(old)) >= 2 and not (ids and theirs and
                                                                                        not ids & theirs):
                     superseded[old] = e.id  # (S03's note does not replace S11's)
+        for w in words:
+            kept_with.setdefault(w, []).append(len(kept_so_far))
         kept_so_far.append(e.id)
     for m in write.memories:
         new = superseded.get(m.id)

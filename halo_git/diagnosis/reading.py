@@ -407,7 +407,12 @@ def _out_of_limit(summary: str, digits: bool = True) -> bool:
     low = summary.lower()
     if ("below" in low or "above" in low or "over" in low) and _BEYOND_RE.search(summary):
         return True
-    return digits and any(_past(value, bound, m, summary) for value, bound, m in _figures(_OVER_RE, summary, 1, 3))
+    return digits and any(w in low for w in _OVER_WORDS) and any(
+        _past(value, bound, m, summary) for value, bound, m in _figures(_OVER_RE, summary, 1, 3))
+
+
+_OVER_WORDS = ("limit", "max", "threshold", "cap", "min", "need", "requir")  # one is in every match of _OVER_RE
+# (a test for them first spares the pattern, the slowest of the readings, on most summaries with a figure)
 
 
 _UNIT_AFTER_RE = re.compile(r"\s*([a-z%/]{1,4})\b", re.I)
@@ -696,6 +701,7 @@ _CLASS_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Ti
                             r"|\b[a-z][a-z0-9]*_(?:fault|error|failure|failed|timeout|exception)\b")
 
 
+@_kept()
 def error_names(summary: str) -> frozenset[str]:
     """The error classes a summary names (NonMonotoneRolloutError, OOMKilled): a failure's signature."""
     return frozenset(m.group(0).lower() for m in _CLASS_NAME_RE.finditer(summary))
@@ -852,6 +858,7 @@ _LIMIT_RE = re.compile(r"(?:\b(?:may|allowed|up to|within|at most|no more than|l
                        r"\b(?:ok|okay|fine|allowed) (?:if|as long as|provided|so long as)\b)", re.I)  # (a permission on terms)
 
 
+@_kept()
 def says_limit(summary: str) -> bool:
     """A summary that sets how far something may go ("run times may be adjusted ±20%", "up to 1,500")."""
     return bool(_LIMIT_RE.search(summary))
@@ -2160,9 +2167,10 @@ _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _CLAUSE_RE = re.compile(r"[,;](?!\s*\d{4}\b)\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
 
 
-def clauses(summary: str) -> list[str]:
+@_kept()
+def clauses(summary: str) -> tuple[str, ...]:
     """The clauses of a summary: split at commas, semicolons, sentence ends and dashes between clauses."""
-    return _CLAUSE_RE.split(summary)
+    return tuple(_CLAUSE_RE.split(summary))
 
 
 @_kept()
@@ -2192,7 +2200,14 @@ def valid_until(summary: str, at: datetime, about: frozenset[str] = frozenset(),
     return max(ends) if ends else None
 
 
-def _ends(clause: str, at: datetime, periods: bool) -> list[datetime]:
+@_kept()
+def _ends(clause: str, at: datetime, periods: bool) -> tuple[datetime, ...]:
+    """The ends of the periods a clause states, read against ``at`` (kept: a memory's clauses are read again for
+    each recall of it, with the recall's words)."""
+    return tuple(_read_ends(clause, at, periods))
+
+
+def _read_ends(clause: str, at: datetime, periods: bool) -> list[datetime]:
     ends = []
     for rx, parts in _WINDOW_RES:
         for m in rx.finditer(clause):

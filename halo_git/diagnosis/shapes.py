@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from . import reading
 from .graph import _GOVERNED_BIT, downstream
-from .shared import _decision_upstream, _upstream, _within_bound
+from .shared import _acts_sharing, _decision_upstream, _upstream, _within_bound
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import _Context
@@ -608,7 +608,8 @@ def _changed(ctx, make, flagged: set[str]):
             lo, hi = bisect_right(change_pos, pos[m]), bisect_left(change_pos, pos[r.id])
             rulebook = reading.says_rule(by_id[m].summary)  # (a rulebook is outdated by a new rule, not by the
             # conditions it governs: "flag feed moved to red" leaves "flag rules v4" standing)
-            o = next((c for c in changes[max(lo, hi - 200):hi] if c.id not in near  # the 200 changes before the recall
+            o = next((c for c in _changes_on(ctx, changes, m, max(lo, hi - 200), hi)  # (of the 200 before the recall)
+                      if c.id not in near
                       and (not rulebook or reading.says_rule(c.summary) or reading.says_limit(c.summary)
                            or _VERSION_NAMED_RE.search(c.summary))
                       and _same_subject(ctx, m, c.id, r.id) and m not in g.sources[c.id] and not _over(c, r)
@@ -635,6 +636,24 @@ def _changed(ctx, make, flagged: set[str]):
 
 _ASKS_STILL_RE = re.compile(r"\b(?:to (?:confirm|check|verify)|(?:confirm|check|verify)(?:s|ed)? (?:that|whether|if))\b"
                             r"[^.;]*\b(?:still|current|right|correct|valid|the same)\b", re.I)
+
+
+def _changes_on(ctx, changes: list, m: str, lo: int, hi: int) -> list:
+    """The changes among ``changes[lo:hi]`` that may speak of memory ``m`` (``_same_subject`` asks for an
+    uncommon word or an identifier in common), in order. Indexed once per diagnosis: a long trace's recalls
+    each looked at up to 200 changes."""
+    index = ctx.memo.get("changes_on")
+    if index is None:
+        index = ctx.memo["changes_on"] = {}
+        for k, c in enumerate(changes):
+            for w in ctx.rare(c.id) | reading.changed_identifiers(c.summary):
+                index.setdefault(w, []).append(k)
+    near: set[int] = set()
+    for w in ctx.rare(m) | reading.identifiers(ctx.by_id[m].summary):
+        at = index.get(w)
+        if at:
+            near.update(at[bisect_left(at, lo):bisect_left(at, hi)])
+    return [changes[k] for k in sorted(near)]
 
 
 def _asks_if_still(ctx, acts: list[str]) -> bool:
@@ -937,10 +956,7 @@ def _carried_on(ctx, make, flagged: set[str]):
     step that used another. An execution that itself undoes something (cancels, removes, holds) complies."""
     out = []
     by_id, g, pos = ctx.by_id, ctx.g, ctx.pos
-    executions: list[int] = []  # positions of the executions, built on the first withdrawal seen
     for o in _taking_back(ctx):
-        if not executions:
-            executions = [i for i, e in enumerate(ctx.events) if e.kind == "act" and e.fields["form"] == "execution"]
         taken = _taken_back(o.summary)  # what is taken back, not the rest of the message
         words, ids = reading.subject_words(taken), reading.identifiers(o.summary)  # (whose it is: "from F-2285:")
         colon = o.summary.find(":")
@@ -958,9 +974,8 @@ def _carried_on(ctx, make, flagged: set[str]):
             return bool(shared - ctx.common) and (len(shared) >= 2 or bool(ids & theirs))
 
         updated = any(by_id[u].kind in ("remember", "revise") for u in ctx.used_by.get(o.id, ()))
-        lo = bisect_right(executions, pos[o.id])
-        for x in (ctx.events[i] for i in executions[lo:bisect_right(executions, pos[o.id] + _WINDOW, lo)]):
-            if x.id in flagged or ctx.session and \
+        for x in (ctx.events[k] for k in _acts_sharing(ctx, words - ctx.common, pos[o.id] + 1, pos[o.id] + _WINDOW + 1)):
+            if x.fields["form"] != "execution" or x.id in flagged or ctx.session and \
                     x.session != ctx.session or _UNDOING_RE.search(x.summary) or not on_subject(x.id):
                 continue
             up = _upstream(ctx, x.id, 3)
@@ -985,10 +1000,13 @@ def _carried_on(ctx, make, flagged: set[str]):
 def _named_case(ctx, o: str) -> frozenset[str]:
     """The identifiers of what a retraction takes back: those it names, or those the agent's own step on it names
     ("Jade phoned: she wants to withdraw the claim" -> "Marked GC-3301 as withdrawn at customer request")."""
-    by_id = ctx.by_id
-    return reading.identifiers(by_id[o].summary).union(*(
-        reading.identifiers(by_id[u].summary) for u in ctx.used_by.get(o, ()) if by_id[u].kind == "act"
-        and _UNDOING_RE.search(by_id[u].summary)))
+    kept = ctx.memo.setdefault("named_case", {})
+    if o not in kept:
+        by_id = ctx.by_id
+        kept[o] = reading.identifiers(by_id[o].summary).union(*(
+            reading.identifiers(by_id[u].summary) for u in ctx.used_by.get(o, ()) if by_id[u].kind == "act"
+            and _UNDOING_RE.search(by_id[u].summary)))
+    return kept[o]
 
 
 def _updates(ctx, u: str, m: str) -> bool:
@@ -1065,6 +1083,28 @@ def _takes_back_what_is_read(ctx, m: str, taken: str, recall: str) -> bool:
     return bool(ctx.read_words(recall) & back)
 
 
+def _learners_of(ctx, evs: list, words: set[str], after: int, *, two: bool) -> list:
+    """The notes and changes after position ``after`` that may keep a cluster of failures: those naming one of
+    them, and those sharing with ``words`` one word (``two``: two). Indexed once per diagnosis, so a long trace's
+    many clusters are not each checked against every note."""
+    index = ctx.memo.get("learners")
+    if index is None:
+        index = ctx.memo["learners"] = {}
+        for k, m in enumerate(ctx.events):
+            if m.kind in ("remember", "revise"):
+                for w in ctx.rare(m.id) | reading.error_names(m.summary):
+                    index.setdefault(w, []).append(k)
+    found = {ctx.pos[u] for e in evs for u in ctx.used_by.get(e.id, ())
+             if ctx.by_id[u].kind in ("remember", "revise") and ctx.pos[u] > after}
+    hits: dict[int, int] = {}
+    for w in words:
+        at = index.get(w, ())
+        for k in at[bisect_right(at, after):]:
+            hits[k] = hits.get(k, 0) + 1
+    found.update(k for k, n in hits.items() if n >= (2 if two else 1))
+    return [ctx.events[k] for k in sorted(found)]
+
+
 _S3_WHY = "Each time it was worked around by hand and nothing was learned, so it will happen again."
 _S3_STEP = ("Keep a lesson from the repeated failure (a remember naming it) or change the procedure (a revise), "
             "and check it the next time.")
@@ -1081,7 +1121,7 @@ def _no_learning(ctx, make):
         words = ctx.rare(e.id) | reading.error_names(e.summary)
         names = reading.error_names(e.summary)
         for c in clusters[-200:]:  # recent kinds of failure; an old one that recurs starts a new cluster
-            theirs = {w for w in c[0] if w in c[2]}
+            theirs = c[0] & c[2]
             if (names & theirs) if (names and theirs) else len(words & c[0]) >= 2:
                 c[1].append(e)
                 c[0] = c[0] | words
@@ -1090,7 +1130,6 @@ def _no_learning(ctx, make):
         else:
             clusters.append([set(words), [e], set(names)])
     out = []
-    learners = [e for e in ctx.events if e.kind in ("remember", "revise")]
     for words, evs, names in clusters:
         sessions = {e.session for e in evs}
         if len(sessions) < 2 or not (len(evs) >= 3 or any(reading.says_again(e.summary) for e in evs[1:])
@@ -1104,7 +1143,7 @@ def _no_learning(ctx, make):
                                       and names & reading.error_names(e.summary)
                                       and not (reading.says_transient(e.summary) and reading.repairs_itself(e.summary))
                                       for e in evs))
-               for m in learners):
+               for m in _learners_of(ctx, evs, names or words, first, two=not names)):
             continue  # something kept the failure, and the same named error did not come back in a later session
             # (a transient one retried on the spot, as the lesson said, did not: "lock_timeout, retry ok")
         last = evs[-1]

@@ -10,6 +10,7 @@ the lineage.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import TYPE_CHECKING, Sequence
 
 from ..model import Event
@@ -143,16 +144,18 @@ def _later_act_on(ctx: _Context, subject: str, after: str, *, form: str | None =
     ``other_session``: only acts of a session other than the subject's."""
     words = ctx.rare(subject)
     ids = reading.identifiers(ctx.by_id[subject].summary)
-    if len(words) < 2 and not ids:
-        return None
+    if not words or (len(words) < 2 and not ids):
+        return None  # (every match below shares a word with the subject)
     session = ctx.by_id[subject].session
     start = ctx.pos[after] + 1
-    for e in ctx.events[start:start + _SUBJECT_WINDOW]:
-        if e.kind != "act" or (other_session and e.session == session):
+    seen_of = _acts_by_word(ctx)[0]
+    for k in _acts_sharing(ctx, words, start, start + _SUBJECT_WINDOW):
+        e = ctx.events[k]
+        if other_session and e.session == session:
             continue
         if (e.fields["form"] != form) if form else e.fields["form"] == "silence":
             continue
-        seen = ctx.rare(e.id).union(*(ctx.rare(s) for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe"))
+        seen = seen_of[k]
         theirs = reading.identifiers(e.summary)
         if ids and theirs and not ids & theirs:
             continue  # P-0871's fee is not P-0933's instruction
@@ -162,6 +165,40 @@ def _later_act_on(ctx: _Context, subject: str, after: str, *, form: str | None =
                 continue  # it read a newer memory of the same subject: it did not go without
             return e.id
     return None
+
+
+def _acts_by_word(ctx: _Context) -> tuple[dict[int, frozenset[str]], dict[str, list[int]]]:
+    """Per act (by position): the uncommon subject words it and the observations it names speak of; and per
+    such word, the positions of the acts that speak of it, in order. Made once per diagnosis, so the search for
+    a later act on a subject reads only the acts sharing a word with it (scanning the window act by act cost
+    most of a long trace's diagnosis when its summaries are all different)."""
+    kept = ctx.memo.get("acts_by_word")
+    if kept is None:
+        seen_of: dict[int, frozenset[str]] = {}
+        positions: dict[str, list[int]] = {}
+        by_id, sources = ctx.by_id, ctx.g.sources
+        for k, e in enumerate(ctx.events):
+            if e.kind != "act":
+                continue
+            seen = ctx.rare(e.id).union(*(ctx.rare(s) for s in sources[e.id] if by_id[s].kind == "observe"))
+            seen_of[k] = seen
+            for w in seen:
+                positions.setdefault(w, []).append(k)
+        kept = ctx.memo["acts_by_word"] = (seen_of, positions)
+    return kept
+
+
+def _acts_sharing(ctx: _Context, words: frozenset[str], lo: int, hi: int) -> list[int]:
+    """The positions from ``lo`` to ``hi`` (not included) of the acts that, with the observations they name, speak
+    of one of ``words`` (uncommon subject words), in order: the only acts a search for a step on a subject needs
+    to read."""
+    positions = _acts_by_word(ctx)[1]
+    near: set[int] = set()
+    for w in words:
+        at = positions.get(w)
+        if at:
+            near.update(at[bisect_left(at, lo):bisect_left(at, hi)])
+    return sorted(near)
 
 
 def _read_other_memory_on(ctx: _Context, act: str, words: frozenset[str], ids: frozenset[str]) -> bool:
