@@ -3,6 +3,11 @@
     python bench/bench_report.py           # 10k and 100k in memory, plus Halo.report on a 10k repository
     python bench/bench_report.py --quick   # 2k in memory only
 
+Each size runs twice: on the plain trace ("act step 7") and on the worded one,
+whose summaries are drawn from the labelled traces (``worded_events``): the
+readings and the pairing of events by subject cost what they cost on a real
+agent's trace only there.
+
 The pure part builds a synthetic trace in memory (through the model's own
 validation, so ids and channels are real), then times ``diagnose`` plus
 ``render_report`` and prints the median of several runs and the peak memory
@@ -15,6 +20,8 @@ again once the branch is cached. Target: 100,000 events in under 5 s.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import random
 import statistics
 import sys
@@ -88,6 +95,34 @@ def synthetic_events(n: int, *, session_size: int = 200, seed: int = 7, agent: s
     return events
 
 
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+
+
+def _tag(k: int) -> str:
+    """A word no other summary has ("qb", "qcb", ...): makes every summary distinct, as a real agent's are."""
+    out = "q"
+    while True:
+        out += "bcdfghjklmnpqrstvwxz"[k % 20]
+        k //= 20
+        if not k:
+            return out
+
+
+def worded_events(n: int, *, seed: int = 11, agent: str = "bench") -> list[Event]:
+    """``synthetic_events`` with summaries that read like an agent's: each drawn (seeded) from the summaries of
+    the same kind in the labelled traces under ``tests/fixtures`` and made distinct by a word of its own. The
+    plain trace's "act step 7" summaries are all alike to the readings (kept per summary, no subject in
+    common), which hides what reading and pairing events by subject cost on a real trace."""
+    pool: dict[str, list[str]] = {}
+    for path in sorted(FIXTURES.glob("traces_apart*/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            d = json.loads(line)
+            pool.setdefault(d["kind"], []).append(d["summary"])
+    rng = random.Random(seed)
+    return [dataclasses.replace(e, summary=f"{rng.choice(pool[e.kind])} {_tag(k)}")
+            for k, e in enumerate(synthetic_events(n, agent=agent))]
+
+
 def report_seconds(events: list[Event], runs: int) -> tuple[float, int, int]:
     """Median seconds of diagnose + render, the report's size and its number of findings (the readings kept
     per summary are emptied first, so the first run is a fresh process's; ``first_seconds`` times it alone)."""
@@ -140,13 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="2,000 events in memory only")
     args = p.parse_args(argv)
     sizes = [2_000] if args.quick else [10_000, 100_000]
-    for n in sizes:
-        events = synthetic_events(n)
-        seconds, chars, findings = report_seconds(events, runs=3 if n >= 100_000 else 5)
-        print(f"{n:>7} events: report in {seconds:.2f} s (median; the first, from no kept reading, "
-              f"{first_seconds(events):.2f} s), {chars} characters, {findings} findings, "
-              f"peak {peak_mib(events):.0f} MiB traced")
-        sys.stdout.flush()
+    for trace, make in (("plain", synthetic_events), ("worded", worded_events)):
+        for n in sizes:
+            events = make(n)
+            seconds, chars, findings = report_seconds(events, runs=3 if n >= 100_000 else 5)
+            print(f"{n:>7} events, {trace}: report in {seconds:.2f} s (median; the first, from no kept reading, "
+                  f"{first_seconds(events):.2f} s), {chars} characters, {findings} findings, "
+                  f"peak {peak_mib(events):.0f} MiB traced")
+            sys.stdout.flush()
     if not args.quick:
         n = 10_000
         with tempfile.TemporaryDirectory(prefix="halo-bench-") as tmp:

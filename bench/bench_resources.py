@@ -2,6 +2,7 @@
 
     python bench/bench_resources.py           # 100,000 events
     python bench/bench_resources.py --quick   # 2,000 events
+    python bench/bench_resources.py --worded  # summaries that read like an agent's (bench_report.worded_events)
 
 Through a real MCP client talking to ``halo-git serve`` over stdio:
 ``resources/read`` of ``halo://agents/bench/findings`` — the first read in a fresh
@@ -63,14 +64,17 @@ async def measure(root: Path, samples: int) -> dict[str, list[float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = common.parser(__doc__).parse_args(argv)
+    p = common.parser(__doc__)
+    p.add_argument("--worded", action="store_true",
+                   help="summaries drawn from the labelled traces (bench_report.worded_events), not 'act step 7'")
+    args = p.parse_args(argv)
     n = 2_000 if args.quick else 100_000
     samples = 3 if args.quick else 5
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "root"
-        built = common.build(root, n)
+        built = common.build(root, n, common.event_lines(n, worded=args.worded))
         result = anyio.run(measure, root, samples)
-    print(f"{n:,} events (built in {built:.1f} s); {common.machine_note()}")
+    print(f"{n:,} {'worded ' if args.worded else ''}events (built in {built:.1f} s); {common.machine_note()}")
     print(f"findings resource, first read in a fresh server: {result['first'][0] * 1e3:.0f} ms ({result['size'][0]:,} characters)")
     print(f"findings resource right after an append, median of {samples}: {common.median_ms(result['after_append']):.0f} ms")
     print(f"findings resource again at the same head, median of {samples}: {common.median_ms(result['same_head']):.0f} ms")

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_report import synthetic_events  # the diagnosis benchmark's plausible trace
+from bench_report import synthetic_events, worded_events  # the diagnosis benchmark's plausible traces
 
 from halo_git import Halo
 from halo_git.jsonl import export_lines
@@ -26,9 +26,10 @@ def parser(doc: str) -> argparse.ArgumentParser:
     return p
 
 
-def event_lines(n: int) -> list[str]:
-    """``n`` plausible events as JSONL lines (the export format import reads)."""
-    return list(export_lines(synthetic_events(n, agent=AGENT)))
+def event_lines(n: int, *, worded: bool = False) -> list[str]:
+    """``n`` plausible events as JSONL lines (the export format import reads); ``worded``: with summaries drawn
+    from the labelled traces (``bench_report.worded_events``)."""
+    return list(export_lines((worded_events if worded else synthetic_events)(n, agent=AGENT)))
 
 
 def build(root: Path, n: int, lines: list[str] | None = None) -> float:

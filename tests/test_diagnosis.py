@@ -23,7 +23,7 @@ from halo_git.diagnosis import (
     diagnose,
     severity_counts,
 )
-from bench.bench_report import synthetic_events
+from bench.bench_report import synthetic_events, worded_events
 from halo_git.model import KINDS, LETTERS, Event, check_call, resolve
 
 
@@ -921,7 +921,12 @@ def test_diagnosis_scales_linearly():
     Best of three with the cyclic GC paused, so a collection or a busy core does
     not decide it; quadratic work would cost 16x for 4x the events.
     """
-    small, big = synthetic_events(10_000), synthetic_events(40_000)
+    for small, big in ((synthetic_events(10_000), synthetic_events(40_000)),
+                       (worded_events(5_000), worded_events(20_000))):  # (summaries like an agent's: see bench)
+        _scales_linearly(small, big)
+
+
+def _scales_linearly(small, big):
     timings = []
     for events in (small, big):
         best = float("inf")
@@ -936,6 +941,104 @@ def test_diagnosis_scales_linearly():
             assert d.findings and len(d.events) == len(events)
         timings.append(best)
     assert timings[1] < 10 * max(timings[0], 0.05), timings
+
+
+def _context_of(events):
+    """The rule context ``diagnose`` builds for a whole trace (as it builds it), for the tests of its indexes."""
+    from halo_git.diagnosis import stages
+    from halo_git.diagnosis.authority import _authority
+    from halo_git.diagnosis.context import _common_words, _Context
+    from halo_git.diagnosis.graph import _Graph
+
+    ix = stages.index(events, "")
+    g = _Graph(events, ix.sources, ix.by_id, ix.pos, {})
+    _, cross_of = _authority(ix.scoped, g)
+    return _Context(events, ix.scoped, ix.by_id, ix.pos, ix.last, g, ix.used_by, ix.recalled_by,
+                    g.reaches(events, ix.used_by), lambda o: o in g.adverse, cross_of, "", _common_words(events))
+
+
+def _later_act_by_scan(ctx, subject, after, *, form=None, other_session=False):
+    """The search for a later act on a subject as it was written before the word index: every act in the window
+    read in turn. The index must answer exactly as this does."""
+    from halo_git.diagnosis import reading
+    from halo_git.diagnosis.shared import _SUBJECT_WINDOW, _read_other_memory_on
+
+    words = ctx.rare(subject)
+    ids = reading.identifiers(ctx.by_id[subject].summary)
+    if len(words) < 2 and not ids:
+        return None
+    start = ctx.pos[after] + 1
+    for e in ctx.events[start:start + _SUBJECT_WINDOW]:
+        if e.kind != "act" or (other_session and e.session == ctx.by_id[subject].session):
+            continue
+        if (e.fields["form"] != form) if form else e.fields["form"] == "silence":
+            continue
+        seen = ctx.rare(e.id).union(*(ctx.rare(s) for s in ctx.g.sources[e.id] if ctx.by_id[s].kind == "observe"))
+        theirs = reading.identifiers(e.summary)
+        if ids and theirs and not ids & theirs:
+            continue
+        if len(words & seen) >= 2 or (ids & theirs and words & seen):
+            if other_session and _read_other_memory_on(ctx, e.id, words, ids):
+                continue
+            return e.id
+    return None
+
+
+def test_the_word_index_finds_the_later_act_on_a_subject_that_a_scan_finds():
+    """The search for a later act on a subject reads a word index instead of every act in its window (a long
+    trace with summaries that read like an agent's spent most of its diagnosis there). On a trace worded like
+    the labelled ones, it answers exactly what the scan answers, for every memory and observation, every form
+    and both session filters; and it does find acts (the comparison is not between two Nones)."""
+    from halo_git.diagnosis.shared import _later_act_on
+
+    events = worded_events(3_000, seed=5)
+    ctx = _context_of(events)
+    found = 0
+    for e in events:
+        if e.kind not in ("remember", "observe"):
+            continue
+        for form in (None, "execution", "communication"):
+            for other in (False, True):
+                got = _later_act_on(ctx, e.id, e.id, form=form, other_session=other)
+                assert got == _later_act_by_scan(ctx, e.id, e.id, form=form, other_session=other), (e.id, form, other)
+                found += got is not None
+    assert found > 100
+
+
+def test_the_indexes_of_changes_and_notes_miss_nothing_their_tests_accept():
+    """HALO-M9's changes before a recall and HALO-S3's notes that may keep a failure come from word indexes;
+    each index must hold every event its rule's own test would accept. On a worded trace: every change in a
+    recall's window that speaks of the recalled memory (``_same_subject``) is among the indexed ones, and every
+    note after a failure sharing two uncommon words with it is among the notes offered for it."""
+    from bisect import bisect_left, bisect_right
+
+    from halo_git.diagnosis import reading
+    from halo_git.diagnosis.shapes import _changes_on, _learners_of, _same_subject
+
+    events = worded_events(3_000, seed=9)
+    ctx = _context_of(events)
+    changes = [e for e in events if e.kind == "observe" and reading.says_change(e.summary)]
+    change_pos = [ctx.pos[c.id] for c in changes]
+    pairs = 0
+    for r in (e for e in events if e.kind == "recall"):
+        for m in ctx.g.sources[r.id]:
+            lo, hi = bisect_right(change_pos, ctx.pos[m]), bisect_left(change_pos, ctx.pos[r.id])
+            indexed = {c.id for c in _changes_on(ctx, changes, m, max(lo, hi - 200), hi)}
+            for c in changes[max(lo, hi - 200):hi]:
+                if _same_subject(ctx, m, c.id, r.id):
+                    assert c.id in indexed, (r.id, m, c.id)
+                    pairs += 1
+    assert pairs >= 5
+    notes = [e for e in events if e.kind in ("remember", "revise")]
+    offered = 0
+    for f in (e for e in events if e.id in ctx.g.adverse):
+        words, at = ctx.rare(f.id), ctx.pos[f.id]
+        got = {m.id for m in _learners_of(ctx, [f], words, at, two=True)}
+        for m in notes:
+            if ctx.pos[m.id] > at and (len(words & ctx.rare(m.id)) >= 2 or f.id in ctx.g.sources[m.id]):
+                assert m.id in got, (f.id, m.id)
+                offered += 1
+    assert offered > 20
 
 
 def test_r3_an_approval_of_a_revision_is_not_another_revision():

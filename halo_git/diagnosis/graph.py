@@ -165,6 +165,9 @@ _PRECONDITION_RE = re.compile(r"\b(?:before|until|unless|only (?:after|once|when
                               r"going forward)\b", re.I)
 
 
+_DIGIT_RE = re.compile(r"\d")
+
+
 def _past_held_limits(events: Sequence[Event], adverse: set[str]) -> set[str]:
     """Results that report a named quantity past an upper limit the trace stated for it before ("Outfall sample
     Cu 9.4 ug/L" after "Cu 5 ug/L trigger" was kept): adverse by the agent's own rule, whatever their words. The
@@ -172,7 +175,7 @@ def _past_held_limits(events: Sequence[Event], adverse: set[str]) -> set[str]:
     limits: dict[tuple[str, str], float] = {}
     out: set[str] = set()
     for e in events:
-        if e.kind in ("remember", "observe", "revise") and any(c.isdigit() for c in e.summary):
+        if e.kind in ("remember", "observe", "revise") and _DIGIT_RE.search(e.summary):  # (a limit has a figure)
             for name, value, unit in reading.stated_maxima(e.summary):
                 limits[(name, unit)] = value
         if limits and e.kind in ("outcome", "observe") and e.id not in adverse and any(

@@ -673,15 +673,19 @@ def _same_subject(ctx, m: str, change: str, recall: str) -> bool:
     ids = reading.identifiers(by_id[m].summary) & reading.changed_identifiers(by_id[change].summary)
     if not own and not ids:
         return False  # (an identifier names the thing however often the trace speaks of it: "70031442", "es-prod-7")
-    read = reading.subject_words(by_id[recall].summary).union(
-        *(reading.subject_words(by_id[u].summary) for u in ctx.used_by.get(recall, ())))
+    reads = ctx.memo.setdefault("recall_reads", {})  # recall -> (its words and its users', the uncommon ones)
+    if recall not in reads:
+        users = ctx.used_by.get(recall, ())
+        reads[recall] = (
+            reading.subject_words(by_id[recall].summary).union(*(reading.subject_words(by_id[u].summary) for u in users)),
+            ctx.rare(recall).union(*(ctx.rare(u) for u in users)))
+    read, read_rare = reads[recall]
     if not read & reading.subject_words(by_id[change].summary):
         return False  # the recall reads another part of the memory ("the weekend rule", not its price list)
     if len(own) >= 2 or ids or 2 * len(own) >= len(ctx.rare(m)):
         return True  # (a short note's one uncommon word is half of what tells its subject: "Brook Lane Dental,
         # Dr Patel", where the trace names Brook Lane everywhere, and "Dr Patel has left the practice")
     kept_from = {w for s in g.sources[m] if by_id[s].kind == "observe" for w in ctx.rare(s)}
-    read_rare = ctx.rare(recall).union(*(ctx.rare(u) for u in ctx.used_by.get(recall, ())))
     return len(kept_from & said) >= 2 and bool(read_rare & said)  # it speaks of the source the memory was kept from
 
 
