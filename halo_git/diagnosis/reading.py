@@ -448,7 +448,14 @@ def _unit(u: str) -> str:
 def stated_maxima(summary: str) -> tuple[tuple[str, float, str], ...]:
     """The upper limits a summary states for named quantities, as (name, value, unit) ("Cu 5 ug/L trigger",
     "NH3 < 0.02 mg/L", "turbidity limit 1.0 NTU")."""
+    low = summary.lower()
+    if not any(w in low for w in _MAX_WORDS):
+        return ()  # (most summaries name no limit: a test for the words spares the three patterns)
     return tuple((m.group(1).lower(), float(m.group(2)), _unit(m.group(3))) for rx in _MAX_RES for m in rx.finditer(summary))
+
+
+_MAX_WORDS = ("trigger", "limit", "max", "cap", "ceiling", "<", "\u2264", "under", "below", "up to")  # one is in every
+# match of _MAX_RES
 
 
 @_kept()
@@ -2313,12 +2320,21 @@ def identifiers(summary: str) -> frozenset[str]:
 def subject_words(summary: str) -> frozenset[str]:
     """The words that name what a summary is about: lower-cased, light plural stripping, no stop words,
     no bare numbers. Used to tell whether two events speak of the same thing."""
-    out = set()
-    found = _WORD_RE.findall(summary)
-    for w in list(found):
-        if "-" in w or "/" in w or "." in w:
-            found.extend(p for p in re.split(r"[-/.]", w) if len(p) >= 3 and not p.isdigit())  # (S-20977 is one word;
-            # a dotted name also speaks of its parts: store_sales.loyalty_id of loyalty_id)
+    out: set[str] = set()
+    for token in _WORD_RE.findall(summary):
+        out.update(_token_words(token))
+    return frozenset(out)
+
+
+@_kept()
+def _token_words(token: str) -> tuple[str, ...]:
+    """The subject words one token gives: itself and, for a joined name, its parts (S-20977 is one word; a
+    dotted name also speaks of its parts: store_sales.loyalty_id of loyalty_id). Kept per token: a trace's
+    summaries are all different, its words are not."""
+    found = [token]
+    if "-" in token or "/" in token or "." in token:
+        found.extend(p for p in re.split(r"[-/.]", token) if len(p) >= 3 and not p.isdigit())
+    out = []
     for w in found:
         w = w.lower().strip(".-/")
         if len(w) < 3 or w in STOPWORDS:
@@ -2329,6 +2345,6 @@ def subject_words(summary: str) -> frozenset[str]:
             w = w[:-1]
         if w in STOPWORDS:
             continue
-        out.add(w)
-    return frozenset(out)
+        out.append(w)
+    return tuple(out)
 
