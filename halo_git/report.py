@@ -16,8 +16,8 @@ import re
 from typing import Callable, Sequence, TypeVar
 
 from .diagnosis import (
-    FORMS, MAX_PATH_EVENTS, RULES, SEVERITIES, TRIGGERS, AuthorityPath, Diagnosis, Finding, Ratio, group_findings,
-    issues, severity_counts,
+    FORMS, MAX_PATH_EVENTS, RULES, SEVERITIES, TRIGGERS, AuthorityPath, Diagnosis, Finding, Ratio, collector_paused,
+    group_findings, issues, severity_counts,
 )
 from . import revisions
 from .markdown import escape_md, md_table, safe_url, shorten
@@ -142,6 +142,7 @@ class _Writer:
         self.lines += [f"## {title}", ""]
 
 
+@collector_paused()
 def render_report(
     d: Diagnosis,
     link: Callable[[str], str | None] | None = None,

@@ -75,8 +75,8 @@ __all__ = [
     "Act", "Actions", "Authority", "AuthorityPath", "Diagnosis", "Finding", "Issue", "Mechanism", "Memory", "Metrics",
     "OutcomeInfo", "Outcomes", "Ratio", "ReadBack", "Recall", "RepeatedTarget", "Revision", "Rule", "SessionInfo",
     "WriteSide",
-    "approved_revision", "at_or_above", "diagnose", "group_findings", "is_adverse", "is_user_rule", "issues", "quote",
-    "reviewed_memory", "severity_counts",
+    "approved_revision", "at_or_above", "collector_paused", "diagnose", "group_findings", "is_adverse", "is_user_rule",
+    "issues", "quote", "reviewed_memory", "severity_counts",
 ]
 
 
@@ -86,11 +86,12 @@ _resume = False  # whether the collector ran before the first of them began
 
 
 @contextmanager
-def _collector_paused():
+def collector_paused():
     """Pause the cyclic garbage collector while a diagnosis runs. A diagnosis builds hundreds of thousands
     of containers (the index, the graph, the tables) that all live until it returns; the collector would
     traverse them again each time they pile up, a sixth of a long report's time. What little garbage with
-    cycles it leaves is collected after it returns. Diagnoses on several threads share one pause."""
+    cycles it leaves is collected after it returns. Diagnoses on several threads share one pause; rendering a
+    diagnosis (``report.render_report``) takes it too, as the diagnosis it reads is just as large."""
     global _paused, _resume
     with _pause_lock:
         if not _paused:
@@ -106,7 +107,7 @@ def _collector_paused():
                 gc.enable()
 
 
-@_collector_paused()
+@collector_paused()
 def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | None, session: str = "",
              observed: _observed.Observed | None = None, proven_approvals: Iterable[str] = ()) -> Diagnosis:
     """Diagnose a branch's events (in commit order), whole or for one session; ``observed``
