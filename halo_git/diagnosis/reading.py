@@ -28,12 +28,13 @@ _KEPT = 1 << 16
 _KEPT_READINGS: list = []  # every reading kept per summary, so that ``forget`` can empty them all
 
 
-def _kept(size: int = _KEPT):
-    """Keep a reading's answers per summary, at most ``size`` of them."""
+def kept(size: int = _KEPT):
+    """Keep a reading's answers per summary, at most ``size`` of them (``forget`` empties them all); the rule
+    families keep their own readings of a summary with it too."""
     def keep(fn):
-        kept = lru_cache(maxsize=size)(fn)
-        _KEPT_READINGS.append(kept)
-        return kept
+        reader = lru_cache(maxsize=size)(fn)
+        _KEPT_READINGS.append(reader)
+        return reader
     return keep
 
 
@@ -48,7 +49,7 @@ def _finder(doc: str, *pattern: str):
     pattern, the question is the docstring."""
     rx = re.compile("".join(pattern), re.I)
 
-    @_kept()
+    @kept()
     def read(summary: str) -> bool:
         return bool(rx.search(summary))
     read.__doc__ = doc
@@ -255,6 +256,7 @@ def calls_off(summary: str) -> bool:
     return bool(_CALL_OFF_RE.search(summary))
 
 
+@kept()
 def intended(outcome: str, act: str) -> bool:
     """Whether every word of failure in an outcome echoes what its act set out to do: "confirmed the
     backorder cancelled" about an act that cancelled it reports success, not a failure."""
@@ -444,7 +446,7 @@ def _unit(u: str) -> str:
     return u.lower().replace("µ", "u").lstrip("°")
 
 
-@_kept()
+@kept()
 def stated_maxima(summary: str) -> tuple[tuple[str, float, str], ...]:
     """The upper limits a summary states for named quantities, as (name, value, unit) ("Cu 5 ug/L trigger",
     "NH3 < 0.02 mg/L", "turbidity limit 1.0 NTU")."""
@@ -458,13 +460,13 @@ _MAX_WORDS = ("trigger", "limit", "max", "cap", "ceiling", "<", "\u2264", "under
 # match of _MAX_RES
 
 
-@_kept()
+@kept()
 def measures(summary: str) -> tuple[tuple[str, float, str], ...]:
     """The named quantities a summary reports, as (name, value, unit) ("Outfall sample Cu 9.4 ug/L")."""
     return tuple((m.group(1).lower(), float(m.group(2)), _unit(m.group(3))) for m in _MEASURE_RE.finditer(summary))
 
 
-@_kept(1 << 18)
+@kept(1 << 18)
 def is_adverse(summary: str) -> bool:
     """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
     status, an interruption, a complaint or push-back, or the user restating an ignored request.
@@ -528,6 +530,7 @@ _DONE_RE = re.compile(r"\b(?:paid|filed|submitted|lodged|booked|sent|delivered|c
                       r"approved|applied|posted|shipped|registered|renewed|issued|refunded|cleared)\b", re.I)
 
 
+@kept()
 def says_done(summary: str) -> bool:
     """A message that states a step as done ("D-4490 pre-arbitration filed", "block of 10 booked and paid")."""
     return bool(_DONE_RE.search(summary))
@@ -587,7 +590,7 @@ def says_outstanding(summary: str) -> bool:
     return _PENDING_RE.search(summary) is not None
 
 
-@_kept()
+@kept()
 def says_pending(summary: str) -> bool:
     """An act or result that says the result is still to come ("202 accepted, settlement pending"),
     not that nothing is left pending ("no further emails queued") nor that it settled after all
@@ -648,7 +651,7 @@ _INCONCLUSIVE_RE = re.compile(
     r"(?:may|might|could) (?:also )?have (?:been|recovered|resolved) (?:on its own|by itself|anyway))", re.I)
 
 
-@_kept()
+@kept()
 def says_inconclusive(summary: str) -> bool:
     """A result or observation that cannot credit the act with what followed ("5xx fell, then the gateway
     posted its own incident covering the same window", "unclear whether the restart helped")."""
@@ -679,7 +682,7 @@ _QUESTION_RE = re.compile(r"\?|\b(?:asked|asks|ask|whether|propos\w*|suggest\w*|
                           r"to (?:check|confirm|verify|see if|find out))\b", re.I)
 
 
-@_kept()
+@kept()
 def says_question(summary: str) -> bool:
     """An act that consults the user (asks, proposes) rather than acting: the answer is the review."""
     return bool(_QUESTION_RE.search(summary))
@@ -699,6 +702,7 @@ says_comparison = _finder(
     r"(?:to|and) (?:confirm|verify|double-check)\b)")  # ("telephoned them on the verified number to confirm the letter")
 
 
+@kept()
 def says_confirmation(summary: str) -> bool:
     """An observation or answer that says retained material was checked, confirmed or approved."""
     return bool(_CONFIRM_RE.search(summary))
@@ -708,7 +712,7 @@ _CLASS_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Interrupt|Ti
                             r"|\b[a-z][a-z0-9]*_(?:fault|error|failure|failed|timeout|exception)\b")
 
 
-@_kept()
+@kept()
 def error_names(summary: str) -> frozenset[str]:
     """The error classes a summary names (NonMonotoneRolloutError, OOMKilled): a failure's signature."""
     return frozenset(m.group(0).lower() for m in _CLASS_NAME_RE.finditer(summary))
@@ -722,7 +726,7 @@ _TRANSIENT_RE = re.compile(r"\b(?:429|502|503|504|rate[- ]limit\w*|too many requ
                            r"returned to sender|no answer|went to voicemail|out of office|auto-?reply)\b", re.I)
 
 
-@_kept()
+@kept()
 def says_transient(summary: str) -> bool:
     """A failure of the moment (rate limit, timeout, service unavailable) or of the channel (a bounce, a full
     mailbox, no answer), not of what the act relied on: nobody judged the material and found it wrong."""
@@ -828,7 +832,7 @@ _REMEDY_RE = re.compile(r"\b(?:retr(?:y|ied|ies|ying)|re-?r[au]n\w*|re-?tr\w+|ag
                         r"re-[a-z]+ed)\b|(?:^|[;:,]\s*)re-[a-z]+\b", re.I)
 
 
-@_kept()
+@kept()
 def says_remedy(summary: str) -> bool:
     """An act that deals with a failure (a retry, a rollback, a fix, a pause), not one that moves on."""
     return bool(_REMEDY_RE.search(summary))
@@ -841,7 +845,7 @@ _EVERYTHING_RE = re.compile(
     r"\beverything (?:kept|saved|stored|on file|so far)", re.I)
 
 
-@_kept()
+@kept()
 def says_everything(summary: str) -> bool:
     """A recall that reads back everything kept ("pulled every note kept", "loaded all saved threads")."""
     return bool(_EVERYTHING_RE.search(summary))
@@ -854,7 +858,7 @@ _INTAKE_RE = re.compile(r"^\W*(?:re-?tried|re-?did|repeated) (?:the |a )?(?:[\w-
                         r"\bread-only\b", re.I)
 
 
-@_kept()
+@kept()
 def takes_in(summary: str) -> bool:
     """An act whose purpose is to take in the situation ("Imported the bank feeds", "Pulled the logs",
     "Scanned the inbox"): it observes by acting, so a session of such acts is not acting blind."""
@@ -865,12 +869,13 @@ _LIMIT_RE = re.compile(r"(?:\b(?:may|allowed|up to|within|at most|no more than|l
                        r"\b(?:ok|okay|fine|allowed) (?:if|as long as|provided|so long as)\b)", re.I)  # (a permission on terms)
 
 
-@_kept()
+@kept()
 def says_limit(summary: str) -> bool:
     """A summary that sets how far something may go ("run times may be adjusted ±20%", "up to 1,500")."""
     return bool(_LIMIT_RE.search(summary))
 
 
+@kept()
 def says_again(summary: str) -> bool:
     """The summary reports a repeat ("again", "still", "in a row")."""
     return bool(_AGAIN_RE.search(summary))
@@ -970,7 +975,7 @@ _APPROVED_BY_RE = re.compile(
     r"sponsor|customer|tenant) (?:has |have )?(?:approved|agreed|signed (?:it )?off|okayed|ok'?d|cleared)\b", re.I)
 
 
-@_kept()
+@kept()
 def claims_agreement(summary: str) -> bool:
     """An act that says a person agreed to it ("approved the charge - Nadia agreed", "signed off by
     Priya", "with Tom's OK", "litigation approved by claims manager", "duty officer approved"): a claim the
@@ -1073,6 +1078,7 @@ _CHOICE_RE = re.compile(r"\b(?:replied|answered|wrote back|came back)\s*(?:with\
                         r"plan|route|slot|number)\s*(?:[A-Z0-9]\b|\d+)", re.I)
 
 
+@kept()
 def permits(summary: str) -> bool:
     """The summary lets something happen (a loosening, "may", "can", "allowed", "up to"), not only states a
     limit that holds it back ("wind limit 20 m/s, no exceptions")."""
@@ -1250,6 +1256,7 @@ def written_by(summary: str) -> str:
 _NOT_ACTORS = frozenset("i we it this that agent the agent system".split())
 
 
+@kept()
 def reports_own_check(summary: str) -> bool:
     """An act's summary that reports checking what it did ("checked each page", "verified", "all details
     match", "read back"): the agent logged the result in the act itself."""
@@ -1269,7 +1276,7 @@ def says_proposal(summary: str) -> bool:
     return bool(_PROPOSAL_RE.search(_TOPIC_RE.sub("", _ACCEPTED_RE.sub("", summary))))
 
 
-@_kept()
+@kept()
 def says_decision(summary: str) -> bool:
     """Someone decides in this summary (approves, allows, sets, instructs), not merely proposes; a
     speaker's own words that grant, limit or instruct ("Manager: until Friday you may double-book chair 3",
@@ -1378,7 +1385,7 @@ _RAISED_RE = re.compile(r"\b(?:hold|limit|cap|threshold|ceiling|max\w*|tolerance
                         r"(\d+(?:\.\d+)?)", re.I)
 
 
-@_kept()
+@kept()
 def says_loosening(summary: str) -> bool:
     """A change that widens what the agent may do or removes a safeguard ("wind hold 45 -> 55 km/h" too); taking
     an access away ("switched off Lucy's delegate access") or an exception ("removed bypass") narrows it."""
@@ -1416,6 +1423,7 @@ _RESTORE_RE = re.compile(r"\b(?:back to|restor\w*|reinstat\w*|re-?enabl\w*|re-?i
                          r"dispensation|override) (?:now |was |is )?closed)\b", re.I)
 
 
+@kept()
 def says_put_back(summary: str) -> bool:
     """The summary puts something back as it was, now or at a stated time ("national limit restored", "cap back
     to 120/hr from 14:00"), whatever else it loosens: read against a temporary change it names."""
@@ -1444,6 +1452,7 @@ _NARROWS_RE = re.compile(r"\b(?:withdrawn|removed|retired|ended|stood down)\b|\b
                          r"[\w -]{0,30}\bagain\b", re.I)
 
 
+@kept()
 def says_narrowing(summary: str) -> bool:
     """A change that makes the agent more careful or takes back something added, and widens nothing: no person's
     leave is needed to narrow what one may do."""
@@ -1469,7 +1478,7 @@ def says_planned_end(summary: str) -> bool:
 _PLANNED_RE = re.compile(r"\b(?:to|will|would|must|should|shall|then|and)\s+(?:\S+\s+){0,2}$", re.I)  # "to go back to 1.2"
 
 
-@_kept()
+@kept()
 def says_scoped(summary: str) -> bool:
     """A grant limited to one occasion or a short time ("just for this install", "today")."""
     return bool(_SCOPED_RE.search(summary))
@@ -1495,12 +1504,14 @@ def says_ended(summary: str) -> bool:
     return bool(_ENDED_RE.search(summary))
 
 
+@kept()
 def says_afterwards(summary: str) -> bool:
     """A fact for a period that also says what holds once it ends ("no hints 2-6 Jun; back to normal feedback
     9 Jun"): read after the period, it tells what comes next, not an outdated term."""
     return bool(_AFTERWARDS_RE.search(summary))
 
 
+@kept()
 def keeps_afterwards(note: str, source: str) -> bool:
     """Whether a note keeps what its source says holds after a period, rather than the period's own term: it
     shares more subject words with the source's words from "after this" ("... fine to go over budget this week.
@@ -1513,6 +1524,7 @@ def keeps_afterwards(note: str, source: str) -> bool:
     return len(words & subject_words(source[m.start():])) > len(words & subject_words(source[:m.start()]))
 
 
+@kept()
 def says_expiring(summary: str) -> bool:
     """A change worded to end by itself ("removes itself when it ends", "expires")."""
     return bool(_EXPIRES_RE.search(summary))
@@ -1658,14 +1670,14 @@ _RECIPIENT_RE = re.compile(r"^\W*(?i:replied|wrote|answered|responded|sent|confi
                            r"\s+(?i:back\s+)?(?i:to\s+)?(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)?([A-Z][\w'-]+)")
 
 
-@_kept()
+@kept()
 def recipient(summary: str) -> str:
     """The person a message went to, as its summary opens ("Told Grant ..." -> "grant"), or ""."""
     m = _RECIPIENT_RE.match(summary)
     return m.group(1).casefold() if m else ""
 
 
-@_kept()
+@kept()
 def promised_step(summary: str) -> str:
     """The part of a summary after a promise of a later step ("I will remind them on Friday"), or ""."""
     m = _PROMISE_RE.search(summary)
@@ -1709,7 +1721,7 @@ _CHANGE_RE = re.compile(
     re.I)
 
 
-@_kept()
+@kept()
 def says_withdrawal(summary: str) -> bool:
     """The summary withdraws material: retracted, do not cite, forget, deleted, no longer valid."""
     return bool(_WITHDRAW_RE.search(summary))
@@ -1740,7 +1752,7 @@ says_retraction = _finder(
     r"(?:I|we) (?:do not|don't) want (?:\w+ ){0,3}(?:getting|to get|receiving|to receive|to see|seeing|told|to know))")
 
 
-@_kept()
+@kept()
 def says_replacement(summary: str) -> bool:
     """A newer memory says it replaces or corrects what it names."""
     return bool(_REPLACE_RE.search(summary))
@@ -1766,14 +1778,14 @@ _WISH_BEFORE_RE = re.compile(r"\b(?:wants?|wanted|asks? for|asked for|requests?|
                              re.I)
 
 
-@_kept()
+@kept()
 def changed_identifiers(summary: str) -> frozenset[str]:
     """The identifiers in the clauses of a summary that report a change ("CR-22901 active; CR-22817 withdrawn"
     changes CR-22817 only)."""
     return frozenset(i for part in clauses(summary) if says_change(part) for i in identifiers(part))
 
 
-@_kept()
+@kept()
 def says_change(summary: str) -> bool:
     """The summary reports that something in the world changed (a new version, a move, a closure);
     "no changes" and "nothing changed" report that it did not, "still -> version 4" that it stayed, and
@@ -1822,7 +1834,7 @@ says_leave = _finder(
     r"cut|split|moved)\b|\b(?:ok|fine|safe) to\b")
 
 
-@_kept()
+@kept()
 def says_rule(summary: str) -> bool:
     """A memory worded as a rule to follow, not as a record of what happened."""
     return bool(_RULE_RE.search(summary))
@@ -1848,7 +1860,7 @@ _LESSON_RE = re.compile(r"\b(?:lesson|learned|learnt|next time|avoid|do not|don'
                         r"(?:the )?(?:fix|cure|remedy|root cause|real cause) (?:is|was)|not an? )\b", re.I)
 
 
-@_kept()
+@kept()
 def says_lesson(summary: str) -> bool:
     """A memory worded as a lesson drawn from a failure, not as a recipe: lesson words, or a fact followed
     by what to do about it ("cut-off is 10:00 Warsaw time - submit PL legs first")."""
@@ -1912,7 +1924,7 @@ _INSIDE_ROLE_RE = re.compile(r"\b(?:(?:line |practice |office |site |store |shif
                              r"team lead|my lead)(?:['\u2019]s)?\b(?!\s+(?:of|at|for)\b)", re.I)
 
 
-@_kept()
+@kept()
 def says_third_party(summary: str) -> bool:
     """A summary of text a third party wrote or relayed (a forum post, a mail, a customer's message):
     an outside party or channel that opens the summary or sits next to a word of saying or writing.
@@ -2023,7 +2035,7 @@ says_unsure = _finder(
     r"approx(?:imately|\.)?|typical(?:ly)?|looks like|guess\w*)\b")
 
 
-@_kept()
+@kept()
 def says_relayed(summary: str) -> bool:
     """Content relayed from an unchecked channel ("SMS forwarded from a number not in his contacts",
     "pastebin link", "pax chat: 'I'm Gold tier'", "handwritten margin note"): kept as fact, a claim
@@ -2076,7 +2088,7 @@ _CLAIMED_AUTHORITY_RE = re.compile(
     r"without further checks?|(?:we|I) confirm (?:ownership|approval|authori[sz]ation))", re.I)
 
 
-@_kept()
+@kept()
 def quotes_claimed_authority(summary: str) -> bool:
     """An observation quoting text someone outside wrote in a form, note, letter or message that claims an
     authority it cannot show ("'As agreed with your director, no commission'", "'Per archivist Helen Marsh,
@@ -2085,7 +2097,7 @@ def quotes_claimed_authority(summary: str) -> bool:
     return any(_CLAIMED_AUTHORITY_RE.search(q.group(1)) for q in _QUOTE_RE.finditer(summary))
 
 
-@_kept()
+@kept()
 def says_external(summary: str) -> bool:
     """A summary of text a third party wrote or relayed that asserts a rule or instructs the agent (not
     a person's say over their own things, ``speaks_for_self``, nor someone taking back what they gave:
@@ -2107,7 +2119,7 @@ _INSTRUCTS_RE = re.compile(r"\b(?:must|required|action required|please|pls|overr
                            r"ok to|supersedes?)\b", re.I)
 
 
-@_kept()
+@kept()
 def quotes_document_instruction(summary: str) -> bool:
     """Whether the summary quotes a document or channel (not a person speaking for themselves) whose quoted
     words instruct or assert a rule ("release notes: 'operators MUST set --disable-warmup-probe'")."""
@@ -2174,13 +2186,13 @@ _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _CLAUSE_RE = re.compile(r"[,;](?!\s*\d{4}\b)\s+|\.\s+|\s+[\u2014\u2013]\s+|\s+(?:and|but|while)\s+(?=[A-Z])")
 
 
-@_kept()
+@kept()
 def clauses(summary: str) -> tuple[str, ...]:
     """The clauses of a summary: split at commas, semicolons, sentence ends and dashes between clauses."""
     return tuple(_CLAUSE_RE.split(summary))
 
 
-@_kept()
+@kept()
 def states_period(summary: str) -> bool:
     """Whether a summary may state a period at all: what ``valid_until`` checks first, for a caller that
     can skip its other work on the many summaries that state none."""
@@ -2194,7 +2206,7 @@ def valid_until(summary: str, at: datetime, about: frozenset[str] = frozenset(),
     logged; None when it states no period. With ``about`` (subject words), only the clauses that speak of
     them count: "Ramos on reserve Mar 1-14, Diaz Mar 15-31" gives Ramos's end, not Diaz's. Without
     ``periods`` only stated ends count ("until", a range), not "this week", which may say when it happened."""
-    if not _PERIOD_HINT_RE.search(summary):
+    if not states_period(summary):
         return None  # (most summaries state no period: one scan settles it)
     parts = clauses(summary)
     every = [e for c in parts for e in _ends(c, at, periods)]
@@ -2207,7 +2219,7 @@ def valid_until(summary: str, at: datetime, about: frozenset[str] = frozenset(),
     return max(ends) if ends else None
 
 
-@_kept()
+@kept()
 def _ends(clause: str, at: datetime, periods: bool) -> tuple[datetime, ...]:
     """The ends of the periods a clause states, read against ``at`` (kept: a memory's clauses are read again for
     each recall of it, with the recall's words)."""
@@ -2309,14 +2321,14 @@ tell notify inform update updates know remind reminder message ping post email e
 _IDENT_RE = re.compile(r"(?<![\w#])#\d+\b|\b(?!\d+(?:st|nd|rd|th)\b)(?=[A-Za-z.-]*\d)(?=[\d.-]*[A-Za-z])[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*\b")
 
 
-@_kept()
+@kept()
 def identifiers(summary: str) -> frozenset[str]:
     """Tokens that mix letters and digits ("S03", "A-2294", "RX418", "INV-0342"): names of one thing each.
     Two summaries with identifiers and none in common speak of different things."""
     return frozenset(m.group(0).lower() for m in _IDENT_RE.finditer(summary))
 
 
-@_kept(1 << 18)
+@kept(1 << 18)
 def subject_words(summary: str) -> frozenset[str]:
     """The words that name what a summary is about: lower-cased, light plural stripping, no stop words,
     no bare numbers. Used to tell whether two events speak of the same thing."""
@@ -2326,7 +2338,7 @@ def subject_words(summary: str) -> frozenset[str]:
     return frozenset(out)
 
 
-@_kept()
+@kept()
 def _token_words(token: str) -> tuple[str, ...]:
     """The subject words one token gives: itself and, for a joined name, its parts (S-20977 is one word; a
     dotted name also speaks of its parts: store_sales.loyalty_id of loyalty_id). Kept per token: a trace's

@@ -883,7 +883,7 @@ def _withdrawn(ctx, make):
             for s in g.sources[e.id]:
                 if by_id[s].kind in ("remember", "revise"):
                     withdrawn.setdefault(s, e.id)
-        elif e.kind in ("observe", "outcome") and _UNDOING_RE.search(e.summary):
+        elif e.kind in ("observe", "outcome") and _undoes(e.summary):
             for s in g.sources[e.id]:  # a message that names what it takes back ("Supplier Quality notice:
                 if by_id[s].kind in ("remember", "revise", "observe"):  # Vantor suspended", naming the AVL extract)
                     withdrawn.setdefault(s, e.id)
@@ -929,6 +929,13 @@ _UNDOING_RE = re.compile(r"\b(?:cancel\w*|withdr[ae]w\w*|revok\w*|remov\w*|delet
                          r"stopped|"
                          r"hold|held|unsubscrib\w*|disabl\w*|deactivat\w*|suspend\w*|retract\w*|recall(?:ed)? the|"
                          r"call(?:ed)? off|pulled)\b", re.I)
+
+
+@reading.kept()
+def _undoes(summary: str) -> bool:
+    """Whether a summary undoes something (cancels, withdraws, removes, holds ...): ``_UNDOING_RE``, kept per
+    summary like the readings (several rules ask it of every observation and execution)."""
+    return _UNDOING_RE.search(summary) is not None
 
 
 def _taken_back(summary: str) -> str:
@@ -980,7 +987,7 @@ def _carried_on(ctx, make, flagged: set[str]):
         updated = any(by_id[u].kind in ("remember", "revise") for u in ctx.used_by.get(o.id, ()))
         for x in (ctx.events[k] for k in _acts_sharing(ctx, words - ctx.common, pos[o.id] + 1, pos[o.id] + _WINDOW + 1)):
             if x.fields["form"] != "execution" or x.id in flagged or ctx.session and \
-                    x.session != ctx.session or _UNDOING_RE.search(x.summary) or not on_subject(x.id):
+                    x.session != ctx.session or _undoes(x.summary) or not on_subject(x.id):
                 continue
             up = _upstream(ctx, x.id, 3)
             if o.id in up or updated and any(u in up for u in ctx.used_by.get(o.id, ())):
@@ -1009,7 +1016,7 @@ def _named_case(ctx, o: str) -> frozenset[str]:
         by_id = ctx.by_id
         kept[o] = reading.identifiers(by_id[o].summary).union(*(
             reading.identifiers(by_id[u].summary) for u in ctx.used_by.get(o, ()) if by_id[u].kind == "act"
-            and _UNDOING_RE.search(by_id[u].summary)))
+            and _undoes(by_id[u].summary)))
     return kept[o]
 
 
@@ -1019,7 +1026,7 @@ def _updates(ctx, u: str, m: str) -> bool:
     GBP 95 due within 15 working days") leaves ``m`` as it was."""
     s = ctx.by_id[u].summary
     return m in ctx.g.sources[u] or reading.says_withdrawal(s) or reading.says_retraction(s) or reading.says_ended(s) \
-        or bool(_UNDOING_RE.search(s) or _REPLACES_RE.search(s))
+        or _undoes(s) or bool(_REPLACES_RE.search(s))
 
 
 _REPLACES_RE = re.compile(r"\b(?:replac\w*|supersed\w*|instead|no longer|updated?)\b", re.I)
