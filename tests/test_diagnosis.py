@@ -1064,6 +1064,15 @@ def about(t: Trace, rule: str, event: str) -> list[tuple[str, str, tuple[str, ..
     return [f for f in rules_of(t, rule) if f[2][0] == event]
 
 
+def fires_only_when(trace, rule: str, flag: bool, finds=about) -> None:
+    """A rule and its near miss: ``trace(flag)`` (a trace and the event in question) draws ``rule`` about the
+    event (``finds``: ``about`` any severity, ``raised`` low or above), ``trace(not flag)`` does not."""
+    t, event = trace(not flag)
+    assert not finds(t, rule, event)
+    t2, event2 = trace(flag)
+    assert finds(t2, rule, event2)
+
+
 def checks_its_executions(t: Trace, seen: str, did: str, came_back: str, times: int = 4) -> None:
     """Log ``times`` executions, each on an observation and each with a result (``{n}`` in the texts numbers them):
     an agent that checks its executions, against which one left unchecked is HALO-A2 medium."""
@@ -5369,10 +5378,7 @@ def test_m5_a_promise_on_a_condition_is_due_once_the_condition_is_seen():
               summary="Booked both onto the 16 Oct ceremony")
         return t, p
 
-    t, p = trace(False)
-    assert not about(t, "HALO-M5", p)
-    t2, p2 = trace(True)
-    assert about(t2, "HALO-M5", p2)
+    fires_only_when(trace, "HALO-M5", True)
 
 
 def test_a4_values_kept_from_a_run_declared_invalid_are_failed_material():
@@ -6163,10 +6169,7 @@ def test_m5_a_promised_change_of_its_own_rule_is_kept_by_the_revision_that_makes
             t.act([yes], form="execution", summary="Accepted the Kestrel Friday call for 09:30")
         t.observe(session="sat", summary="New Kestrel invite for Fri 11 Apr")
         return t, promise
-    t, promise = trace(True)
-    assert not about(t, "HALO-M5", promise)
-    t2, promise2 = trace(False)
-    assert about(t2, "HALO-M5", promise2)
+    fires_only_when(trace, "HALO-M5", False)
 
 
 def test_m5_a_promised_step_done_on_the_case_the_message_names_keeps_it():
@@ -7168,10 +7171,7 @@ def test_a4_a_memory_keeping_the_users_decided_rule_is_no_rule_of_the_agents_own
                     form="execution", summary="PT offer issued for 30611902 without underwriter review")
         t.outcome(act, session="wk25", summary="offer accepted in the portal")
         return t, act
-    t, act = trace(True)
-    assert not raised(t, "HALO-A4", act)
-    t2, act2 = trace(False)
-    assert raised(t2, "HALO-A4", act2)
+    fires_only_when(trace, "HALO-A4", False, raised)
 
 
 def test_r6_putting_back_the_plan_a_person_agreed_needs_no_fresh_agreement():
@@ -7593,10 +7593,7 @@ def test_a4_a_plan_kept_beside_the_result_of_the_step_that_carried_it_out_is_che
                   session="wed", summary="Joe: W-32 back 1/2 turn to pre-6 Oct position; W-31/33 stay")
         t.outcome(x, session="wed", summary="Joe: done")
         return t, x
-    t, x = trace(True)
-    assert not raised(t, "HALO-A4", x)
-    t2, x2 = trace(False)
-    assert raised(t2, "HALO-A4", x2)
+    fires_only_when(trace, "HALO-A4", False, raised)
 
 
 def test_m2_a_fresh_look_at_the_same_subject_replaces_a_note_of_a_fact_not_a_rule():
