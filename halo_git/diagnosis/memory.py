@@ -7,13 +7,11 @@ families (the package's ``_findings``).
 
 from __future__ import annotations
 
-from bisect import bisect_left
-
 from . import reading
 from . import shapes as _shapes
 from .context import _Context
 from .result import Finding, ReadBack, WriteSide, _finding
-from .shared import _ids_text, _later_act_on, _outcomes_about, _plural
+from .shared import _ids_text, _later_act_on, _outcomes_about, _plural, _within
 
 
 # A memory no later event names, once the agent has gone on through this many later sessions and this many
@@ -195,8 +193,7 @@ def findings(ctx: _Context, *, write: WriteSide, read: ReadBack) -> list[Finding
         words = ctx.rare(e.id)
         if not names_one and (reading.says_replacement(e.summary) or reading.says_withdrawal(e.summary)):
             ids, recent = reading.identifiers(e.summary), len(kept_so_far) - 500  # (the last 500 memories)
-            for k in sorted({k for w in words if w in kept_with
-                             for k in kept_with[w][bisect_left(kept_with[w], recent):]}):
+            for k in _within(kept_with, words, recent, len(kept_so_far)):
                 old = kept_so_far[k]
                 theirs = reading.identifiers(by_id[old].summary)
                 if old not in superseded and len(words & ctx.rare(old)) >= 2 and not (ids and theirs and

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from . import reading
 from .graph import _GOVERNED_BIT, downstream
-from .shared import _acts_sharing, _decision_upstream, _upstream, _within_bound
+from .shared import _acts_sharing, _decision_upstream, _upstream, _within, _within_bound
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import _Context
@@ -648,12 +648,7 @@ def _changes_on(ctx, changes: list, m: str, lo: int, hi: int) -> list:
         for k, c in enumerate(changes):
             for w in ctx.rare(c.id) | reading.changed_identifiers(c.summary):
                 index.setdefault(w, []).append(k)
-    near: set[int] = set()
-    for w in ctx.rare(m) | reading.identifiers(ctx.by_id[m].summary):
-        at = index.get(w)
-        if at:
-            near.update(at[bisect_left(at, lo):bisect_left(at, hi)])
-    return [changes[k] for k in sorted(near)]
+    return [changes[k] for k in _within(index, ctx.rare(m) | reading.identifiers(ctx.by_id[m].summary), lo, hi)]
 
 
 def _asks_if_still(ctx, acts: list[str]) -> bool:

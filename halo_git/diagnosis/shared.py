@@ -192,10 +192,15 @@ def _acts_sharing(ctx: _Context, words: frozenset[str], lo: int, hi: int) -> lis
     """The positions from ``lo`` to ``hi`` (not included) of the acts that, with the observations they name, speak
     of one of ``words`` (uncommon subject words), in order: the only acts a search for a step on a subject needs
     to read."""
-    positions = _acts_by_word(ctx)[1]
+    return _within(_acts_by_word(ctx)[1], words, lo, hi)
+
+
+def _within(index: dict[str, list[int]], words, lo: int, hi: int) -> list[int]:
+    """The positions from ``lo`` to ``hi`` (not included) that a word index (word -> positions, in order) holds
+    under any of ``words``, in order: the one query every index of events by subject answers."""
     near: set[int] = set()
     for w in words:
-        at = positions.get(w)
+        at = index.get(w)
         if at:
             near.update(at[bisect_left(at, lo):bisect_left(at, hi)])
     return sorted(near)
