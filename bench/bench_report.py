@@ -2,6 +2,7 @@
 
     python bench/bench_report.py           # 10k and 100k in memory, plus Halo.report on a 10k repository
     python bench/bench_report.py --quick   # 2k in memory only
+    python bench/bench_report.py --events 200000   # these sizes only, in memory
 
 Each size runs twice: on the plain trace ("act step 7") and on the worded one,
 whose summaries are drawn from the labelled traces (``worded_events``): the
@@ -173,8 +174,9 @@ def end_to_end(n: int, events: list[Event], work: Path) -> tuple[float, float, f
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="2,000 events in memory only")
+    p.add_argument("--events", type=int, nargs="+", metavar="N", help="these trace sizes instead (in memory only)")
     args = p.parse_args(argv)
-    sizes = [2_000] if args.quick else [10_000, 100_000]
+    sizes = args.events or ([2_000] if args.quick else [10_000, 100_000])
     for trace, make in (("plain", synthetic_events), ("worded", worded_events)):
         for n in sizes:
             events = make(n)
@@ -183,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{first_seconds(events):.2f} s), {chars} characters, {findings} findings, "
                   f"peak {peak_mib(events):.0f} MiB traced")
             sys.stdout.flush()
-    if not args.quick:
+    if not (args.quick or args.events):
         n = 10_000
         with tempfile.TemporaryDirectory(prefix="halo-bench-") as tmp:
             setup, cold, warm = end_to_end(n, synthetic_events(n), Path(tmp))

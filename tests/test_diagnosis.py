@@ -926,6 +926,33 @@ def test_diagnosis_scales_linearly():
         _scales_linearly(small, big)
 
 
+def test_kept_readings_hold_the_longest_trace_and_no_more():
+    """Readings are kept per summary so that a new head is not read again from scratch. They are kept for as
+    many summaries as the longest trace diagnosed has: a cache bounded below a trace's length keeps nothing, since
+    the trace is read in order and each answer is evicted before it is asked again (at 200,000 events a new head
+    cost half a first diagnosis). A short diagnosis after a long one (the revision audit's, a session at a time)
+    keeps the long one's answers; answers no diagnosed trace accounts for are let go."""
+    from halo_git.diagnosis import reading
+
+    texts = [f"INV-{k} paid by the bank" for k in range(70_000)]  # more than the 65,536 once kept
+    short = two_days().events
+
+    def read_all():
+        for t in texts:
+            reading.identifiers(t)
+        return reading.identifiers.cache_info()
+
+    reading.forget()
+    read_all()  # answers no diagnosed trace accounts for
+    diagnose(short, agent="a", branch="main", head=None)
+    assert reading.identifiers.cache_info().currsize < 100  # let go
+    reading.make_room(len(texts))  # a trace as long as the texts
+    misses = read_all().misses
+    assert read_all().misses == misses  # every answer kept: none worked out again
+    diagnose(short, agent="a", branch="main", head=None)
+    assert reading.identifiers.cache_info().currsize >= len(texts)  # the long trace's answers stay
+
+
 def _scales_linearly(small, big):
     timings = []
     for events in (small, big):

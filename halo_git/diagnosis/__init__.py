@@ -49,6 +49,7 @@ from .. import observed as _observed
 from ..model import Event
 from . import actions as _actions
 from . import mechanism as _mechanism
+from . import reading
 from . import memory as _memory
 from . import sensing as _sensing
 from . import shapes as _shapes
@@ -115,6 +116,7 @@ def diagnose(events: Sequence[Event], *, agent: str, branch: str, head: str | No
     ``proven_approvals``: ids of approval events whose commits an allowed signer signed (the
     store checks signatures; the diagnosis only reads the answer). Any other approval of an
     ungoverned self-revision is a claim and leaves HALO-R1 high."""
+    reading.make_room(len(events))
     ix = stages.index(events, session)  # edges go only to earlier events of the branch: every walk is finite
     cited, cite = stages.citations(session)
 

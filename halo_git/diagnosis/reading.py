@@ -23,16 +23,20 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 
 # Readings are kept per summary (``functools.lru_cache``): several rules ask the same question of one event,
-# and a report diagnoses the same events again, session by session, for its revision audit.
-_KEPT = 1 << 16
+# and a report diagnoses the same events again, session by session, for its revision audit, as a server does for
+# every new head. A bounded cache would not do: the diagnosis reads a trace in order, and a trace longer than the
+# bound evicts every answer before it is asked again (at 200,000 events, diagnosing a head again cost half as much
+# as the first time, not a third). So the answers are kept for the longest trace diagnosed (``make_room``).
+_KEPT = 1 << 16  # answers every reading may keep whatever the trace: the room a server's small agents share
 _KEPT_READINGS: list = []  # every reading kept per summary, so that ``forget`` can empty them all
+_longest = 0  # events in the longest trace this process has diagnosed since it last forgot
 
 
-def kept(size: int = _KEPT):
-    """Keep a reading's answers per summary, at most ``size`` of them (``forget`` empties them all); the rule
+def kept():
+    """Keep a reading's answers per summary (``forget`` empties them all, ``make_room`` bounds them); the rule
     families keep their own readings of a summary with it too."""
     def keep(fn):
-        reader = lru_cache(maxsize=size)(fn)
+        reader = lru_cache(maxsize=None)(fn)
         _KEPT_READINGS.append(reader)
         return reader
     return keep
@@ -40,8 +44,24 @@ def kept(size: int = _KEPT):
 
 def forget() -> None:
     """Empty every kept reading: the state a fresh process starts from (a benchmark measures both)."""
+    global _longest
+    _longest = 0
     for reading in _KEPT_READINGS:
         reading.cache_clear()
+
+
+def make_room(events: int) -> None:
+    """Before diagnosing a trace of ``events`` events: empty the kept readings if one holds more answers than the
+    longest trace diagnosed can ask of it (four per event: a summary's clauses and words are read too; at least
+    ``_KEPT``). The longest, not this one: a report's revision audit diagnoses a few events of each session, and
+    must not empty what the whole trace's diagnosis kept. So memory follows the largest trace the process serves,
+    while what many other traces leave behind never grows without bound."""
+    global _longest
+    _longest = max(_longest, events)
+    room = max(_KEPT, 4 * _longest)
+    if any(reading.cache_info().currsize > room for reading in _KEPT_READINGS):
+        forget()
+        _longest = events
 
 
 def _finder(doc: str, *pattern: str):
@@ -466,7 +486,7 @@ def measures(summary: str) -> tuple[tuple[str, float, str], ...]:
     return tuple((m.group(1).lower(), float(m.group(2)), _unit(m.group(3))) for m in _MEASURE_RE.finditer(summary))
 
 
-@kept(1 << 18)
+@kept()
 def is_adverse(summary: str) -> bool:
     """True when a summary reports a problem: a failure or error word, an error class, an HTTP error
     status, an interruption, a complaint or push-back, or the user restating an ignored request.
@@ -2328,7 +2348,7 @@ def identifiers(summary: str) -> frozenset[str]:
     return frozenset(m.group(0).lower() for m in _IDENT_RE.finditer(summary))
 
 
-@kept(1 << 18)
+@kept()
 def subject_words(summary: str) -> frozenset[str]:
     """The words that name what a summary is about: lower-cased, light plural stripping, no stop words,
     no bare numbers. Used to tell whether two events speak of the same thing."""
