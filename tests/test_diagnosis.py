@@ -953,6 +953,39 @@ def test_kept_readings_hold_the_longest_trace_and_no_more():
     assert reading.identifiers.cache_info().currsize >= len(texts)  # the long trace's answers stay
 
 
+def test_patterns_run_lowered_match_as_the_patterns_themselves():
+    """The readings' case-ignoring patterns run first as a twin with case kept over the lowered text, when the text
+    is ASCII (``reading._Lowered``): three to four times as fast, and exact. For every pattern so run, on labelled
+    summaries (ASCII and not) and on text made to try the letters the twin lowers and the escapes it must not
+    (upper-case words, "HTTP 503", non-space and word boundaries) and letters only case ignored folds ("verſion"):
+    the same match from ``search`` and ``match``, with the same groups, and the same matches from ``finditer``."""
+    import json
+    import re
+    from pathlib import Path
+
+    from halo_git.diagnosis import graph, reading, shapes
+
+    texts = ["HTTP 503 FROM THE API; Status 429 Too Many Requests", "NO LONGER VALID -- RETRACTED (v2)",
+             "Version 4 REPLACES v3 from 1 March", "Ops Lead: OK to go ahead, cap raised 10 -> 12", "İstanbul ſtate K",
+             "Doc verſion 4 is out: ſuperſeded, taKen over, caſe cloſed"]  # (folds only case ignored knows)
+    fixtures = Path(__file__).parent / "fixtures"
+    for path in sorted(fixtures.glob("traces_apart_z_w*/*.jsonl"))[::4]:
+        texts += [json.loads(line)["summary"] for line in path.read_text().splitlines()]
+    assert sum(not t.isascii() for t in texts) > 10 and len(texts) > 500
+    shape = lambda m: m and (m.span(), m.groups())  # noqa: E731
+    lowered = [(name, p) for mod in (reading, shapes, graph) for name, p in vars(mod).items()
+               if isinstance(p, reading._Lowered)]
+    assert len(lowered) > 100
+    for name, p in lowered:
+        for t in texts:
+            assert shape(p.search(t)) == shape(p.rx.search(t)), (name, t)
+            assert shape(p.match(t)) == shape(p.rx.match(t)), (name, t)
+            assert [shape(m) for m in p.finditer(t)] == [shape(m) for m in p.rx.finditer(t)], (name, t)
+    assert all(p.search(t).string is t for t in texts[:5] for _, p in lowered if p.search(t))  # the pattern's own
+    twin = reading._Lowered(re.compile(r"\S+ HTTP\b", re.I))
+    assert twin.search("x HTTP 5").group() == "x HTTP" and twin.search("X http").group() == "X http"
+
+
 def _scales_linearly(small, big):
     timings = []
     for events in (small, big):

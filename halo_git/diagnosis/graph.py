@@ -736,3 +736,6 @@ class _Graph:
         return reach
 
 
+
+
+reading.lower_patterns(globals())

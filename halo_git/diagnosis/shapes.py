@@ -1426,3 +1426,6 @@ def _owed(ctx, make):
             "will not happen.",
         ))
     return out
+
+
+reading.lower_patterns(globals())
