@@ -94,7 +94,7 @@ class _Lowered:
     def finditer(self, text: str, pos: int = 0, endpos: int = sys.maxsize):
         if not text.isascii():
             return self.rx.finditer(text, pos, endpos)
-        return (self.rx.match(text, m.start(), endpos) for m in self.twin.finditer(text.lower(), pos, endpos))
+        return [self.rx.match(text, m.start(), endpos) for m in self.twin.finditer(text.lower(), pos, endpos)]
 
 
 def _lower_letters(pattern: str) -> str:
