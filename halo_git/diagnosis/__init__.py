@@ -49,8 +49,8 @@ from .. import observed as _observed
 from ..model import Event
 from . import actions as _actions
 from . import mechanism as _mechanism
-from . import reading
 from . import memory as _memory
+from . import reading
 from . import sensing as _sensing
 from . import shapes as _shapes
 from . import stages

@@ -736,6 +736,4 @@ class _Graph:
         return reach
 
 
-
-
 reading.lower_patterns(globals())
