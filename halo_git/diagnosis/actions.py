@@ -264,11 +264,13 @@ def _a4(ctx: _Context, a: Act, e: Event, m: str, unreviewed: bool) -> Finding | 
         if far > back:
             why += f" The oldest unreviewed material on its ancestry was kept {far} sessions earlier."
     elif severity != "info":
-        why = (f"The memory was reviewed when it was kept, {age:.0f} days before it drives this execution: how "
+        why = (f"The memory keeps what the agent took in, not its own unchecked output, but it was kept {age:.0f} "
+               "days before it drives this execution: how "
                "things stood then (a count, a balance, a free slot, a contact, a quota) may not hold now, and no "
                "observation in this session names it to confirm it still does.")
     else:
-        why = (f"The memory was reviewed when it was kept, but it is {back} {sessions} old when it drives this "
+        why = (f"The memory keeps what the agent took in, not its own unchecked output, but it is {back} {sessions} "
+               "old when it drives this "
                "execution, and no observation in this session names it to confirm it still holds.")
     revs = _revisions_between(ctx, m, a.id, set(chain)) if execution else []
     if revs:
