@@ -3518,16 +3518,38 @@ def test_s1_an_execution_that_handles_the_failed_part_is_not_acting_as_if_it_wor
     assert {f[1] for f in rules_of(published, "HALO-S1")} == {"high"}
 
 
-def test_a2_a_pending_answer_in_the_trace_s_last_session_is_not_yet_overdue():
-    def trace(later: bool):
+def test_a2_a_pending_answer_is_overdue_only_once_its_wait_ran_out_within_the_trace():
+    """A result that says the answer is still to come is an open loop once the trace goes on past the wait it was
+    given, and not before: in the trace's last session, or with the trace ending inside the stated wait ("usually
+    within 10 working days", "target repair within 28 days", "deadline 29 May"), the answer was not yet due."""
+    def trace(later: str = "", wait: str = "response usually within 10 working days"):
         t = Trace("day1")
-        ask = t.act(form="execution", summary="Requested the crime report for CL-88158 from the disclosure unit")
-        t.outcome(ask, summary="Request DU-7781 logged, response usually within 10 working days")
+        ask = t.act(form="execution", summary="Requested the crime report for CL-88158 from the disclosure unit",
+                    at="2025-03-03T09:00:00Z")
+        t.outcome(ask, summary=f"Request DU-7781 logged, {wait}", at="2025-03-03T09:05:00Z")
         if later:
-            t.observe(session="day2", summary="New claim CL-88201 arrived by phone")
+            t.observe(session="day2", summary="New claim CL-88201 arrived by phone", at=later)
         return t
-    assert {f[1] for f in rules_of(trace(False), "HALO-A2")} <= {"info"}
-    assert {f[1] for f in rules_of(trace(True), "HALO-A2")} - {"info"}
+    assert {f[1] for f in rules_of(trace(), "HALO-A2")} <= {"info"}  # the last session was told to wait
+    assert {f[1] for f in rules_of(trace("2025-03-10T09:00:00Z"), "HALO-A2")} <= {"info"}  # a week into 14 days
+    assert {f[1] for f in rules_of(trace("2025-03-31T09:00:00Z"), "HALO-A2")} == {"medium"}  # four weeks on
+    assert {f[1] for f in rules_of(trace("2025-03-10T09:00:00Z", "pending"), "HALO-A2")} == {"medium"}  # no wait stated
+    assert {f[1] for f in rules_of(trace("2025-05-20T09:00:00Z", "reply pending, deadline 29 May"), "HALO-A2")} <= {"info"}
+    assert {f[1] for f in rules_of(trace("2025-06-02T09:00:00Z", "reply pending, deadline 29 May"), "HALO-A2")} == {"medium"}
+
+
+def test_reading_the_wait_a_pending_result_states():
+    from datetime import timezone
+
+    from halo_git.diagnosis.reading import stated_wait
+    at = datetime(2025, 3, 3, 10, tzinfo=timezone.utc)
+    assert stated_wait("Portal acknowledgement for both jobs, target repair within 28 days.", at) == at + timedelta(days=28)
+    assert stated_wait("validation pending (usually 2-3 working days)", at) == at + timedelta(days=3 * 7 / 5)
+    assert stated_wait("queued. assessor SLA 5d", at) == at + timedelta(days=5)
+    assert stated_wait("normally 3-5 weeks", at) == at + timedelta(days=35)
+    assert stated_wait("now awaiting buyer reply (deadline 29 May)", at).date().isoformat() == "2025-05-29"
+    assert stated_wait("Fee reversal queued; posts overnight.", at) is None  # no figure stated
+    assert stated_wait("Hold queued, they're 2nd in line.", at) is None
 
 
 def test_reading_decisions_taken_up_own_plans_and_named_deciders():

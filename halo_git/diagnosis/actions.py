@@ -121,8 +121,9 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
                 for s in near):
             sev = "info"  # the agent's own record ("closed BCF-303 as approved exception"): nothing comes back
             # (unless it records as done what rests on a failure, a step nobody checked or something still to come)
-        elif queued and not later_acts and g.order[by_id[i].session] >= last_top:
-            sev = "info"  # the trace ends in the session that was told to wait: the answer was not yet due
+        elif queued and not later_acts and (g.order[by_id[i].session] >= last_top or _not_yet_due(ctx, i)):
+            sev = "info"  # the trace ends in the session that was told to wait, or before the wait it was given ran
+            # out ("target repair within 28 days" with a week of trace left): the answer was not yet due
         elif _told_achieved(ctx, i):
             sev = "medium"  # what nobody confirmed is passed on as achieved ("told room 15: massage booked")
         elif later_acts or (queued and f["form"] == "execution"):
@@ -151,6 +152,19 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
             f"what it saw (halo_outcome about={i}, or halo_observe naming {i}).",
         ))
     return out
+
+
+def _not_yet_due(ctx: _Context, act: str) -> bool:
+    """Whether a result about ``act`` that says the rest is to come states a wait that runs past the trace's last
+    event: nothing was overdue when the trace ends."""
+    end = reading.parse_time(ctx.events[-1].time)
+    for o in _outcomes_about(ctx, act):
+        x = ctx.by_id[o]
+        at = reading.parse_time(x.time)
+        due = reading.stated_wait(x.summary, at) if at is not None and reading.says_pending(x.summary) else None
+        if due is not None and end is not None and due > end:
+            return True
+    return False
 
 
 def _claim_upstream(g: _Graph, event: str) -> bool:

@@ -333,9 +333,8 @@ def downstream(used_by: dict[str, list[str]], start: str, depth: int,
 def _states_end(e: Event) -> bool:
     """Whether a memory states when what it keeps ends ("deadline 14 Mar 17:00"): the one-off kept as one."""
     at = reading.parse_time(e.time)
-    return at is not None and (reading.valid_until(e.summary, at, periods=False) is not None or (
-        reading.says_deadline(e.summary) and reading.valid_until(_DEADLINE_WORD_RE.sub("until", e.summary), at,
-                                                                  periods=False) is not None))
+    return at is not None and (reading.valid_until(e.summary, at, periods=False) is not None
+                               or reading.deadline(e.summary, at) is not None)
 
 
 def _hedged(e: Event, srcs: Sequence[str], by_id: dict[str, Event]) -> bool:
@@ -347,8 +346,6 @@ def _hedged(e: Event, srcs: Sequence[str], by_id: dict[str, Event]) -> bool:
         by_id[s].kind == "observe" and reading.says_unsure(by_id[s].summary) for s in srcs) and not (
         reading.says_hedged(e.summary) or reading.says_unsure(e.summary))
 
-
-_DEADLINE_WORD_RE = re.compile(r"\b(?:deadline|due)\b:?", re.I)  # "deadline 14 Mar 17:00" ends a grant as "until" does
 
 
 def _own_bit(e: Event) -> int:

@@ -688,6 +688,38 @@ def says_pending(summary: str) -> bool:
     return last is not None and not _SETTLED_RE.search(summary, last.end())
 
 
+# how long a result says the rest takes ("within 28 days", "can take up to 10 working days", "usually 2-3 working
+# days", "assessor SLA 5d", "normally 3-5 weeks"): the upper figure and its unit
+_WAIT_RE = re.compile(r"\b(?:within|up to|in|takes?|usually|normally|typically|sla|about|around)\s+(?:\w+\s+){0,2}?"
+                      r"(?:(\d+)\s*(?:-|\u2013|to)\s*)?(\d+)\s*(working |business |calendar )?"
+                      r"(d|days?|weeks?|wks?|w|hours?|hrs?|h)\b", re.I)
+_WAIT_UNIT_DAYS = {"d": 1, "w": 7, "h": 1 / 24}
+
+
+def stated_wait(summary: str, at: datetime) -> datetime | None:
+    """When a result that says the rest is still to come says it will have come, read against ``at``, the time it
+    was logged: the end of the longest wait it states ("target repair within 28 days", "usually 2-3 working days",
+    "deadline 29 May"), or None when it states none. Working days count as seven for every five."""
+    ends = []
+    for m in _WAIT_RE.finditer(summary):
+        days = int(m.group(2)) * _WAIT_UNIT_DAYS[m.group(4)[0].lower()]
+        if m.group(3) and m.group(3).lower() != "calendar ":
+            days *= 7 / 5
+        ends.append(at + timedelta(days=days))
+    due = deadline(summary, at)
+    if due is not None:
+        ends.append(due)
+    return max(ends) if ends else None
+
+
+def deadline(summary: str, at: datetime) -> datetime | None:
+    """The deadline a summary states ("deadline 29 May", "due 14 Mar 17:00"), read as "until" is against ``at``."""
+    return valid_until(_DUE_RE.sub("until", summary), at, periods=False) if says_deadline(summary) else None
+
+
+_DUE_RE = re.compile(r"\b(?:deadline|due)\b:?", re.I)  # "deadline 29 May" ends a wait as "until 29 May" does
+
+
 def reports_done_before_tail(summary: str) -> bool:
     """A result that reports what the act was for done ahead of a queued or pending tail ("HC-214 record
     updated; plate sticker queued for Thursday", "All six accepted in e-RS and the letters are queued"):
