@@ -3537,6 +3537,16 @@ def test_a2_a_pending_answer_is_overdue_only_once_its_wait_ran_out_within_the_tr
     assert {f[1] for f in rules_of(trace("2025-05-20T09:00:00Z", "reply pending, deadline 29 May"), "HALO-A2")} <= {"info"}
     assert {f[1] for f in rules_of(trace("2025-06-02T09:00:00Z", "reply pending, deadline 29 May"), "HALO-A2")} == {"medium"}
 
+    def scheduled(later: str):  # the act's own date: the change it queued is due then
+        t = Trace("day1")
+        act = t.act(form="execution", summary="Scheduled the ticker change in the symbol master for 14 Jul",
+                    at="2025-07-01T09:00:00Z")
+        t.outcome(act, summary="Symbol master change queued, validation OK", at="2025-07-01T09:05:00Z")
+        t.observe(session="day2", summary="New corporate action notice arrived", at=later)
+        return t
+    assert {f[1] for f in rules_of(scheduled("2025-07-04T09:00:00Z"), "HALO-A2")} <= {"info"}
+    assert {f[1] for f in rules_of(scheduled("2025-07-21T09:00:00Z"), "HALO-A2")} == {"medium"}
+
 
 def test_reading_the_wait_a_pending_result_states():
     from datetime import timezone
@@ -3550,6 +3560,10 @@ def test_reading_the_wait_a_pending_result_states():
     assert stated_wait("now awaiting buyer reply (deadline 29 May)", at).date().isoformat() == "2025-05-29"
     assert stated_wait("Fee reversal queued; posts overnight.", at) is None  # no figure stated
     assert stated_wait("Hold queued, they're 2nd in line.", at) is None
+    # the date a change was set for: when its result is due
+    assert stated_wait("Billing shows a pending plan change to Starter dated 1 July", at).date().isoformat() == "2025-07-01"
+    assert stated_wait("Scheduled the ticker change in the symbol master for 14 Jul", at).date().isoformat() == "2025-07-14"
+    assert stated_wait("Loaded 12 pallets on 3 trucks for 2 stores", at) is None
 
 
 def test_reading_decisions_taken_up_own_plans_and_named_deciders():

@@ -157,13 +157,15 @@ def findings(ctx: _Context, *, actions: Actions, outcomes: Outcomes) -> list[Fin
 def _not_yet_due(ctx: _Context, act: str) -> bool:
     """Whether a result about ``act`` that says the rest is to come states a wait that runs past the trace's last
     event: nothing was overdue when the trace ends."""
-    end = reading.parse_time(ctx.events[-1].time)
+    end, e = reading.parse_time(ctx.events[-1].time), ctx.by_id[act]
     for o in _outcomes_about(ctx, act):
         x = ctx.by_id[o]
         at = reading.parse_time(x.time)
-        due = reading.stated_wait(x.summary, at) if at is not None and reading.says_pending(x.summary) else None
-        if due is not None and end is not None and due > end:
-            return True
+        if end is None or at is None or not reading.says_pending(x.summary):
+            continue
+        dues = [reading.stated_wait(x.summary, at), reading.stated_wait(e.summary, reading.parse_time(e.time) or at)]
+        if any(due is not None and due > end for due in dues):
+            return True  # (the act's own date counts: "Scheduled the ticker change for 14 Jul" -> "change queued")
     return False
 
 

@@ -709,7 +709,16 @@ def stated_wait(summary: str, at: datetime) -> datetime | None:
     due = deadline(summary, at)
     if due is not None:
         ends.append(due)
+    if _DATED_RE.search(summary):  # a date the change was set for ("effective 1 July", "for 14 Jul")
+        due = valid_until(_DATED_RE.sub("until ", summary), at, periods=False)
+        if due is not None:
+            ends.append(due)
     return max(ends) if ends else None
+
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATED_RE = re.compile(r"\b(?:effective(?: from| on| as of)?|dated|scheduled for|for|on|from)\s+(?=\d{1,2}(?:st|nd|rd|th)?\s+"
+                       + _MONTH + r"(?!\w)|" + _MONTH + r"\s+\d{1,2}\b)", re.I)
 
 
 def deadline(summary: str, at: datetime) -> datetime | None:
