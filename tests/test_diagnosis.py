@@ -3548,6 +3548,31 @@ def test_a2_a_pending_answer_is_overdue_only_once_its_wait_ran_out_within_the_tr
     assert {f[1] for f in rules_of(scheduled("2025-07-21T09:00:00Z"), "HALO-A2")} == {"medium"}
 
 
+def test_a_retry_means_what_its_first_attempt_meant():
+    """An outcome is no failure when its words of failure echo what its act set out to do; for a retry ("Retried
+    publish after 20s backoff, same payload") that is what the first attempt set out to do: the status page the
+    agent was told to mark degraded "shows Degraded". A retry whose result reports what nobody set out to do
+    ("subscriber emails bounced") still reports a failure."""
+    def trace(result: str, then: str = "Retried publish after 20s backoff, same payload"):
+        t = Trace("inc")
+        ok = t.observe(summary="IC: ok to post, mark EU component degraded")
+        first = t.act([ok], form="execution", summary="Published status incident 'Elevated errors', cmp_8f2 degraded")
+        failed = t.outcome(first, summary="Statuspage API 502 Bad Gateway; incident not created")
+        again = t.act([failed], form="execution", summary=then)
+        t.outcome(again, summary=result)
+        return t
+    def adverse(t: Trace) -> set[str]:
+        return _context_of(t.events).g.adverse
+    assert "e5" not in adverse(trace("Incident sp-inc-77h1 created; public page shows Degraded; 1,204 notified"))
+    assert "e5" in adverse(trace("Incident sp-inc-77h1 created; public page shows Degraded; subscriber emails bounced"))
+    assert "e3" in adverse(trace("Incident sp-inc-77h1 created; public page shows Degraded"))  # the first 502
+    # an act that is no retry means only what it says: "Degraded" after a note to the help desk is news
+    assert "e5" in adverse(trace("Help desk page shows Degraded", then="Emailed the help desk about the 502"))
+    from halo_git.diagnosis.reading import says_retry
+    assert says_retry("Re-ran the export with the fixed filter") and says_retry("sent it again at 09:10")
+    assert not says_retry("Published the notes") and not says_retry("Tried the new layout")
+
+
 def test_reading_the_wait_a_pending_result_states():
     from datetime import timezone
 

@@ -330,6 +330,17 @@ def downstream(used_by: dict[str, list[str]], start: str, depth: int,
         frontier = nxt
 
 
+def _meant(act: Event, sources: dict[str, tuple[str, ...]], by_id: dict[str, Event]) -> str:
+    """What an act set out to do, in words: its summary, and for a retry ("Retried publish after 20s backoff, same
+    payload") the summaries of the attempts it retries too (the acts whose results it names in its uses), since
+    a retry means what the first attempt meant."""
+    if act.kind != "act" or not reading.says_retry(act.summary):
+        return act.summary
+    tried = [by_id[s] for s in sources.get(act.id, ()) if s in by_id]
+    firsts = [by_id[x.fields["about"]] for x in tried if x.kind == "outcome" and x.fields["about"] in by_id]
+    return " ; ".join([act.summary, *(x.summary for x in (*firsts, *(x for x in tried if x.kind == "act")))])
+
+
 def _states_end(e: Event) -> bool:
     """Whether a memory states when what it keeps ends ("deadline 14 Mar 17:00"): the one-off kept as one."""
     at = reading.parse_time(e.time)
@@ -401,7 +412,7 @@ class _Graph:
         # revisions that claim the user's authority with no decision of a person upstream.
         adverse = {e.id for e in events if e.kind in ("outcome", "observe") and reading.is_adverse(e.summary)
                    and not (e.kind == "outcome" and e.fields["about"] in by_id
-                            and reading.intended(e.summary, by_id[e.fields["about"]].summary))}
+                            and reading.intended(e.summary, _meant(by_id[e.fields["about"]], sources, by_id)))}
         adverse |= _past_held_limits(events, adverse)
         adverse |= _recurred(events, adverse)
         failed_acts: dict[str, str] = {}  # act -> the first adverse outcome about it or observation naming it

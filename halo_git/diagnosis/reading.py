@@ -649,6 +649,15 @@ _STATUS_NAME_RE = re.compile(r"\b(?:reset|set|changed|back|returned|reverted|mov
 _RETRY_RE = re.compile(r"\b(?:retry\w*|re-?try\w*|try again|to be redone|redo|rerun|re-run)\b", re.I)
 _CODE_RE = re.compile(r"\b(?:[45]\d\d|[A-Z][A-Z0-9_]{3,})\b")
 
+def says_retry(summary: str) -> bool:
+    """The summary tries a step again ("retried publish after 20s backoff", "re-ran the export", "sent it again")."""
+    return _RETRIED_RE.search(summary) is not None
+
+
+_RETRIED_RE = re.compile(r"\b(?:retr(?:y|ies|ied|ying)|re-?tr(?:y|ies|ied)|(?:tried|try|sent|ran|submitted|posted|"
+                         r"pushed) (?:it |them )?again|re-?(?:ran|run|sent|submitted|posted|published|pushed|issued)|"
+                         r"redo|redid)\b", re.I)
+
 
 def acknowledges(kept: str, failure: str) -> bool:
     """Whether a memory keeps a failure as something to repair ("renew hit 429, retry tomorrow") or as the
