@@ -3573,6 +3573,30 @@ def test_a_retry_means_what_its_first_attempt_meant():
     assert not says_retry("Published the notes") and not says_retry("Tried the new layout")
 
 
+def test_a2_a_result_done_in_the_act_s_own_words_ahead_of_a_queued_tail_closes_the_loop():
+    """A result that reports what the act was for done, ahead of a tail still queued, closes the loop, even when the
+    words it is done in read as failure, as long as they echo the act ("Old barcode blocked" after "Blocked the lost
+    card"; not "wipe command cancelled" after "Sent the wipe command"). A result that reports nothing done yet
+    leaves it open."""
+    from halo_git.diagnosis.reading import reports_done_before_tail
+
+    def trace(result: str):
+        t = Trace("day1")
+        act = t.act(form="execution", summary="Blocked the lost ST-1102 card and issued a mobile ticket for today",
+                    at="2025-03-01T10:00:00Z")
+        t.outcome(act, summary=result, at="2025-03-01T10:05:00Z")
+        t.observe(session="day2", summary="Matchday ticketing queue opened", at="2025-03-20T10:00:00Z")
+        return t
+    done = "Old barcode blocked at the turnstiles; mobile ticket active; replacement card queued for collection"
+    assert {f[1] for f in rules_of(trace(done), "HALO-A2")} <= {"info"}
+    logged = "Card block request logged; replacement card queued for collection"  # nothing reported done yet
+    assert {f[1] for f in rules_of(trace(logged), "HALO-A2")} == {"medium"}
+    assert reports_done_before_tail("MDM shows the wipe command cancelled and only the lock pending",
+                                    "Cancelled the pending wipe command; the lock stays queued")
+    assert not reports_done_before_tail("MDM shows the wipe command cancelled and only the lock pending",
+                                        "Sent the wipe command to MB-2291")
+
+
 def test_reading_the_wait_a_pending_result_states():
     from datetime import timezone
 

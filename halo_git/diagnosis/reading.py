@@ -738,16 +738,17 @@ def deadline(summary: str, at: datetime) -> datetime | None:
 _DUE_RE = re.compile(r"\b(?:deadline|due)\b:?", re.I)  # "deadline 29 May" ends a wait as "until 29 May" does
 
 
-def reports_done_before_tail(summary: str) -> bool:
+def reports_done_before_tail(summary: str, act: str = "") -> bool:
     """A result that reports what the act was for done ahead of a queued or pending tail ("HC-214 record
     updated; plate sticker queued for Thursday", "All six accepted in e-RS and the letters are queued"):
-    the act worked; only a consequence is still on its way."""
+    the act worked; only a consequence is still on its way. Words of failure in the head that echo the act
+    (``intended``: "old barcode blocked" after "Blocked the lost card") report it done, not failed."""
     wait = _PENDING_RE.search(summary)
     if wait is None:
         return False
     head = summary[:wait.start()]
     return bool(says_went_through(head) or _COUNTED_DONE_RE.search(head) or _STATE_REACHED_RE.search(head)) \
-        and not is_adverse(head)
+        and not (is_adverse(head) and not (act and intended(head, act)))
 
 
 # a state the act was to bring about, reported reached ("Marlow back in the audience", "holds released", "on PV

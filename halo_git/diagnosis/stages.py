@@ -239,7 +239,8 @@ def outcome_table(ix: _Index, actions: Actions, is_bad: Callable[[str], bool], c
     def unchecked(a: Act) -> bool:
         asked = a.form == "communication" and reading.says_question(by_id[a.id].summary)  # a question or proposal
         settled = [o for o in a.outcomes if not reading.says_pending(by_id[o].summary)
-                   or reading.reports_done_before_tail(by_id[o].summary) or is_bad(o)]  # (a refusal is a result)
+                   or reading.reports_done_before_tail(by_id[o].summary, by_id[a.id].summary) or is_bad(o)]
+        # (a refusal is a result)
         return not settled and not (asked and (a.outcomes or answered_beside(a.id))) and not a.observed_by \
             and not (a.form == "preparation" and used_by.get(a.id))
 
