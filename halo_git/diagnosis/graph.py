@@ -358,7 +358,6 @@ def _hedged(e: Event, srcs: Sequence[str], by_id: dict[str, Event]) -> bool:
         reading.says_hedged(e.summary) or reading.says_unsure(e.summary))
 
 
-
 def _own_bit(e: Event) -> int:
     """The bit of an event's kind, plus the ungoverned or governed bit of a revision."""
     b = _KIND_BIT[e.kind]

@@ -649,6 +649,7 @@ _STATUS_NAME_RE = re.compile(r"\b(?:reset|set|changed|back|returned|reverted|mov
 _RETRY_RE = re.compile(r"\b(?:retry\w*|re-?try\w*|try again|to be redone|redo|rerun|re-run)\b", re.I)
 _CODE_RE = re.compile(r"\b(?:[45]\d\d|[A-Z][A-Z0-9_]{3,})\b")
 
+
 def says_retry(summary: str) -> bool:
     """The summary tries a step again ("retried publish after 20s backoff", "re-ran the export", "sent it again")."""
     return _RETRIED_RE.search(summary) is not None
