@@ -171,10 +171,17 @@ def end_to_end(n: int, events: list[Event], work: Path) -> tuple[float, float, f
     return setup, cold, warm
 
 
+def _size(text: str) -> int:
+    """A trace size for --events: a whole number of events, at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is no number of events: give a whole number of at least 1")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="2,000 events in memory only")
-    p.add_argument("--events", type=int, nargs="+", metavar="N", help="these trace sizes instead (in memory only)")
+    p.add_argument("--events", type=_size, nargs="+", metavar="N", help="these trace sizes instead (in memory only)")
     args = p.parse_args(argv)
     sizes = args.events or ([2_000] if args.quick else [10_000, 100_000])
     for trace, make in (("plain", synthetic_events), ("worded", worded_events)):
