@@ -726,11 +726,6 @@ def stated_wait(summary: str, at: datetime) -> datetime | None:
     return max(ends) if ends else None
 
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-_DATED_RE = re.compile(r"\b(?:effective(?: from| on| as of)?|dated|scheduled for|for|on|from)\s+(?=\d{1,2}(?:st|nd|rd|th)?\s+"
-                       + _MONTH + r"(?!\w)|" + _MONTH + r"\s+\d{1,2}\b)", re.I)
-
-
 def deadline(summary: str, at: datetime) -> datetime | None:
     """The deadline a summary states ("deadline 29 May", "due 14 Mar 17:00"), read as "until" is against ``at``."""
     return valid_until(_DUE_RE.sub("until", summary), at, periods=False) if says_deadline(summary) else None
@@ -2279,6 +2274,9 @@ _UNTIL = r"\b(?:(?:until|till)(?: [a-z]+){0,2}|through|thru|by|due|valid (?:to|u
          r"ends?(?: on)?|up to and including)\s+" \
          r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
 _YEAR = r"(?:,?\s+(\d{4})\b)?"
+# a date a change was set for ("effective 1 July", "for 14 Jul"): ``stated_wait`` reads it as an end
+_DATED_RE = re.compile(r"\b(?:effective(?: from| on| as of)?|dated|scheduled for|for|on|from)\s+(?=\d{1,2}(?:st|nd|rd|th)?\s+"
+                       + _MONTH + r"\b|" + _MONTH + r"\s+\d{1,2}\b)", re.I)
 _CLOCK_RANGE = r"(?:[01]?\d|2[0-3])[:.h][0-5]\d\s*(?:-|\u2013|to)\s*(?:[01]?\d|2[0-3])[:.h][0-5]\d\b"
 _WINDOW_RES = (  # each gives (month, day, year or None) of the window's last day
     (re.compile(r"\b" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?" + _DASH + r"(?:" + _MONTH + r"\s+)?(\d{1,2})(?:st|nd|rd|th)?\b"
