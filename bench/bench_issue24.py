@@ -29,6 +29,8 @@ ROWS = (
      "<= 1.3x", "bench_write.py", ()),
     ("cold", "first report after a plain git clone --bare vs warm; after git clone --mirror vs warm",
      "<= 2x; keep 1.0x", "bench_cold.py", ()),
+    ("resources20k", "findings resource right after an append at 20k events",
+     "<= 200 ms", "bench_resources.py", ("--events", "20000")),
     ("resources", "findings resource right after an append at 100k events; halo_self_review prompt at 100k",
      "<= 1 s; <= 0.5 s", "bench_resources.py", ()),
     ("agents", "16 agents logging at once into one HTTP server vs one agent alone, throughput",
@@ -60,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"\n== {key}: {row}\n   target {target}; load before {_load()}", flush=True)
         started = time.monotonic()
+        if args.quick and "--events" in extra:  # (the quick form picks its own size)
+            extra = extra[:extra.index("--events")] + extra[extra.index("--events") + 2:]
         cmd = [sys.executable, str(HERE / script), *extra, *(["--quick"] if args.quick else [])]
         rc = subprocess.call(cmd, cwd=HERE.parent)
         print(f"   ({script} took {time.monotonic() - started:.0f} s; load after {_load()}; exit {rc})", flush=True)

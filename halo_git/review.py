@@ -16,6 +16,7 @@ user with governance ``approved`` or ``bounded`` names the finding's event in
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Iterable, Sequence
 
 from .diagnosis import RULES, SEVERITY_RANK, Diagnosis, Finding
@@ -46,6 +47,8 @@ def event_data(event: Event) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
+    if type(value) is str:  # (nearly every field of a finding: skip the checks below)
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (list, tuple)):
@@ -55,17 +58,24 @@ def _plain(value: Any) -> Any:
     return value
 
 
+@functools.lru_cache(maxsize=None)
+def _keys(cls: type) -> tuple[tuple[str, str], ...]:
+    """(attribute, key shown) for each field of a finding class: ``ids`` shown as ``events``, and
+    ``remedy`` as ``next_step`` unless a real field already has that name. Worked out once per class,
+    as a findings resource lists tens of thousands of findings."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    out = []
+    for f in dataclasses.fields(cls):
+        key = _RENAMED.get(f.name, f.name)
+        out.append((f.name, f.name if key != f.name and key in names else key))
+    return tuple(out)
+
+
 def finding_data(finding: Finding, evidence: dict[str, Event] | None = None) -> dict[str, Any]:
     """A finding as JSON: every field of ``Finding`` (so fields added later appear
     too), ``ids`` shown as ``events`` and ``remedy`` as ``next_step``, plus the
     rule's name and the cited events' summaries when ``evidence`` holds them."""
-    names = {f.name for f in dataclasses.fields(finding)}
-    d: dict[str, Any] = {}
-    for f in dataclasses.fields(finding):
-        key = _RENAMED.get(f.name, f.name)
-        if key != f.name and key in names:
-            key = f.name  # a real field already has the documented name
-        d[key] = _plain(getattr(finding, f.name))
+    d: dict[str, Any] = {key: _plain(getattr(finding, name)) for name, key in _keys(type(finding))}
     rule = RULES.get(finding.rule)
     if rule is not None:
         d.setdefault("name", rule.name)

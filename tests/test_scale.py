@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import threading
@@ -311,7 +312,7 @@ def test_issue_24s_table_is_one_command_over_the_benchmarks_that_own_its_rows():
     benchmark it names exists and has a quick form, and an unknown row is refused by name."""
     from bench import bench_issue24
     bench = Path(__file__).resolve().parents[1] / "bench"
-    assert [k for k, *_ in bench_issue24.ROWS] == ["write", "cold", "resources", "agents", "disk"]
+    assert [k for k, *_ in bench_issue24.ROWS] == ["write", "cold", "resources20k", "resources", "agents", "disk"]
     for _, _, target, script, _ in bench_issue24.ROWS:
         assert target and "--quick" in (bench / script).read_text(), script
     r = subprocess.run([PYTHON, str(bench / "bench_issue24.py"), "--only", "disk,speed"], capture_output=True, text=True)
@@ -326,3 +327,36 @@ def test_issue_24s_table_runs_a_row_in_its_quick_form():
     assert r.returncode == 0, r.stderr[-2000:]
     assert "== disk: disk per event after packing" in r.stdout and "target <= 0.9 KB" in r.stdout
     assert "bench_disk.py took" in r.stdout and "exit 0" in r.stdout
+
+
+@pytest.mark.slow
+def test_the_findings_benchmark_splits_out_the_clients_reassembly_of_the_reply():
+    """bench_resources.py measures the findings resource through a real client and prints, for the same reply,
+    what the client's line reassembly costs; ``--events`` picks the size and a size below 1 is refused."""
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    r = subprocess.run([PYTHON, str(bench / "bench_resources.py"), "--events", "300"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith("300 events") and "right after an append, median of 5" in r.stdout, r.stdout
+    assert "of which the MCP client putting the" in r.stdout and "joined once" in r.stdout, r.stdout
+    r = subprocess.run([PYTHON, str(bench / "bench_resources.py"), "--events", "0"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--events must be 1 or more, not 0" in r.stderr
+
+
+@pytest.mark.slow
+def test_the_append_reach_measurement_counts_what_one_append_changes():
+    """bench_append_reach.py diagnoses every prefix of some labelled traces: its counts hold together (appends
+    that changed an earlier finding are at most all appends; the kinds of change add up to the changes)."""
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    r = subprocess.run([PYTHON, str(bench / "bench_append_reach.py"), "--quick", "--events", "300"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    nums = {line.split(":")[0]: [int(x.replace(",", "")) for x in re.findall(r"\b\d[\d,]*\b", line.split(":", 1)[1])]
+            for line in r.stdout.splitlines() if ":" in line}
+    appends, changing = nums["appends"][0], nums["appends"][1]
+    changed, linked, unlinked = nums["findings about an earlier event changed"][:3]
+    assert 0 < changing <= appends and changed == linked + unlinked >= changing
+    assert sum(nums["what changed"]) == changed
+    assert "worded trace of 300 events" in r.stdout
+    r = subprocess.run([PYTHON, str(bench / "bench_append_reach.py"), "--events", "1"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--events must be 2 or more" in r.stderr
