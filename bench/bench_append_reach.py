@@ -4,10 +4,6 @@
     python bench/bench_append_reach.py --all     # every labelled trace
     python bench/bench_append_reach.py --quick   # every 40th, for CI
 
-It then does the same at 40 append points of the worded trace the report
-benchmark uses (``bench_report.worded_events``, 5,000 events; ``--events N``),
-spread over its second half, where a session can be hundreds of events long.
-
 An incremental diagnosis would keep the findings of the last head and work out
 only those an append can change. This script measures what that set is on the
 labelled traces (``tests/fixtures/traces_apart*``, written apart from the
@@ -16,7 +12,13 @@ with the one before it. A finding *about an earlier event* changed when a
 finding of that rule starting at an earlier event appeared, went or changed
 severity, events or message. For those it prints how many appends caused one,
 whether the appended event links to an event the finding cites (``uses`` or
-``about``) or not, how many events back the finding starts, and the rules.
+``about``) or not, how many events back the finding starts, what changed and
+the rules.
+
+It then does the same at 40 append points of the worded trace the report
+benchmark uses (``bench_report.worded_events``, 5,000 events, 1,000 with
+``--quick``; ``--events N``), spread over its second half, where a session can
+be hundreds of events long.
 """
 
 from __future__ import annotations
