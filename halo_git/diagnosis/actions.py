@@ -158,10 +158,12 @@ def _not_yet_due(ctx: _Context, act: str) -> bool:
     """Whether a result about ``act`` that says the rest is to come states a wait that runs past the trace's last
     event: nothing was overdue when the trace ends."""
     end, e = reading.parse_time(ctx.events[-1].time), ctx.by_id[act]
+    if end is None:
+        return False
     for o in _outcomes_about(ctx, act):
         x = ctx.by_id[o]
         at = reading.parse_time(x.time)
-        if end is None or at is None or not reading.says_pending(x.summary):
+        if at is None or not reading.says_pending(x.summary):
             continue
         dues = [reading.stated_wait(x.summary, at), reading.stated_wait(e.summary, reading.parse_time(e.time) or at)]
         if any(due is not None and due > end for due in dues):

@@ -22,6 +22,7 @@ import re
 import sys
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
+from typing import Sequence
 
 # Readings are kept per summary (``functools.lru_cache``): several rules ask the same question of one event,
 # and a report diagnoses the same events again, session by session, for its revision audit, as a server does for
